@@ -1,5 +1,5 @@
 """vLLM 0.34.0's KV-memory refusals and auto-fit lines (v1/core/kv_cache_planning.py, 0.34.0 wheel; versions.py rows
-fit_error_format "v1-model-gib-hint", no_memory_error_format "hint", auto_fit_tentative): the advice is
+fit_error_format "v1-model-hint", no_memory_error_format "hint", auto_fit_tentative): the advice is
 _more_kv_cache_memory_hint, which speaks of the extensible KV cache (on unless --kv-cache-memory-bytes sizes the
 cache) and the resolved gpu_memory_utilization, and an auto-fitted length is tentative while that cache is on."""
 from __future__ import annotations
@@ -19,7 +19,7 @@ def _fit(version, **kw):
 
 def test_the_rows_step_at_0_34():
     assert rules_for("0.33.0").fit_error_format == "v1-model-gib"
-    assert rules_for("0.34.0").fit_error_format == "v1-model-gib-hint"
+    assert rules_for("0.34.0").fit_error_format == "v1-model-hint"
     assert rules_for("0.34.0").no_memory_error_format == "hint"
     assert not rules_for("0.33.0").auto_fit_tentative and rules_for("0.34.0").auto_fit_tentative
 

@@ -441,6 +441,14 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
     fix = _utilization_fix(p, "less headroom; OOM risk under load") if p.failure != "load" else None
     if fix:
         fixes.append(fix)
+    if p.kv_pool is not None and p.failure == "memory":
+        # vLLM >= 0.34's extensible KV cache keeps a margin and the transient peak free beyond what the profile
+        # charges; sized from the profile's estimate instead (at 0.92 unless given), a small card's pool can be larger
+        q = _try(p, enable_extensible_kv_cache=False)
+        if q and q.fits:
+            fixes.append(_Offer(Fix("pool from the profile's estimate", {"enable_extensible_kv_cache": False},
+                                    _effect(q) + f" (at gpu_memory_utilization {q.args.gpu_memory_utilization:g}; less "
+                                    "headroom beside the pool than the measured sizing keeps)", True), q))
     fixes += _quantization_fixes(p)
     fix = _tensor_parallel_fix(p, gpus_available)
     if fix:
@@ -1015,6 +1023,7 @@ class FitFlags:
     env: Optional[list[str]] = None
     cpu_offload_gb: Optional[float] = None
     kv_cache_memory_bytes: Optional[str] = None  # read as vllm serve reads it: 8G = 8 GiB, 8g = 8e9
+    enable_extensible_kv_cache: Optional[bool] = None
     enable_lora: bool = False
     max_loras: Optional[int] = None
     max_lora_rank: Optional[int] = None
@@ -1085,6 +1094,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("env", Optional[list[str]], None, ("--env",), "An environment variable the server runs with, KEY=VALUE (repeatable). Modelled: VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN, VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE, VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_MXFP4_USE_MARLIN, VLLM_USE_DEEP_GEMM, VLLM_MOE_USE_DEEP_GEMM, VLLM_USE_FLASHINFER_SAMPLER, VLLM_DISABLE_COMPILE_CACHE, VLLM_PP_LAYER_PARTITION, VLLM_USE_V2_MODEL_RUNNER, VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE; others are carried into serve.sh.", "vllm serve flags"),
     FitParam("cpu_offload_gb", Optional[float], None, ("--cpu-offload-gb",), "GiB of weights per GPU kept in CPU memory (vLLM's UVA offload): less on the GPU, streamed every forward.", "vllm serve flags"),
     FitParam("kv_cache_memory_bytes", Optional[str], None, ("--kv-cache-memory-bytes",), "The KV-cache pool per GPU in bytes (vLLM >= 0.10.2; 8G = 8 GiB, 8g = 8e9), taken as given: gpu_memory_utilization no longer sizes it.", "vllm serve flags"),
+    FitParam("enable_extensible_kv_cache", Optional[bool], None, ("--enable-extensible-kv-cache/--no-enable-extensible-kv-cache",), "vLLM >= 0.34: the extensible KV cache, on by default on CUDA and ROCm (gpu_memory_utilization then defaults to 1.0): the pool is what the memory measured after warmup and CUDA-graph capture leaves, less a margin; off, it is the profile's estimate at 0.92. --kv-cache-memory-bytes turns it off.", "vllm serve flags"),
     FitParam("enable_lora", bool, False, ("--enable-lora",), "Serve LoRA adapters: vLLM allocates max_loras slots on every supported layer at startup.", "vllm serve flags"),
     FitParam("max_loras", Optional[int], None, ("--max-loras",), "LoRA adapters in one batch (vLLM default 1).", "vllm serve flags"),
     FitParam("max_lora_rank", Optional[int], None, ("--max-lora-rank",), "Largest adapter rank (vLLM default 16).", "vllm serve flags"),

@@ -563,7 +563,9 @@ def spec_from_plan(
         flags.append(Flag("--cpu-offload-gb", f"{offload:g}", "weights kept in CPU memory and streamed every forward: slower decode"))
     for switch, why in (("enable_prefix_caching", "as planned: with hybrid models it sets how many state pages each "
                                                   "sequence holds"),
-                        ("enable_chunked_prefill", "as planned: it sets the step's token budget and the profile run's batch")):
+                        ("enable_chunked_prefill", "as planned: it sets the step's token budget and the profile run's batch"),
+                        ("enable_extensible_kv_cache", "as planned: it sizes the KV pool from the memory measured after "
+                                                       "warmup (on) or from the profile's estimate (off)")):
         on = _get(a, switch)
         written = None if on is None else serve_switch("--" + switch.replace("_", "-"), bool(on), version)
         if written:  # given explicitly (None: not given, or off, the release's default, with no way to say so)

@@ -416,6 +416,9 @@ class Request:
     # check_plan says and whether every start compiles as data
     plan_cold_start: Optional[ColdStartWarning] = None
     plan_cold_start_bytes: Optional[int] = None  # the most pool such a start loses (plan first_start loss_bytes_most)
+    # vLLM >= 0.34's extensible KV cache sizes this start (plan.kv_pool): its budget is only a cap, and vLLM does not
+    # refuse a start whose free memory is below it (v1/worker/utils.py request_memory, 0.34.0)
+    extensible_kv_cache: bool = False
 
 
 def _gib_text(n_bytes: Optional[float]) -> str:
@@ -669,6 +672,17 @@ def check_memory_free(facts: MachineFacts, req: Request) -> list[Finding]:
     for g in _used(facts, req):
         total = g.cuda_total_bytes
         requested = util * total
+        if req.extensible_kv_cache and facts.wsl != "WSL2":  # (WSL2 has no VMM: vLLM falls back to the estimate)
+            # with the extensible KV cache request_memory skips its free-memory check; the pool is sized from the
+            # memory free after warmup, so what other processes hold comes out of it instead
+            held = total - g.memory_free_bytes
+            out.append(Finding("gpu memory", PASS if held < 2 * GIB else WARN,
+                               f"GPU {g.index}: {_gib_text(g.memory_free_bytes)} free of {_gib_text(total)}; vLLM "
+                               f"{req.vllm_version}'s extensible KV cache starts below --gpu-memory-utilization {util:.2f} "
+                               f"x the total and sizes its pool from the memory left free: "
+                               f"{_gib_text(held)} in use here comes out of it",
+                               "" if held < 2 * GIB else "stop the other processes (nvidia-smi) for the planned pool"))
+            continue
         # vLLM refuses to start when free memory at startup < utilization x CUDA's total
         # ("Free memory on device ... is less than desired GPU memory utilization").
         if g.memory_free_bytes < requested:
@@ -756,6 +770,7 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
         dtype=str(getattr(args, "dtype", None) or getattr(model, "dtype", "") or "") or None,
         quantization=getattr(args, "quantization", None),
         gpu_memory_utilization=float(args.gpu_memory_utilization),
+        extensible_kv_cache=getattr(plan, "kv_pool", None) is not None,
         gpus_needed=tp * pp,
         weights_bytes=int((getattr(model, "weights_bytes", 0) or plan.weights_bytes * tp * pp) + _drafter_bytes(plan)) or None,
         model_id=getattr(model, "id", None),

@@ -180,7 +180,8 @@ def budget_segments(p: Plan) -> list[tuple[str, float]]:
     over = max(0.0, used - p.requested_bytes)  # weights etc. beyond the budget: shown, never hidden
     # a pool given by --kv-cache-memory-bytes is not what the requested memory leaves: vLLM allocates it as given, so
     # the card's unclaimed rest is the headroom (total - the others - the pool), not total - requested
-    headroom = (p.total_bytes - used - kv if p.args.kv_cache_memory_bytes is not None
+    # (so is the extensible KV cache's, sized from the free memory measured after warmup, not from the requested memory)
+    headroom = (p.total_bytes - used - kv if p.args.kv_cache_memory_bytes is not None or p.kv_cache_capacity_bytes is not None
                 else p.total_bytes - p.requested_bytes - over)
     return [
         ("weights", float(p.weights_bytes)),
@@ -361,6 +362,9 @@ def plan_table(p: Plan) -> Table:
                               f"{'budget' if p.mode == 'simple' else 'requested memory'} by {-p.kv_cache_bytes / scale:.2f} {unit}")
     else:
         t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{per_rank}{per_engine_text(p)}{first_start_text(p)}")
+    if p.kv_cache_capacity_bytes is not None:  # the extensible KV cache (vLLM >= 0.34): the profile's figure is the capacity
+        t.add_row("capacity", f"{p.kv_cache_capacity_bytes / scale:.2f} {unit} reserved (logged 'Available KV cache memory'); "
+                              "the pool above is what is left after warmup and CUDA-graph capture")
     if p.mode == "vllm":
         t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B{per_rank} ({len(p.groups)} KV group(s))"
                   f"{per_engine_text(p)}")

@@ -233,6 +233,21 @@ _RULES: dict[str, list[tuple[V, object]]] = {
             ((0, 27, 0), "V1-f")],
     # gpu_memory_utilization default (section 1.2: vllm/config/cache.py).
     "default_gpu_memory_utilization": [((0, 0, 0), 0.90), ((0, 20, 0), 0.92)],
+    # How the KV pool is sized. "estimate": from the memory profile's arithmetic, the pool is what the budget leaves
+    # (sections 1.3-1.5), every release up to 0.33. "extensible" from 0.34.0, the extensible KV cache: on by default on
+    # CUDA and ROCm (config/vllm.py VllmConfig._resolve_extensible_kv_cache, 0.34.0 wheel), it reserves the profile's
+    # capacity as virtual memory, logs it as "Available KV cache memory", runs the fit check against it, then commits
+    # the blocks the memory measured after warmup and CUDA-graph capture leaves (v1/worker/extensible_kv_cache.py
+    # measure_kv_cache_blocks / measure_kv_cache_bytes; v1/core/kv_cache_planning.py finalize_extensible_kv_cache,
+    # which checks the fit again and logs "GPU KV cache size" from the final count). Off (the estimate, at the
+    # default below) with --no-enable-extensible-kv-cache, --kv-cache-memory-bytes, --num-gpu-blocks-override, on any
+    # other platform, or where the driver lacks VMM (gpu_worker.py extensible_kv_cache_unsupported_reason):
+    # plan.extensible_kv_cache decides.
+    "kv_pool_sizing": [((0, 0, 0), "estimate"), ((0, 34, 0), "extensible")],
+    # gpu_memory_utilization's default where the extensible KV cache is on: 1.0 (CacheConfig.
+    # resolved_gpu_memory_utilization, config/cache.py in the 0.34.0 wheel: the given value, else 1.0 with the extensible
+    # KV cache, else DEFAULT_GPU_MEMORY_UTILIZATION 0.92, the row above); None before it exists
+    "extensible_gpu_memory_utilization": [((0, 0, 0), None), ((0, 34, 0), 1.0)],
     # requested = ceil(total * util) from 0.14, a float before (section 1.2).
     "requested_is_ceil": [((0, 0, 0), False), ((0, 14, 0), True)],
     # CUDA-graph memory estimate subtracted from the budget (section 1.5: env default 1 from 0.20).
@@ -742,8 +757,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # fit message then ends "{hint} Decreasing `max_model_len` also reduces what is needed. See ...":
     # _check_enough_kv_cache_memory, 0.34.0 wheel; plan.planner._fit_check)
     "fit_error_format": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-models-2f"), ((0, 13, 0), "v1-models-2f-see"),
-                         ((0, 14, 0), "v1-models-gib"), ((0, 22, 0), "v1-model-gib"), ((0, 34, 0), "v1-model-gib-hint")],
-    "no_memory_error_format": [((0, 0, 0), "short"), ((0, 13, 0), "short-see"), ((0, 22, 0), "long"), ((0, 34, 0), "hint")],
+                         ((0, 14, 0), "v1-models-gib"), ((0, 22, 0), "v1-model-gib"), ((0, 34, 0), "v1-model-hint")],
+    "no_memory_error_format": [((0, 0, 0), "short"), ((0, 13, 0), "short-see"), ((0, 22, 0), "long"),
+                               ((0, 34, 0), "hint")],
+    # (0.34.0: both messages end with _more_kv_cache_memory_hint, whose text follows the pool sizing: the estimate's
+    # "Try increasing `gpu_memory_utilization` when initializing the engine (this flag also controls CPU memory
+    # reservation on the CPU backend, despite its name)." or the extensible KV cache's, and the fit error adds
+    # "Decreasing `max_model_len` also reduces what is needed." (v1/core/kv_cache_planning.py
+    # _check_enough_kv_cache_memory, 0.34.0 wheel; plan.kv_memory_hint))
     "weights_log_format": [((0, 0, 0), "gb"), ((0, 8, 0), "gib-4f"), ((0, 12, 0), "gib-4f-memory"),
                            ((0, 14, 0), "gib-round-memory")],
     "kv_log_format": [((0, 0, 0), "v0-blocks"), ((0, 6, 6), "v0-blocks"), ((0, 8, 0), "v1-two-lines"),
@@ -1453,6 +1474,8 @@ class VersionRules:
     use_v1_env_read: bool
     era: str
     default_gpu_memory_utilization: float
+    kv_pool_sizing: str
+    extensible_gpu_memory_utilization: float | None
     requested_is_ceil: bool
     cudagraph_subtracted: bool
     cudagraph_subtracted_rocm: bool
@@ -1950,13 +1973,9 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # the 0.10.1.1 wheel's engine/arg_utils.py, present in 0.10.2's (docs/vllm-memory-model.md section 1.3). (The
     # --mamba-ssm-cache-dtype step above is vLLM PR #22928, whose MambaDType is in the 0.10.1 wheel's config.)
     "--kv-cache-memory-bytes": (0, 10, 2),
-    # CacheConfig.enable_extensible_kv_cache: absent from the 0.33.0 wheel's engine/arg_utils.py and config/cache.py,
-    # present in 0.34.0's (EngineArgs.enable_extensible_kv_cache, the cache group's "--enable-extensible-kv-cache").
-    # 0.34.0's EngineArgs adds five more that size nothing kvplan plans (--max-num-inflight-kv-loads,
-    # --cache-aware-admission-window, --cache-aware-admission-threshold, --checkpoint-prepare-on-startup,
-    # --shuffle-safetensors-files) and removes none of the flags here (--mamba-cache-mode stays, deprecated, "will be
-    # removed in v0.34.0", with no effect)
-    "--enable-extensible-kv-cache": (0, 34, 0),
+    # CacheConfig.enable_extensible_kv_cache, a BooleanOptionalAction (--enable-extensible-kv-cache and
+    # --no-enable-extensible-kv-cache): absent from the 0.33.0 wheel's engine/arg_utils.py, present in 0.34.0's
+    "--enable-extensible-kv-cache": (0, 34, 0), "--no-enable-extensible-kv-cache": (0, 34, 0),
     # LoRAConfig.max_cpu_loras: in the 0.4.2 wheel's engine/arg_utils.py (and LoRAConfig's max_cpu_loras >= max_loras
     # check in config.py), every later one read; LoRAConfig.target_modules as --lora-target-modules: absent from the
     # 0.18.0 wheel's engine/arg_utils.py, present in 0.19.0's, 0.20.0's and 0.33.0's
@@ -2153,6 +2172,7 @@ SERVE_SWITCH_OFF: dict[str, list[tuple[V, tuple[str, str | None] | None]]] = {
     "--enable-prefix-caching": [((0, 0, 0), None), ((0, 6, 5), ("--no-enable-prefix-caching", None))],
     "--enable-chunked-prefill": [((0, 0, 0), None), ((0, 5, 3), ("--enable-chunked-prefill", "False")),
                                  ((0, 8, 5), ("--no-enable-chunked-prefill", None))],
+    "--enable-extensible-kv-cache": [((0, 0, 0), None), ((0, 34, 0), ("--no-enable-extensible-kv-cache", None))],
 }
 
 

@@ -35,11 +35,18 @@ def build_request(model: Optional[str], flags: FitFlags, facts):
     from kvplan.versions import NEWEST_KNOWN, rules_for
 
     version = flags.vllm_version or NEWEST_KNOWN
+    rules = rules_for(version)
+    # vLLM >= 0.34 on this machine's CUDA / ROCm GPU sizes its pool with the extensible KV cache unless told not to,
+    # at utilization 1.0 unless given (plan.extensible.default_utilization)
+    extensible = (rules.kv_pool_sizing == "extensible" and flags.enable_extensible_kv_cache is not False
+                  and flags.kv_cache_memory_bytes is None)
     base = pf.Request(
         vllm_version=version,
         dtype=flags.dtype if flags.dtype not in (None, "auto") else None,
         quantization=flags.quantization,
-        gpu_memory_utilization=flags.gpu_memory_utilization or rules_for(version).default_gpu_memory_utilization,
+        gpu_memory_utilization=flags.gpu_memory_utilization or (rules.extensible_gpu_memory_utilization if extensible
+                                                                else rules.default_gpu_memory_utilization),
+        extensible_kv_cache=extensible,
         gpus_needed=(flags.tensor_parallel_size or 1) * (flags.pipeline_parallel_size or 1),
         model_id=model,
         revision=flags.revision,

@@ -5,6 +5,9 @@
     page       = bytes of one block of one layer (per KV spec); groups of layers share blocks
     num_blocks = available // bytes_per_block          (the minimum over ranks)
     tokens, concurrency, the fit check and its error text: as that vLLM version computes them
+    (vLLM >= 0.34, the extensible KV cache: `available` is the capacity; the blocks are those the memory measured
+     after warmup leaves, min(requested - non_kv_used, init_free - non_kv_used - margin) - transient_peak:
+     kvplan.plan.extensible)
 
 Every step cites docs/vllm-memory-model.md (section numbers in comments). Version
 differences are read from `kvplan.versions.VersionRules` (the rows of versions._RULES and its
@@ -24,6 +27,8 @@ The stage's modules, in the order vLLM's startup meets them (each imports only t
                             start (the compile inside the profile and its pool loss)
     kvplan.plan.terms       the measured terms and workspaces: term_features, all-reduce, MoE / AWQ / FP8
                             workspaces, the sampler, computed profile terms, measured_terms
+    kvplan.plan.extensible  vLLM 0.34's extensible KV cache: whether a start uses it, its default utilization, the
+                            pool measured after warmup, its log lines and error hints
     kvplan.plan.defaults    resolve_args: the release's defaults and refusals applied to the arguments given
     kvplan.plan.planner     the plan itself: `Plan`, plan(), the fit check, capacity, the log lines, the
                             cold-start outcome, and the seed's simple plan

@@ -666,6 +666,9 @@ class EngineArgs:
     enable_expert_parallel: bool = False       # experts split over TP x DP ranks instead of sliced by TP
     overhead_gb: float | None = None
     kv_cache_memory_bytes: int | None = None  # vLLM's --kv-cache-memory-bytes (>= 0.10.2): the pool, exactly
+    # vLLM's --enable-extensible-kv-cache / --no-enable-extensible-kv-cache (>= 0.34): None, the release's default (on
+    # on CUDA and ROCm where nothing rules it out: plan.extensible.extensible_kv_cache)
+    enable_extensible_kv_cache: bool | None = None
     allow_long_max_model_len: bool = False     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope-scaling override)
     speculative_config: str | dict | None = None  # vLLM's --speculative-config JSON: {"method": ..., "num_speculative_tokens": N}
     compilation_config: str | dict | None = None  # vLLM's --compilation-config JSON; kvplan reads its cudagraph_mode
@@ -923,8 +926,9 @@ def fix_command_text(flags: dict) -> str:
     # as --gpu NVIDIA with three stray arguments); the page's renderFixes (web/static/app.js) quotes alike
 
     model = flags.get("model")
-    rest = " ".join(f"--{k.replace('_', '-')}" if v is True else f"--{k.replace('_', '-')} {shlex.quote(str(v))}"  # a switch: no value
-                    for k, v in flags.items() if k != "model")
+    # a switch: no value; a switch off, vllm serve's --no- form (--no-enable-extensible-kv-cache)
+    rest = " ".join(f"--{k.replace('_', '-')}" if v is True else f"--no-{k.replace('_', '-')}" if v is False
+                    else f"--{k.replace('_', '-')} {shlex.quote(str(v))}" for k, v in flags.items() if k != "model")
     return " ".join(x for x in (shlex.quote(str(model)) if model else "", rest) if x)
 
 

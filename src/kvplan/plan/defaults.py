@@ -16,6 +16,7 @@ from kvplan.plan.args import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, DRAFT_METHODS,
                               MM_ITEM_ABOVE_BATCHED_TOKENS, _DTYPE_ALIASES, EngineArgs, _speculative_method,
                               speculative_method_given, speculative_object)
 from kvplan.plan.cudagraphs import model_runner, mrv2_env_value
+from kvplan.plan.extensible import default_utilization
 from kvplan.plan.kv import runs_mla
 from kvplan.plan.multimodal import _largest_active_mm_item, _mm_items_tokens, _prefix_lm_item_tokens
 from kvplan.plan.kv import dense_quants, experts_quant
@@ -658,8 +659,10 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         util = 0.90
         notes.append("gpu_memory_utilization 0.9 (the seed's arithmetic uses vLLM's long-standing default)")
     elif util is None:
-        util = rules.default_gpu_memory_utilization
-        notes.append(f"gpu_memory_utilization {util} (vLLM {rules.version} default)")
+        util = default_utilization(gpu, args, rules)
+        notes.append(f"gpu_memory_utilization {util} (vLLM {rules.version} default"
+                     + (", with the extensible KV cache: CacheConfig.resolved_gpu_memory_utilization)"
+                        if util != rules.default_gpu_memory_utilization else ")"))
     context = context_limit(model, rules)
     limit = context.tokens
     max_len = args.max_model_len

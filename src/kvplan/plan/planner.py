@@ -22,6 +22,9 @@ from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, C
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
                                     model_runner, model_runner_choice)
 from kvplan.plan.defaults import ct_moe_mixed_schemes, quant_capability_error, resolve_args, vllm_quant_method
+from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes, extended_line, extensible_kv_cache,
+                                    fallback_note, kv_memory_hint, measured_pool, memory_after_warmup_line,
+                                    utilization_warning)
 from kvplan.plan.kv import (window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
@@ -122,6 +125,12 @@ class Plan:
     # --hf-overrides (and --rope-scaling / --rope-theta) as applied to the model's config: {"given": the keys set,
     # "changed": {what: [before, after]}} (config_overrides_applied); None where none were given
     config_overrides: dict | None = None
+    # the extensible KV cache (vLLM >= 0.34, versions.py kv_pool_sizing): the capacity the profile reserves and logs
+    # as "Available KV cache memory" (kv_cache_bytes is then the pool committed after warmup, which the blocks, tokens
+    # and concurrency come from), and every term of the measured sizing (plan.extensible.MeasuredPool.to_dict);
+    # None where the pool is the profile's estimate
+    kv_cache_capacity_bytes: float | None = None
+    kv_pool: dict | None = None
 
     def __repr__(self) -> str:
         """The verdict and its figures on one line: a notebook cell that ends with a plan printed the dataclass whole,
@@ -142,6 +151,13 @@ class Plan:
     @property
     def vllm_version(self) -> str:
         return self.rules.version
+
+    @property
+    def transient_kept_bytes(self) -> int | None:
+        """What the extensible KV cache keeps free for transients (vLLM >= 0.34 'Memory after warmup: ... GiB kept for
+        transient activations'): the larger of the transient peak and torch's reservation growth, which kvplan takes
+        as the peak (kv_pool's transient_peak_bytes); None where the pool is the profile's estimate."""
+        return self.kv_pool.get("transient_peak_bytes") if self.kv_pool else None
 
     @property
     def era(self) -> str:
@@ -213,6 +229,8 @@ class Plan:
             "cudagraph_bytes": self.cudagraph_bytes,
             "cudagraph_capture_bytes": self.cudagraph_capture_bytes,
             "kv_cache_bytes": self.kv_cache_bytes,
+            "kv_cache_capacity_bytes": self.kv_cache_capacity_bytes,
+            "kv_pool_sizing": self.kv_pool,
             "block_size": self.block_size,
             "bytes_per_block": self.bytes_per_block,
             "kv_cache_groups": [asdict(g) for g in self.groups],
@@ -336,6 +354,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--lora-target-modules": " ".join(args.lora_targets or ()) or None,
                             "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
                             "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
+                            "--enable-extensible-kv-cache": True if args.enable_extensible_kv_cache else None,
+                            "--no-enable-extensible-kv-cache": True if args.enable_extensible_kv_cache is False else None,
                             "--skip-mm-profiling": True if args.skip_mm_profiling else None,
                             "--allow-deprecated-quantization": True if args.allow_deprecated_quantization else None,
                             # written by the launch files (deploy.spec_from_plan) under the same conditions, so fit
@@ -758,6 +778,12 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     notes += [skip_note] if skip_note else []
     warns += [skip_warning] if skip_warning else []
     available = requested - w.bytes - nt - act - cg
+    extensible, extensible_off = extensible_kv_cache(gpu, resolved, rules)
+    if rules.kv_pool_sizing == "extensible" and rules.is_v1 and not extensible:
+        notes.append(fallback_note(rules, extensible_off, util))
+        if "vmm_unavailable_reason" in extensible_off:  # found at startup: vLLM's warning (v1/executor/abstract.py)
+            warns.append(f"Disabling the extensible KV cache: {extensible_off}. The KV cache will be sized from profiling "
+                         "estimates instead of measured memory.")
     if resolved.kv_cache_memory_bytes is not None:
         # --kv-cache-memory-bytes: profiling still runs, but the pool is exactly this (section 1.3)
         available = float(resolved.kv_cache_memory_bytes)
@@ -776,6 +802,32 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         bs = _DSV4_BLOCK  # "Setting kv cache block size to 256 for DEEPSEEK_SPARSE_SWA backend": the attention block
     resolved = replace(resolved, block_size=bs)
     num_blocks = max(0, int(available // bytes_per_block)) if available > 0 else 0
+    capacity, capacity_blocks, pool = available, num_blocks, None
+    if extensible:
+        # the profile's figure is only the capacity reserved; the pool is what the memory measured after warmup and
+        # CUDA-graph capture leaves (plan.extensible)
+        pool = measured_pool(total=total, requested=requested, weights=w.bytes, non_torch=nt,
+                             capture=capture if resolved.captures_cuda_graphs else 0, activation_peak=act,
+                             cudagraph_estimate=cg, capacity_bytes=capacity, capacity_blocks=capacity_blocks,
+                             bytes_per_block=bytes_per_block, groups=groups, args=resolved, rocm=gpu.vendor == "AMD")
+        num_blocks = pool.num_blocks
+        available = min(pool.available_bytes, capacity)
+        notes.append(f"extensible KV cache (vLLM {rules.version}): 'Available KV cache memory' {capacity / GIB:.2f} GiB is the "
+                     f"capacity reserved; the pool, {available / GIB:.2f} GiB, is what the memory measured after warmup and "
+                     f"CUDA-graph capture leaves less a {pool.margin_bytes / GIB:.2f} GiB margin and the "
+                     f"{pool.transient_peak_bytes / GIB:.2f} GiB transient peak (v1/worker/extensible_kv_cache.py "
+                     "measure_kv_cache_bytes). Estimated, not measured on a 0.34 start: the non-torch, activation and "
+                     f"CUDA-graph terms are era {rules.era}'s fits carried over, the memory in use before vLLM's snapshot "
+                     f"{pool.startup_used_bytes / GIB:.1f} GiB, and the sizing warmup's peak and torch's reservation growth "
+                     "are taken as no larger than the profile's peak")
+        warning = utilization_warning(pool, args.gpu_memory_utilization)
+        if warning:
+            warns.append(warning)
+        if gpu.vendor == "AMD":  # the runtime's version is not an input: its fallback is said, not planned
+            notes.append("ROCm: HIP runtimes before ROCm/rocm-systems#2451 (TheRock 7.12) reject the extensible KV cache's "
+                         "mappings (utils/vmm_driver.py unusable_runtime_reason, 0.34.0); vLLM then disables it with a "
+                         "warning and sizes the pool from the profile's estimate at 0.92 (--no-enable-extensible-kv-cache "
+                         "plans that)")
     max_len = resolved.max_model_len
     group_blocks = [_group_blocks(g, max_len, resolved, rules) for g in groups]
     per_req = sum(group_blocks)
@@ -793,10 +845,23 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
 
     kv_per_token, state_per_seq = _per_token_and_state(groups, resolved, rules)
     kv_per_token_formula = _per_token_formula(model, groups, resolved)
-    fits, error, est_len = _fit_check(groups, available, bytes_per_block, num_blocks, resolved, rules)
+    fits, error, est_len = _fit_check(groups, capacity, bytes_per_block, capacity_blocks, resolved, rules,
+                                      hint=kv_memory_hint(extensible, util))
+    after_warmup_error = False
+    capacity_len = max_len if fits else est_len  # the length the capacity holds (auto-fit's first, tentative fit)
+    if pool is not None and capacity > 0:
+        # finalize_extensible_kv_cache checks one request again against the committed blocks, null block held back
+        # (shrink_kv_cache_configs); an auto-fit length is fitted again to them, so the estimate is theirs
+        final = (fits, error, est_len)
+        after = _fit_check(groups, num_blocks * bytes_per_block if num_blocks > 1 else 0, bytes_per_block, num_blocks,
+                           resolved, rules, hint=kv_memory_hint(True, util, after_warmup=True))
+        after_warmup_error = fits and not after[0]
+        fits, error, est_len = after if fits else (final[0], final[1], after[2] if after[2] is not None else final[2])
     failure = None if fits else "memory"
     if fits:
-        state_error = state_blocks_refusal(groups, num_blocks, resolved, rules, gpu, notes, warns)
+        # the Mamba-block check runs while the CUDA graphs are set up, against the blocks then allocated (the
+        # capacity, with the extensible KV cache: config/compilation.py, 0.34.0)
+        state_error = state_blocks_refusal(groups, capacity_blocks, resolved, rules, gpu, notes, warns)
         if state_error:
             fits, error, failure = False, state_error, "state_blocks"
     load_error = _load_oom(gpu, w.bytes)
@@ -849,8 +914,16 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                  if rules.engine != "v0"
                  and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None else None)
     if cold_loss is not None and staged is not None and cold_loss.modelled and cold_loss.most > 0:
-        cold_loss = pipeline_cold_start_loss(model, resolved, rules, stage_pools, available, bytes_per_block,
+        cold_loss = pipeline_cold_start_loss(model, resolved, rules, stage_pools, capacity, bytes_per_block,
                                              act_first + moe_ws, cold_loss)
+    if cold_loss is not None and pool is not None and cold_loss.least > 0:
+        # the extensible KV cache keeps max(floor, 0.75 P) free beside the transient peak P: the compile's transient
+        # (the loss's `least`, in the profile's peak) raises that margin too (plan.extensible)
+        grown = cold_start_margin_growth_bytes(pool, cold_loss.least, rocm=gpu.vendor == "AMD")
+        if grown:
+            cold_loss = replace(cold_loss, least=cold_loss.least + grown, most=cold_loss.most + grown,
+                                formula=cold_loss.formula + f"; + {grown / GIB:.2f} GiB of the extensible KV cache's "
+                                "margin, 0.75 x the larger transient peak")
     cache_note = compile_cache_note(None)
     if cold_loss is not None and cache_note in notes:
         notes[notes.index(cache_note)] = compile_cache_note(cold_loss)
@@ -877,9 +950,41 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         Term("kv_cache", available, "bytes", "requested - weights - non_torch - activation_peak - cudagraph"
              if resolved.kv_cache_memory_bytes is None else f"--kv-cache-memory-bytes {resolved.kv_cache_memory_bytes:,} as given "
              "(the budget's other terms are profiled, not subtracted)", "vllm-memory-model.md §1.3"),
+    ) if pool is None else (
+        Term("total", total, "bytes", f"{gpu.name}: {total / GIB:.2f} GiB", gpu.total_source),
+        Term("requested", requested, "bytes", f"ceil({total / GIB:.2f} GiB x {util})", "vllm/v1/worker/utils.py request_memory, 0.34.0"),
+        Term("weights", w.bytes, "bytes", w_formula, w.method),
+        Term("non_torch", nt, "bytes", nt_f, src),
+        Term("activation_peak", act, "bytes", act_f, src),
+        Term("cudagraph", cg, "bytes", cg_f, src),
+        Term("kv_cache_capacity", capacity, "bytes", "requested - weights - non_torch - activation_peak - cudagraph: the profile's "
+             "'Available KV cache memory', reserved as virtual memory and checked for one max-length request",
+             "vllm/v1/worker/gpu_worker.py Worker.determine_available_memory, 0.34.0"),
+        Term("startup_used", pool.startup_used_bytes, "bytes", "in use before vLLM's init snapshot (CUDA context, cuBLAS; NCCL and "
+             "all-reduce buffers under TP/PP): an estimate from the records' 'Free memory on device' lines",
+             "plan.extensible STARTUP_USED_*"),
+        Term("init_free", pool.init_free_bytes, "bytes", f"total - startup_used = {total / GIB:.2f} - {pool.startup_used_bytes / GIB:.2f} GiB",
+             "MemorySnapshot at Worker.init_device"),
+        Term("cudagraph_capture", capture if resolved.captures_cuda_graphs else 0, "bytes",
+             "the captured CUDA-graph pool, resident when the pool is measured (fitted per layer and size, era " + rules.era + ")", src),
+        Term("non_kv_used", pool.non_kv_used_bytes, "bytes", "weights + non_torch + cudagraph_capture: init_free - free after warmup - committed",
+             "vllm/v1/worker/extensible_kv_cache.py measure_kv_cache_bytes, 0.34.0"),
+        Term("transient_peak", pool.transient_peak_bytes, "bytes", "activation_peak + cudagraph (peak_activation_memory; the sizing "
+             "warmup's allocated peak taken as no larger)", "gpu_worker.py initialize_from_config / record_transient_peak, 0.34.0"),
+        Term("margin", pool.margin_bytes, "bytes", f"max({(3 if gpu.vendor == 'AMD' else 1)} GiB, 0.75 x transient_peak)",
+             "extensible_kv_cache.py KV_CACHE_MARGIN_FLOOR_BYTES / KV_CACHE_MARGIN_FRACTION, 0.34.0"),
+        Term("kv_cache", available, "bytes",
+             f"min(requested - non_kv_used, init_free - non_kv_used - margin) - transient_peak = min({pool.budget_cap_bytes / GIB:.2f}, "
+             f"{pool.device_cap_bytes / GIB:.2f}) GiB, at most the capacity: the pool committed after warmup",
+             "extensible_kv_cache.py measure_kv_cache_bytes; kv_cache_planning.py finalize_extensible_kv_cache, 0.34.0"),
+    )
+    terms = terms + (
         Term("kv_bytes_per_token", kv_per_token, "B/token", kv_per_token_formula, "vllm-memory-model.md §3.1"),
         Term("bytes_per_block", bytes_per_block, "B", block_formula, "vllm-memory-model.md §3.1-3.3"),
-        Term("num_gpu_blocks", num_blocks, "blocks", f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)", "vllm-memory-model.md §3.3"),
+        Term("num_gpu_blocks", num_blocks, "blocks", f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)" if pool is None else
+             f"min(blocks whose {pool.segments} segment(s) each rounded up to 2 MiB fit in {pool.available_bytes / GIB:.4f} GiB = "
+             f"{pool.measured_blocks:,}, capacity floor({capacity / GIB:.4f} GiB / {bytes_per_block:,} B) = {capacity_blocks:,})",
+             "vllm-memory-model.md §3.3" if pool is None else "extensible_kv_cache.py ExtensibleKVCache.blocks_within, 0.34.0"),
         Term("blocks_per_request", per_req, "blocks", per_req_formula, "vllm-memory-model.md §3.4"),
         Term("max_concurrency", conc, "x", conc_formula, "vllm-memory-model.md §3.5"),
         Term("kv_cache_tokens", tokens, "tokens", tokens_formula, "vllm-memory-model.md §3.5"),
@@ -889,7 +994,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     state_refused = failure == "state_blocks"
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
                      tokens, conc, max_len, fits, None if state_refused else error, bs, resolved,
-                     runner=runner)
+                     runner=runner, pool=pool, capacity=capacity, after_warmup_error=after_warmup_error,
+                     util_warning=utilization_warning(pool, args.gpu_memory_utilization) if pool is not None else None)
     if state_refused:
         log += ("ValueError: " + error,)
     if failure == "load":  # the weights' allocations fail mid-load: no "Model loading took", budget or pool line
@@ -907,7 +1013,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                 warnings=tuple(warns), failure=failure, failure_code=failure_code, speculative=spec_info, cudagraphs=graph_info,
                 model_runner={"runner": runner, "why": runner_why} if rules.is_v1 else None,
                 first_start=cold_loss.to_dict(available) if cold_loss is not None else None,
-                first_start_refused=first_refused)
+                first_start_refused=first_refused,
+                kv_cache_capacity_bytes=capacity if pool is not None else None,
+                kv_pool=dict(pool.to_dict(), capacity_max_model_len=capacity_len) if pool is not None else None)
 
 
 def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
@@ -922,22 +1030,22 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     limit = full.args.max_model_len
     if not full.fits and (full.failure != "memory" or full.kv_cache_bytes <= 0):
         return full  # a platform error, or "No available memory for the cache blocks", comes first
-    # 0.34+ with the extensible KV cache: the length is fitted again after capture and warmup (rules row auto_fit_tentative)
-    tentative = rules.auto_fit_tentative and extensible_kv_cache_by_default(full.args)
-    tentative_note = "; the final length is set after CUDA graph capture and warmup" if tentative else ""
+    if full.kv_pool is not None:
+        return _auto_fit_extensible(model, gpu, args, rules, extra_assumptions, site_offsets, check_architecture, full)
+    tentative_note = ""  # the estimate sizes this start: its first fit is final
     if full.fits:
         note = f"Auto-fit max_model_len: full model context length {limit} fits in available KV cache memory" + tentative_note
         return replace(full, assumptions=full.assumptions + (note,), vllm_log=full.vllm_log + (note,))
     if not full.estimated_max_model_len:
         error = ("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. "
-                 + (memory_hint(full.args) if rules.auto_fit_tentative else "Try increasing `gpu_memory_utilization`."))
+                 + (kv_memory_hint(False, 1.0) if rules.auto_fit_tentative else "Try increasing `gpu_memory_utilization`."))
         return replace(full, error=error, vllm_log=full.vllm_log + (error,))
     fitted = _plan(model, gpu, replace(args, max_model_len=full.estimated_max_model_len), rules=rules,
                    extra_assumptions=extra_assumptions, site_offsets=site_offsets, check_architecture=check_architecture,
                    auto_fit=True)
     note = (f"Auto-fit max_model_len: reduced from {limit} to {fitted.args.max_model_len} to fit in available KV cache "
             f"memory ({fitted.kv_cache_bytes / GIB:.2f} GiB GPU){tentative_note}")
-    if rules.auto_fit_tentative and not tentative:
+    if rules.auto_fit_tentative:
         # 0.34 without the extensible KV cache: the final wording, a warning below 8,192 tokens
         # (AUTO_FIT_SHORT_MAX_MODEL_LEN, v1/core/kv_cache_planning.py _auto_fit_max_model_len)
         fitted_len = fitted.args.max_model_len
@@ -952,6 +1060,54 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     at = next((i for i, line in enumerate(log) if "KV cache size" in line or "Maximum concurrency" in line), len(log))
     log.insert(at, note)  # logged while the KV-cache config is built, before the capacity lines
     return replace(fitted, assumptions=fitted.assumptions + (note,), vllm_log=tuple(log))
+
+
+def _auto_fit_extensible(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
+                         extra_assumptions: Iterable[str], site_offsets: dict | None, check_architecture: bool,
+                         full: Plan) -> Plan:
+    """--max-model-len -1 with the extensible KV cache (vLLM >= 0.34): the length is fitted to the capacity first (a
+    tentative fit, logged as such), then again to the blocks committed after warmup and CUDA-graph capture
+    (v1/core/kv_cache_planning.py _auto_fit_max_model_len with after_warmup, called by finalize_extensible_kv_cache,
+    0.34.0 wheel), whose lines say so."""
+    limit = full.args.max_model_len
+    tentative_len = full.kv_pool.get("capacity_max_model_len") or 0
+    if tentative_len <= 0:  # the capacity holds no token: the first fit's error, the estimate's hint
+        error = ("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. "
+                 + kv_memory_hint(True, full.args.gpu_memory_utilization))
+        return replace(full, fits=False, failure="memory", error=error, vllm_log=full.vllm_log + ("ValueError: " + error,))
+    final_len = limit if full.fits else full.estimated_max_model_len
+    gib = f"{_format_gib(full.kv_cache_capacity_bytes - full.bytes_per_block)} GiB GPU"
+    first = (f"Auto-fit max_model_len: full model context length {limit} fits in available KV cache memory ({gib})"
+             if tentative_len >= limit else
+             f"Auto-fit max_model_len: reduced from {limit} to {tentative_len} to fit in available KV cache memory ({gib})")
+    first += "; the final length is set after CUDA graph capture and warmup"
+    if not final_len:
+        error = ("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. CUDA graph "
+                 "capture and warmup left no memory for the KV cache. Increase `gpu_memory_utilization`, reduce the "
+                 "memory CUDA graphs take (fewer or smaller capture sizes in the compilation config), or use more GPUs.")
+        return replace(full, fits=False, failure="memory", error=error, estimated_max_model_len=0,
+                       vllm_log=full.vllm_log + ("ValueError: " + error,))
+    fitted = full if final_len == limit else _plan(
+        model, gpu, replace(args, max_model_len=final_len), rules=rules, extra_assumptions=extra_assumptions,
+        site_offsets=site_offsets, check_architecture=check_architecture, auto_fit=True)
+    left = f"{_format_gib(max(fitted.num_gpu_blocks - 1, 0) * fitted.bytes_per_block)} GiB GPU"
+    if final_len >= tentative_len:
+        second = (f"Auto-fit max_model_len: using max_model_len={tentative_len}, which fits in the KV cache memory left "
+                  f"after CUDA graph capture and warmup ({left}).")
+    else:
+        second = (f"--max-model-len auto reduced max_model_len from {tentative_len} to {final_len} ({left} left for the KV "
+                  "cache after CUDA graph capture and warmup).")
+        if final_len < 8192:  # AUTO_FIT_SHORT_MAX_MODEL_LEN: a warning with the way out
+            second = second[:-1] + (f". Requests longer than {final_len} tokens will be rejected. "
+                                    + ("Increase `gpu_memory_utilization` or set --max-model-len explicitly."
+                                       if fitted.args.gpu_memory_utilization < 1.0 else
+                                       "Use more GPUs or set --max-model-len explicitly."))
+    log = list(fitted.vllm_log)
+    at = next((i for i, line in enumerate(log) if line.startswith("Available KV cache memory")), -1) + 1
+    log.insert(at, first)  # logged while the KV-cache config is built at the capacity
+    at = next((i for i, line in enumerate(log) if "KV cache size" in line), len(log))
+    log.insert(at, second)  # logged by finalize_extensible_kv_cache, before the capacity line
+    return replace(fitted, assumptions=fitted.assumptions + (first, second), vllm_log=tuple(log))
 
 
 def state_blocks_refusal(groups, num_blocks: int, args: EngineArgs, rules: VersionRules, gpu: GPUSpec | None = None,
@@ -1240,46 +1396,22 @@ def _per_token_formula(model: ModelSpec, groups, args: EngineArgs) -> str:
     return f"{sums}: {how}"
 
 
-# v1/core/kv_cache_planning.py _more_kv_cache_memory_hint without the extensible KV cache (0.34.0 wheel): the advice
-# 0.22-0.33's "No available memory" message gave
-_MEMORY_HINT_UTILIZATION = ("Try increasing `gpu_memory_utilization` when initializing the engine (this flag also "
-                            "controls CPU memory reservation on the CPU backend, despite its name).")
-
-
-def extensible_kv_cache_by_default(args: EngineArgs) -> bool:
-    """Whether 0.34's extensible KV cache is on for this start as kvplan sees it: VllmConfig._resolve_extensible_kv_cache
-    (config/vllm.py, 0.34.0 wheel) turns it on on CUDA and ROCm unless --kv-cache-memory-bytes (or
-    num_gpu_blocks_override, elastic EP, a legacy-IPC or custom-pool KV connector) says how large the cache is."""
-    return args.kv_cache_memory_bytes is None
-
-
-def memory_hint(args: EngineArgs) -> str:
-    """vLLM 0.34's advice in its KV-memory refusals (v1/core/kv_cache_planning.py _more_kv_cache_memory_hint, before
-    warmup): with the extensible KV cache, what is left within the resolved gpu_memory_utilization (1.0 unless given)
-    or, at 1.0, that the cache already takes it all; without it, the old advice."""
-    if not extensible_kv_cache_by_default(args):
-        return _MEMORY_HINT_UTILIZATION
-    utilization = 1.0 if args.gpu_memory_utilization is None else float(args.gpu_memory_utilization)
-    used_by = "the model and its activations"
-    if utilization < 1.0:
-        return (f"The KV cache gets what is left after {used_by} within `gpu_memory_utilization`={utilization}; increase it "
-                "(with the extensible KV cache it defaults to 1.0) or decrease `max_model_len` or `max_num_seqs`.")
-    return (f"The extensible KV cache already takes all device memory left after {used_by}; decrease `max_model_len` or "
-            "`max_num_seqs`, or the model needs a device with more memory.")
-
-
-def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, args: EngineArgs, rules: VersionRules):
-    """Does one max_model_len request fit? (section 4) -> (fits, vLLM's error text, estimated max length)."""
+def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, args: EngineArgs, rules: VersionRules,
+               hint: str | None = None):
+    """Does one max_model_len request fit? (section 4) -> (fits, vLLM's error text, estimated max length). `hint`: how
+    0.34's messages say to make room (plan.extensible.kv_memory_hint; the estimate's text where not given)."""
+    if hint is None:
+        hint = kv_memory_hint(False, 1.0)
     max_len = args.max_model_len
     bs = min(g.block_size for g in groups)
     # V1 stops on available <= 0; V0 on no whole block (section 4)
     if available <= 0 or (rules.engine == "v0" and num_blocks <= 0):
-        if rules.no_memory_error_format == "hint":
-            return False, (f"No available memory for the cache blocks. {memory_hint(args)} "
-                           "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."), 0
         text = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."
         if rules.no_memory_error_format == "short-see":
             text += " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
+        if rules.no_memory_error_format == "hint":
+            text = (f"No available memory for the cache blocks. {hint} "
+                    "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.")
         if rules.no_memory_error_format == "long":
             text = ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine "
                     "(this flag also controls CPU memory reservation on the CPU backend, despite its name). "
@@ -1332,11 +1464,11 @@ def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, 
                        f"which is larger than the available KV cache memory ({_format_gib(avail)} GiB). {est_text}Try increasing "
                        f"`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine. "
                        f"See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."), est
-    if fmt == "v1-model-gib-hint":
-        return False, (f"To serve at least one request with the model's max seq len ({max_len}), ({_format_gib(need)} GiB KV cache "
-                       f"is needed, which is larger than the available KV cache memory ({_format_gib(avail)} GiB). {est_text}"
-                       f"{memory_hint(args)} Decreasing `max_model_len` also reduces what is needed. "
-                       f"See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."), est
+    if fmt == "v1-model-hint":  # 0.34.0 (versions.py fit_error_format)
+        return False, (f"To serve at least one request with the model's max seq len ({max_len}), ({_format_gib(need)} GiB KV cache is "
+                       f"needed, which is larger than the available KV cache memory ({_format_gib(avail)} GiB). {est_text}{hint} "
+                       "Decreasing `max_model_len` also reduces what is needed. "
+                       "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."), est
     return False, (f"To serve at least one request with the model's max seq len ({max_len}), ({_format_gib(need)} GiB KV cache is needed, "
                    f"which is larger than the available KV cache memory ({_format_gib(avail)} GiB). {est_text}Try increasing "
                    f"`gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or decreasing `max_model_len` when "
@@ -1345,9 +1477,13 @@ def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, 
 
 def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float, weights: int, nt: int, act: int, cg: int,
                capture: int, available: float, num_blocks: int, bytes_per_block: int, tokens: int, conc: float,
-               max_len: int, fits: bool, error: str | None, bs: int, args: EngineArgs, runner: str = "v1") -> tuple[str, ...]:
+               max_len: int, fits: bool, error: str | None, bs: int, args: EngineArgs, runner: str = "v1",
+               pool: MeasuredPool | None = None, capacity: float | None = None, after_warmup_error: bool = False,
+               util_warning: str | None = None) -> tuple[str, ...]:
     """The startup lines this vLLM version would print (formats: section 8). Model runner v2 prints no "Estimated CUDA
-    graph memory" line (v1/worker/gpu/model_runner.py)."""
+    graph memory" line (v1/worker/gpu/model_runner.py). With the extensible KV cache (`pool`), "Available KV cache
+    memory" is the `capacity`; the capacity lines follow the CUDA-graph capture and the post-warmup measurement
+    (v1/engine/core.py _initialize_kv_caches, 0.34.0), and an error of the second fit check comes after them."""
     lines = []
     fmt = rules.weights_log_format
     w = weights / GIB
@@ -1366,7 +1502,20 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
         lines.append(f"Initial free memory … GiB, reserved {available / GIB:.2f} GiB memory for KV Cache as specified by "
                      "kv_cache_memory_bytes config and skipped memory profiling.")
     elif rules.is_v1 and rules.available_kv_log:  # rules row available_kv_log
-        lines.append(f"Available KV cache memory: {_format_gib(available) if rules.available_kv_log == 'format_gib' else f'{available / GIB:.2f}'} GiB")
+        shown = capacity if pool is not None else available
+        lines.append(f"Available KV cache memory: {_format_gib(shown) if rules.available_kv_log == 'format_gib' else f'{shown / GIB:.2f}'} GiB")
+    if pool is not None and (fits or after_warmup_error):
+        if args.captures_cuda_graphs:
+            lines.append(f"Graph capturing finished in … secs, took {capture / GIB:.2f} GiB")
+        if util_warning:
+            lines.append("WARNING " + util_warning)
+        lines.append(memory_after_warmup_line(pool, bytes_per_block))
+        if error:
+            lines.append("ValueError: " + error)
+            return tuple(lines)
+        lines.append(f"GPU KV cache size: {tokens:,} tokens, Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
+        lines.append(extended_line(pool))
+        return tuple(lines)
     if rules.engine == "v0":
         cpu_blocks = int(4 * GIB // bytes_per_block) if bytes_per_block else 0
         dev = rules.v0_blocks_log_device
