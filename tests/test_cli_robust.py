@@ -482,9 +482,9 @@ def test_a_catalog_id_with_a_revision_offline_says_the_catalog_is_not_read_for_a
 
 
 @pytest.mark.parametrize("version, shown", [
-    ("0.34.0", "0.34.0 — planned with 0.33.0's rules, the newest kvplan holds (era V1-f)"),
+    ("0.35.0", "0.35.0 — planned with 0.34.0's rules, the newest kvplan holds (era V1-f)"),
     ("0.2.0", "0.2.0 — planned with the oldest rules kvplan holds (era V0-a)"),
-    ("0.33.0", "0.33.0 rules (era V1-f)"),
+    ("0.33.0", "0.33.0 rules (era V1-f)"), ("0.34.0", "0.34.0 rules (era V1-f)"),
     # the row named the build's own number with "rules" while another release's rules planned it
     ("0.26.1rc1.dev156+g0eec856cc", "0.26.1rc1.dev156+g0eec856cc — a nightly of main past the 0.26.1 candidate tag: "
                                     "0.27.0's rules (era V1-f)"),
@@ -493,9 +493,9 @@ def test_a_catalog_id_with_a_revision_offline_says_the_catalog_is_not_read_for_a
 def test_the_vllm_row_says_whose_rules_planned_a_release_kvplan_has_not_read(monkeypatch, capsys, version, shown):
     """fit's panel said "vLLM 0.34.0 rules (era V1-f)" while the warning under it said 0.33.0's rules were applied."""
     from kvplan.cli import console
-    from kvplan.versions import NEWEST_KNOWN
+    from kvplan.versions import NEWEST_READ
 
-    assert NEWEST_KNOWN == "0.33.0"  # the newest release read: move the cases with it
+    assert NEWEST_READ == "0.34.0"  # the newest release read: move the cases with it
     monkeypatch.setattr(console, "_width", 200)
     _, out, _ = run_cli(monkeypatch, capsys, "fit", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--max-model-len",
                         "4096", "--vllm-version", version)

@@ -54,7 +54,9 @@ def test_default_start_measures_the_pool_after_warmup():
     peak = t["activation_peak"] + t["cudagraph"]
     margin = max(GIB, int(0.75 * peak))
     pool = min(new.requested_bytes - non_kv, init_free - non_kv - margin) - peak
-    assert new.kv_cache_bytes == pytest.approx(pool)
+    assert new.kv_pool["available_bytes"] == pytest.approx(pool)
+    # the pool is the blocks committed, as 'N KV cache blocks (S GiB)' and 'Extended KV cache to N blocks' log it
+    assert new.kv_cache_bytes == new.num_gpu_blocks * new.bytes_per_block
     assert t["init_free"] == init_free and t["margin"] == margin and t["transient_peak"] == peak
     # blocks from the pool, granule-rounded, and tokens / concurrency from those blocks
     assert new.num_gpu_blocks <= pool // new.bytes_per_block
@@ -97,7 +99,8 @@ def test_fallbacks_plan_the_estimate_at_0_92(flags):
     if "kv_cache_memory_bytes" not in flags:
         old = _fit(version=OLD)
         assert p.kv_cache_bytes == pytest.approx(old.kv_cache_bytes)
-        assert p.num_gpu_blocks == old.num_gpu_blocks
+        # (the same bytes in 64-token blocks from 0.34, 16-token ones in 0.33: rules row default_block_size)
+        assert p.num_gpu_blocks == int(old.kv_cache_bytes // p.bytes_per_block)
 
 
 def test_wsl2_has_no_vmm_so_the_estimate_sizes_it():
@@ -122,7 +125,7 @@ def test_rocm_margin_floor_is_3_gib():
 def test_explicit_utilization_caps_the_pool_and_warns():
     p = _fit(gpu_memory_utilization=0.9)
     t = _terms(p)
-    assert p.kv_cache_bytes == pytest.approx(p.requested_bytes - t["non_kv_used"] - t["transient_peak"])
+    assert p.kv_pool["available_bytes"] == pytest.approx(p.requested_bytes - t["non_kv_used"] - t["transient_peak"])
     withheld = t["init_free"] - t["margin"] - p.requested_bytes
     assert withheld >= GIB
     text = (f"gpu_memory_utilization=0.9 caps this instance at {round(p.requested_bytes / GIB, 2)} GiB, keeping "

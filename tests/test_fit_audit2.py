@@ -207,10 +207,10 @@ def test_zero_gpus_in_the_name_is_refused_like_num_gpus_0():
 
 
 def test_a_release_newer_than_kvplan_knows_is_a_visible_warning():
-    from kvplan.versions import NEWEST_KNOWN
+    from kvplan.versions import NEWEST_READ
 
     p = kvplan.fit("Qwen/Qwen3-8B", "H100", vllm_version="9.9", fixes=False)
-    assert any(w.startswith(f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules") for w in p.warnings)
+    assert any(w.startswith(f"kvplan's rules stop at vLLM {NEWEST_READ}; planned with {NEWEST_READ}'s rules") for w in p.warnings)
     assert not any("rules stop" in w for w in kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False).warnings)
 
 

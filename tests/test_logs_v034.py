@@ -19,8 +19,8 @@ GIB = 2**30
 LOG = Path(__file__).parent / "data" / "constructed_extensible_qwen3_8b_h100_v0340.log"
 P = "(EngineCore pid=2211) INFO 11-20 09:13:02 [extensible_kv_cache.py:693] "
 WARMUP = ("Memory after warmup: 61.3 GiB free, 0.02 GiB committed to the KV cache, 2.41 GiB kept for transient "
-          "activations (2.41 GiB allocated at peak, 1.12 GiB of torch reservation growth); 25986 KV cache blocks "
-          "(57.1 GiB) fit within the requested 79.19 GiB. Torch may reserve up to 19.77 GiB.")
+          "activations (2.41 GiB allocated at peak, 1.12 GiB of torch reservation growth); 6496 KV cache blocks "
+          "(57.09 GiB) fit within the requested 79.19 GiB. Torch may reserve up to 19.77 GiB.")
 
 
 def _versionless():
@@ -31,8 +31,8 @@ def test_memory_after_warmup_line_is_read_term_by_term():
     log = parse_log(LOG)
     assert (log.warmup_free_gib, log.warmup_committed_gib, log.transient_kept_gib, log.transient_peak_gib,
             log.torch_growth_gib, log.warmup_kv_blocks, log.warmup_kv_gib, log.warmup_requested_gib,
-            log.torch_limit_gib) == (61.3, 0.02, 2.41, 2.41, 1.12, 25986, 57.1, 79.19, 19.77)
-    assert (log.extended_kv_blocks, log.extended_kv_gib) == (25986, 57.11)
+            log.torch_limit_gib) == (61.3, 0.02, 2.41, 2.41, 1.12, 6496, 57.09, 79.19, 19.77)
+    assert (log.extended_kv_blocks, log.extended_kv_gib) == (6496, 57.09)
     assert log.extensible_kv_cache is True
     assert not log.unrecognised and not log.parse_warnings
 
@@ -40,12 +40,12 @@ def test_memory_after_warmup_line_is_read_term_by_term():
 def test_the_pool_is_the_measured_one_not_the_profiles_estimate():
     log = parse_log(LOG)
     # "Available KV cache memory: 58.99 GiB" is the capacity the address range was reserved for; the pool is the
-    # post-warmup "25986 KV cache blocks (57.1 GiB)"
-    assert log.kv_cache_gib == 57.1 and log.profiled_kv_cache_gib == 58.99
-    assert log.num_gpu_blocks == 25986 and log.kv_cache_tokens == 415776 and log.max_concurrency == 10.15
+    # post-warmup "6496 KV cache blocks (57.09 GiB)"
+    assert log.kv_cache_gib == 57.09 and log.profiled_kv_cache_gib == 58.99
+    assert log.num_gpu_blocks == 6496 and log.kv_cache_tokens == 415744 and log.max_concurrency == 10.15
     assert log.started is True and log.fits is True
     observed = log.to_record()["observed"]
-    assert observed["kv_cache_gib"] == 57.1 and observed["transient_kept_gib"] == 2.41
+    assert observed["kv_cache_gib"] == 57.09 and observed["transient_kept_gib"] == 2.41
 
 
 def test_a_log_without_the_line_keeps_its_record_unchanged():
@@ -59,9 +59,9 @@ def test_a_log_without_the_line_keeps_its_record_unchanged():
 def test_smallest_rank_sizes_the_pool():
     lines = [f"(Worker_TP0 pid=11) INFO 11-20 09:13:02 [extensible_kv_cache.py:693] {WARMUP}",
              "(Worker_TP1 pid=12) INFO 11-20 09:13:02 [extensible_kv_cache.py:693] "
-             + WARMUP.replace("25986 KV cache blocks (57.1 GiB)", "25500 KV cache blocks (56.03 GiB)")]
+             + WARMUP.replace("6496 KV cache blocks (57.09 GiB)", "6375 KV cache blocks (56.03 GiB)")]
     log = parse_lines(lines)
-    assert (log.warmup_kv_blocks, log.kv_cache_gib, log.num_gpu_blocks) == (25500, 56.03, 25500)
+    assert (log.warmup_kv_blocks, log.kv_cache_gib, log.num_gpu_blocks) == (6375, 56.03, 6375)
 
 
 def test_a_versionless_log_with_the_line_is_read_as_0_34():

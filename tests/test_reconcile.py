@@ -795,18 +795,18 @@ def test_an_agreement_says_when_the_plan_left_out_a_log_argument(tmp_path):
 def test_cli_names_the_rules_applied_to_a_log_newer_than_kvplan_read(tmp_path):
     """A log of vLLM 0.34.0 was compared "with vLLM 0.34.0 rules" (and --json "vllm_rules": "0.34.0") while the plan
     applied 0.33.0's, the newest kvplan holds."""
-    from kvplan.versions import NEWEST_KNOWN
+    from kvplan.versions import NEWEST_READ
 
     text = "\n".join(EXCERPTS[98]["lines"])
-    version = next(v for v in ("0.34.0", "0.99.0") if v != NEWEST_KNOWN)
+    version = next(v for v in ("0.34.0", "0.99.0") if v != NEWEST_READ)
     log = tmp_path / "x.log"
     log.write_text(re.sub(r"(version |\(v)\d+\.\d+\.\d+", lambda m: m.group(1) + version, text))
     args = ("reconcile", str(log), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "A100-40GB", "--vllm-version", version)
     proc = run_cli(*args, "--json", home=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["plan"]["vllm_rules"] == NEWEST_KNOWN
+    assert json.loads(proc.stdout)["plan"]["vllm_rules"] == NEWEST_READ
     proc = run_cli(*args, home=tmp_path)
-    assert (f"vLLM {NEWEST_KNOWN} rules (vLLM {version} is newer than the rules kvplan holds)"
+    assert (f"vLLM {NEWEST_READ} rules (vLLM {version} is newer than the rules kvplan holds)"
             in " ".join(proc.stdout.split())), proc.stdout
 
 
@@ -895,14 +895,14 @@ def test_cli_calibrate_names_the_rules_a_version_less_log_would_be_measured_agai
     # the refusal said "measured against vLLM 0.33.0's rules" for a log whose format names its era (excerpt 0, V0-b:
     # planned with 0.6.4.post1), and let through a log that prints an untagged source build (0.1.dev...), which is
     # planned as one without a version
-    from kvplan.versions import NEWEST_KNOWN
+    from kvplan.versions import NEWEST_READ
 
     log = tmp_path / "v0b.log"
     log.write_text("\n".join(EXCERPTS[0]["lines"]))
     proc = run_cli("reconcile", str(log), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "RTX 4090", "--calibrate",
                    home=tmp_path)
     assert proc.returncode == 2 and "vLLM 0.6.4.post1's rules" in proc.stderr, proc.stderr
-    assert f"vLLM {NEWEST_KNOWN}'s" not in proc.stderr
+    assert f"vLLM {NEWEST_READ}'s" not in proc.stderr
     untagged = tmp_path / "untagged.log"
     untagged.write_text("INFO 10-15 00:00:00 [core.py:1] Initializing a V1 LLM engine (v0.1.dev10446+g2dcd12d35) with "
                         "config: model='meta-llama/Llama-3.1-8B-Instruct'\n" + "\n".join(EXCERPTS[24]["lines"]))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kvplan.validate import load_records, predict_record
-from kvplan.versions import NEWEST_KNOWN, parse_version
+from kvplan.versions import DEFAULT_RELEASE, parse_version
 from repo_scripts import REPO, load_script
 
 sys.path.insert(0, str(REPO / "tools"))  # as `python tools/fit_calibration.py` imports it
@@ -63,7 +63,7 @@ def test_issue_dates_and_releases_are_monotone():
     (None, "https://github.com/vllm-project/vllm/issues/17000",
      {"weights_gib": 15.0, "non_torch_gib": 0.16, "activation_peak_gib": 2.0, "num_gpu_blocks": 5000}, "0.7.3", "log format"),
     # a source that is not a vLLM issue dates nothing
-    (None, "https://example.com/blog/vllm-a100", {}, NEWEST_KNOWN, "newest"),
+    (None, "https://example.com/blog/vllm-a100", {}, DEFAULT_RELEASE, "newest"),
     # a stated version stands
     ("0.12.0", "https://github.com/vllm-project/vllm/issues/21348", {}, "0.12.0", "stated"),
 ])
@@ -94,9 +94,9 @@ def test_a_versionless_record_is_fitted_with_the_version_its_sources_other_start
     siblings = dating.sibling_versions([dated, bare, alone])
     assert siblings == {source: ("0.12.0", 1)}
     assert dating.fitting_version(bare, siblings) == ("0.12.0", "same source")
-    assert dating.fitting_version(alone, siblings) == (NEWEST_KNOWN, "newest")  # nothing to borrow from
+    assert dating.fitting_version(alone, siblings) == (DEFAULT_RELEASE, "newest")  # nothing to borrow from
     reader = dating.version_reader([dated, bare, alone])  # the same, as validate_records(version_of=...) takes it
-    assert reader(bare) == ("0.12.0", "same source") and reader(alone) == (NEWEST_KNOWN, "newest")
+    assert reader(bare) == ("0.12.0", "same source") and reader(alone) == (DEFAULT_RELEASE, "newest")
 
 
 def test_the_fit_keeps_guessed_versions_out_and_plans_dated_ones_with_their_release():

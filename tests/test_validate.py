@@ -177,11 +177,11 @@ def _versionless(rec: dict, **observed) -> dict:
 ])
 def test_a_versionless_record_takes_its_era_from_the_log_format(records, observed, era_version):
     from kvplan.validate import predict_record
-    from kvplan.versions import NEWEST_KNOWN, rules_for
+    from kvplan.versions import DEFAULT_RELEASE, rules_for
 
     base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
     p, notes = predict_record(_versionless(base, **observed))
-    want = era_version or NEWEST_KNOWN
+    want = era_version or DEFAULT_RELEASE
     assert p.rules.era == rules_for(want).era
     assert any("version not stated" in n and f"{want} rules" in n or f"({want})" in n for n in notes), notes
 
@@ -238,11 +238,11 @@ def test_a_records_id_and_source_do_not_change_its_plan(records):
     # record from a vLLM issue of July 2025 (#21348, 0.9.2 then) and the same record from nowhere plan alike: the
     # newest rules where its figures do not name the era, the era its log format names where they do
     from kvplan.validate import predict_record
-    from kvplan.versions import NEWEST_KNOWN
+    from kvplan.versions import DEFAULT_RELEASE
 
     base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
     summary_line = {"weights_gib": 15.0, "non_torch_gib": 0.13, "activation_peak_gib": 4.8, "cudagraph_gib": 0.1}
-    for observed, want in (({}, NEWEST_KNOWN), (summary_line, "0.10.2")):
+    for observed, want in (({}, DEFAULT_RELEASE), (summary_line, "0.10.2")):
         plans = []
         for rid, source in (("a", "https://github.com/vllm-project/vllm/issues/21348"), ("b", None),
                             ("c", "https://github.com/llm-d/llm-d-benchmark/blob/259334868c50/config_explorer/x.md")):
@@ -256,7 +256,7 @@ def test_a_records_id_and_source_do_not_change_its_plan(records):
     dated = dict(json.loads(json.dumps(base)), id="a", source=source, vllm_version="0.12.0")
     bare = _versionless(base) | {"id": "b", "source": source}
     results = {r.id: r for r in validate_records([dated, bare])}
-    assert results["a"].label["rules_applied"] == "0.12.0" and results["b"].label["rules_applied"] == NEWEST_KNOWN
+    assert results["a"].label["rules_applied"] == "0.12.0" and results["b"].label["rules_applied"] == DEFAULT_RELEASE
 
 
 def test_a_version_read_from_outside_the_record_plans_it_where_the_record_states_none(records):

@@ -30,9 +30,9 @@ def test_canonical_quant_keeps_vllms_own_spelling():
 
 
 def test_a_release_newer_than_every_one_read_is_said_once():
-    from kvplan.versions import NEWEST_KNOWN
+    from kvplan.versions import NEWEST_READ
 
-    major, minor, _ = (int(x) for x in NEWEST_KNOWN.split("."))
+    major, minor, _ = (int(x) for x in NEWEST_READ.split("."))
     newer = f"{major}.{minor + 7}.0"
     p = api.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version=newer, fixes=False)
     said = [t for t in p.warnings + p.assumptions if f"vLLM {newer} is newer" in t]
@@ -220,18 +220,18 @@ def test_an_untagged_source_build_with_a_prefix_or_a_remark_names_no_release(giv
 
 def test_the_published_releases_agree_with_the_releases_kvplan_reads_and_dates():
     """versions.PUBLISHED_RELEASES decides which --vllm-version numbers are refused as never published: raising
-    NEWEST_KNOWN (or reading a release) without adding it there would refuse the newest release itself. The package
+    DEFAULT_RELEASE (or reading a release) without adding it there would refuse the newest release itself. The package
     cannot read tools/data/vllm_release_dates.json (PyPI upload dates, not installed), so the two lists are held
-    alike here, over OLDEST_READ..the newest release read (NEWEST_KNOWN, the default, may trail it)."""
+    alike here, over OLDEST_READ..the newest release read (DEFAULT_RELEASE, the default, may trail it)."""
     import json
     from pathlib import Path
 
-    from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, PUBLISHED_RELEASES, RELEASES_READ, parse_version,
+    from kvplan.versions import (DEFAULT_RELEASE, OLDEST_READ, PUBLISHED_RELEASES, RELEASES_READ, parse_version,
                                  unpublished_release)
 
     newest_read = max(RELEASES_READ, key=parse_version)
-    assert NEWEST_KNOWN in PUBLISHED_RELEASES and OLDEST_READ in PUBLISHED_RELEASES
-    assert parse_version(NEWEST_KNOWN) <= parse_version(newest_read) == parse_version(max(PUBLISHED_RELEASES, key=parse_version))
+    assert DEFAULT_RELEASE in PUBLISHED_RELEASES and OLDEST_READ in PUBLISHED_RELEASES
+    assert parse_version(DEFAULT_RELEASE) <= parse_version(newest_read) == parse_version(max(PUBLISHED_RELEASES, key=parse_version))
     assert not [r for r in RELEASES_READ if r not in PUBLISHED_RELEASES]
     assert not [r for r in PUBLISHED_RELEASES if unpublished_release(r)]
     dates = json.loads((Path(__file__).parents[1] / "tools" / "data" / "vllm_release_dates.json").read_text())

@@ -1121,11 +1121,11 @@ def refuse_unpublished_version(version: str | None) -> None:
     report can carry a number PyPI never had (tests/data/hybrid_state_blocks.jsonl's ROCm start says 0.23.1)."""
     if not version:
         return
-    from kvplan.versions import NEWEST_KNOWN, unpublished_release
+    from kvplan.versions import DEFAULT_RELEASE, unpublished_release
 
     why = unpublished_release(version)
     if why:
-        raise InputError("--vllm-version", why, f"give the release you run (`pip show vllm`), e.g. {NEWEST_KNOWN}; a "
+        raise InputError("--vllm-version", why, f"give the release you run (`pip show vllm`), e.g. {DEFAULT_RELEASE}; a "
                          "development build as its own name (0.11.0.dev5) is planned too")
 
 

@@ -303,7 +303,7 @@ def pinned_release(version: str) -> str:
     series alone ('0.11') raises InputError naming the release to pin."""
     from packaging.version import Version
 
-    from kvplan.versions import (NEWEST_KNOWN, PUBLISHED_RELEASES, development_build_of, names_patch_release,
+    from kvplan.versions import (DEFAULT_RELEASE, PUBLISHED_RELEASES, development_build_of, names_patch_release,
                                  nightly_after_candidate, outside_read, parse_version, release_token)
 
     token = release_token(version)
@@ -318,7 +318,7 @@ def pinned_release(version: str) -> str:
         kind, suggest = "a nightly of main", after[1]
     elif before:
         kind = "a development build"
-        suggest = max((r for r in PUBLISHED_RELEASES if Version(r) < Version(before)), key=Version, default=NEWEST_KNOWN)
+        suggest = max((r for r in PUBLISHED_RELEASES if Version(r) < Version(before)), key=Version, default=DEFAULT_RELEASE)
     else:
         # (a nightly past the newest release published, '0.34.1rc1.dev5': nightly_after_candidate has no release after
         # it; the newest one published is the release to pin, whatever the default release of the plan)

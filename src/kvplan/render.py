@@ -292,11 +292,11 @@ def _rules_text(p: Plan) -> str:
     """'rules' for a release kvplan read; for one newer (or older) than those, whose rules it applies instead: the
     panel said "0.34.0 rules" while the warning below said 0.33.0's were applied. A development build or a nightly
     names a release other than the one whose rules apply: the row says which."""
-    from kvplan.versions import NEWEST_KNOWN, development_build_of, nightly_after_candidate, outside_read
+    from kvplan.versions import NEWEST_READ, development_build_of, nightly_after_candidate, outside_read
 
     where = outside_read(p.rules.release) if p.mode == "vllm" else None
     if where == "newer":
-        return f"— planned with {NEWEST_KNOWN}'s rules, the newest kvplan holds"
+        return f"— planned with {NEWEST_READ}'s rules, the newest kvplan holds"
     if where == "older":
         return "— planned with the oldest rules kvplan holds"
     if p.mode == "vllm" and (after := nightly_after_candidate(p.vllm_version)):

@@ -119,9 +119,9 @@ _RULE_STEPS: tuple[tuple[tuple[int, int, int], dict], ...] = (
 def scheduler_rules(version: Optional[str], engine: Optional[str] = None) -> SchedulerRules:
     """The rules of a vLLM version string ('0.19.0'); None = newest. `engine` "v0": a 0.8-0.10 release that runs
     the deployment on its V0 engine (a plan's `rules.engine`) schedules as V0 does."""
-    from kvplan.versions import NEWEST_KNOWN, parse_version
+    from kvplan.versions import DEFAULT_RELEASE, parse_version
 
-    text = version or NEWEST_KNOWN
+    text = version or DEFAULT_RELEASE
     release = tuple(parse_version(text))[:3]
     chosen: dict = {}
     for first, changes in _RULE_STEPS:

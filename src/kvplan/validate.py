@@ -29,7 +29,7 @@ from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, CAPTURE_SIZE_ARGS, 
 from kvplan.plan.args import hf_overrides_object, rope_scaling_object
 from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model, wsl2_gpu)
-from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, RELEASE_NUMBERS_FROM, canonical_quant, names_patch_release, outside_read,
+from kvplan.versions import (DEFAULT_RELEASE, NEWEST_READ, OLDEST_READ, RELEASE_NUMBERS_FROM, canonical_quant, names_patch_release, outside_read,
                              parse_version, untagged_source_build)
 from kvplan.weights import kv_dtype_bytes
 
@@ -227,7 +227,7 @@ def log_format_era(obs: dict) -> tuple[str, str, str, str] | None:
     # figure the record keeps: read with 0.34.0's rules, the first release that prints it. First, since such a log
     # also gives the block count (num_gpu_blocks), which alone would read as V0 where it is cut before the token line.
     if "transient_kept_gib" in has:
-        last = max(NEWEST_KNOWN, EXTENSIBLE_KV_FIRST_RELEASE, key=lambda v: tuple(int(p) for p in v.split(".")[:3]))
+        last = NEWEST_READ
         return (EXTENSIBLE_KV_FIRST_RELEASE, EXTENSIBLE_KV_FIRST_RELEASE, last,
                 "the 'Memory after warmup' line (the extensible KV cache sized after warmup) identifies >= "
                 f"{EXTENSIBLE_KV_FIRST_RELEASE} ({EXTENSIBLE_KV_FIRST_RELEASE} rules, the first release that prints it)")
@@ -253,7 +253,7 @@ def log_format_era(obs: dict) -> tuple[str, str, str, str] | None:
         if "non_torch_gib" in has:
             return ("0.10.2", "0.10.2", "0.26.99", "the summary line with separate weight, activation, non-torch and "
                     "CUDAGraph figures identifies 0.10.2-0.26 (0.10.2 rules, the first release that prints it)")
-        return ("0.27.0", "0.27.0", NEWEST_KNOWN, "the summary line with 'consumed memory (weights + non-torch)' "
+        return ("0.27.0", "0.27.0", NEWEST_READ, "the summary line with 'consumed memory (weights + non-torch)' "
                 "identifies >= 0.27 (0.27.0 rules, the first release that prints it)")
     return None
 
@@ -277,7 +277,7 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
                     notes.append(f"vLLM {v!r} names no patch release: {release[0]}.{release[1]}.0's rules applied "
                                  f"(give the full release the log prints, e.g. {release[0]}.{release[1]}.1, if a later one ran)")
                 if outside_read(release) == "newer":
-                    notes.append(f"vLLM {v} is newer than the newest release kvplan has read ({NEWEST_KNOWN}): its "
+                    notes.append(f"vLLM {v} is newer than the newest release kvplan has read ({NEWEST_READ}): its "
                                  "rules applied, what changed since is not modelled (check the version for a typo)")
                 return v, "stated"
             notes.append(f"vLLM {v} is a source build without a release number: read as a record without a version")
@@ -288,8 +288,12 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
         rules, _, _, what = fmt
         notes.append(f"vLLM version not stated; {what}")
         return rules, "log format"
-    notes.append(f"vLLM version not stated: newest rules ({NEWEST_KNOWN}) applied")
-    return NEWEST_KNOWN, "newest"
+    # the record format's "newest behaviour the tool knows": the newest release whose sizing real startups validated
+    # (versions.DEFAULT_RELEASE); a 0.34+ start, whose pool is sized after warmup, prints 'Memory after warmup', which
+    # a record carries as observed.transient_kept_gib and log_format_era reads above
+    notes.append(f"vLLM version not stated: the default release's rules ({DEFAULT_RELEASE}, the newest whose KV-cache "
+                 f"sizing real startups validated; {NEWEST_READ} sizes it after warmup) applied")
+    return DEFAULT_RELEASE, "newest"
 
 
 def _record_gpu(rec: dict, notes: list[str] | None = None) -> GPUSpec:

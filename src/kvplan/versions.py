@@ -24,7 +24,14 @@ from packaging.version import InvalidVersion, Version
 
 from kvplan.errors import InputError
 
-NEWEST_KNOWN = "0.33.0"
+# The release a plan, a launch file and a record or log without a version take when none is given: the newest whose
+# KV-cache sizing real startups have validated. vLLM 0.34.0 (NEWEST_READ) sizes its pool after warmup and CUDA-graph
+# capture at gpu_memory_utilization 1.0 by default (the extensible KV cache, rules row kv_pool_sizing); kvplan plans it
+# when asked (--vllm-version 0.34.0, a record or log that states it or prints its 'Memory after warmup' line), but no
+# public 0.34 startup has scored that sizing yet, so the default stays on 0.33.0 until one does.
+DEFAULT_RELEASE = "0.33.0"
+# The newest release whose sources were read (RELEASES_READ): a version past it is planned with its rules and a warning
+NEWEST_READ = "0.34.0"
 OLDEST_READ = "0.6.3"
 
 # Releases whose sources were read (docs/vllm-memory-model.md, "Sources and method").
@@ -67,7 +74,7 @@ def _version_match(text: str) -> re.Match:
         shown = str(text) if len(str(text)) <= 40 else str(text)[:40] + "..."
         # 'nightly' / 'latest' (image tags) name no release: the build's own number is what vLLM prints
         raise InputError("--vllm-version", f"cannot read a vLLM version from {shown!r}",
-                         f"give a release such as {NEWEST_KNOWN}, or the number the build prints (`python -c 'import vllm; "
+                         f"give a release such as {DEFAULT_RELEASE}, or the number the build prints (`python -c 'import vllm; "
                          "print(vllm.__version__)'` in its image, e.g. 0.26.1rc1.dev156 for a nightly)")
     return m
 
@@ -91,7 +98,7 @@ def parse_version(text: str) -> V:
     if untagged_source_build(text):
         raise InputError("--vllm-version", f"{text!r} is a source build made where no release tag was reachable "
                          "(setuptools-scm names such a checkout 0.1.dev<commits>): its number names no release",
-                         f"give the release it was built after, e.g. --vllm-version {NEWEST_KNOWN}")
+                         f"give the release it was built after, e.g. --vllm-version {DEFAULT_RELEASE}")
     release = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
     after = nightly_after_candidate(text)
     if after:
@@ -1760,10 +1767,14 @@ def first_release_where(field: str, test) -> str | None:
 @lru_cache(maxsize=64)
 def rules_for(version: str | None = None) -> VersionRules:
     """The rules of `version` (default: the newest release kvplan knows)."""
-    text = str(version or NEWEST_KNOWN).strip()
+    text = str(version or DEFAULT_RELEASE).strip()
     text = text[1:] if re.match(r"[vV]\d", text) else text  # 'v0.11.0' as a tag spells it: the release 0.11.0
     release = parse_version(text)
-    notes: list[str] = []  # (a release newer than NEWEST_KNOWN is a warning of the plan: newer_than_read)
+    notes: list[str] = []  # (a release newer than NEWEST_READ is a warning of the plan: newer_than_read)
+    if not version and DEFAULT_RELEASE != NEWEST_READ:
+        notes.append(f"no vLLM version given: kvplan's default release, {DEFAULT_RELEASE}, the newest whose KV-cache sizing "
+                     f"real startups validated; {NEWEST_READ} sizes the pool after warmup and CUDA-graph capture, at "
+                     f"gpu_memory_utilization 1.0 by default (its extensible KV cache): --vllm-version {NEWEST_READ} plans it")
     before, after = development_build_of(text), nightly_after_candidate(text)
     if after:
         notes.append(f"vLLM {text} is a nightly of main named after the {after[0]} candidate tag it reaches (setuptools-scm): "
@@ -1778,7 +1789,7 @@ def rules_for(version: str | None = None) -> VersionRules:
 
 
 def unpublished_release(text: str) -> str | None:
-    """Why `text`, a plain release number ('0.10.3', 'v0.9.9') between OLDEST_READ and NEWEST_KNOWN, is no release
+    """Why `text`, a plain release number ('0.10.3', 'v0.9.9') between OLDEST_READ and NEWEST_READ, is no release
     vLLM published (PUBLISHED_RELEASES), with its series' releases; None for a published one, a series alone ('0.10'),
     a development, candidate or local build ('0.11.0.dev5', '0.20.0rc1', '0.11.0+cu128'), a container image reference
     or a release outside that span (newer_than_read speaks of those)."""
@@ -1794,11 +1805,11 @@ def unpublished_release(text: str) -> str | None:
 
 
 def outside_read(release: V) -> str | None:
-    """Where a release lies beyond the ones kvplan read: "newer" than NEWEST_KNOWN (whose rules apply), "older" than
+    """Where a release lies beyond the ones kvplan read: "newer" than NEWEST_READ (whose rules apply), "older" than
     OLDEST_READ (the oldest rules kvplan holds apply), else None. The one test behind newer_than_read's warning, fit's
     vLLM row (render), reconcile's plan line, the band's "outside what was validated" (band.uncertainty_band) and
     a record's stated version (validate.version_basis)."""
-    if release > parse_version(NEWEST_KNOWN):
+    if release > parse_version(NEWEST_READ):
         return "newer"
     if release < parse_version(OLDEST_READ):
         return "older"
@@ -1806,7 +1817,7 @@ def outside_read(release: V) -> str | None:
 
 
 def newer_than_read(rules: VersionRules) -> str | None:
-    """The warning for a release outside the ones kvplan read: newer than every one (NEWEST_KNOWN's rules apply) or
+    """The warning for a release outside the ones kvplan read: newer than every one (NEWEST_READ's rules apply) or
     older (OLDEST_READ's apply); None otherwise."""
     where = outside_read(rules.release)
     if where == "older":
@@ -1816,7 +1827,7 @@ def newer_than_read(rules: VersionRules) -> str | None:
                 f"{rules.version} is older: what differed before {OLDEST_READ} is not modelled)")
     if where is None:
         return None
-    return (f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules (vLLM {rules.version} "
+    return (f"kvplan's rules stop at vLLM {NEWEST_READ}; planned with {NEWEST_READ}'s rules (vLLM {rules.version} "
             "is newer: what changed since is not modelled)")
 
 

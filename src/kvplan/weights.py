@@ -687,7 +687,7 @@ def splits_exclude_list(quant: QuantSpec | None, architectures, release=None, ex
     (versions.has_hf_mapper)."""
     if quant is None or quant.method not in SPLIT_SKIP_METHODS or not quant.skip:
         return False
-    release = release if release is not None else versions.parse_version(versions.NEWEST_KNOWN)
+    release = release if release is not None else versions.parse_version(versions.DEFAULT_RELEASE)
     if exclude_split is None:
         exclude_split = bool(versions.rule_at("modelopt_exclude_split", release))
     return bool(exclude_split) and versions.has_hf_mapper(architectures, release)
@@ -1535,7 +1535,7 @@ def stored_bytes(spec: ModelSpec, release=None) -> int:
     quantization applied, its skip list read as `release` reads it (quant_as_read; the newest release kvplan knows
     without one), no kernel padding, no rotary cache, no MTP layers): what a download and the disk hold."""
     count = count_weights(spec)
-    at = release if release is not None else versions.parse_version(versions.NEWEST_KNOWN)
+    at = release if release is not None else versions.parse_version(versions.DEFAULT_RELEASE)
     rule = _param_bytes_rule(quant_as_read(spec.quant, spec.architectures, release), spec.dtype_bytes,
                              model_type=spec.model_type, spec=spec,
                              fused_first=bool(versions.rule_at("ct_fused_match_first", at)))

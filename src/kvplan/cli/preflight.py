@@ -32,9 +32,9 @@ def plan_for_machine(model: str, flags: FitFlags, facts):
 def build_request(model: Optional[str], flags: FitFlags, facts):
     from kvplan import preflight as pf
     from kvplan.errors import HubError
-    from kvplan.versions import NEWEST_KNOWN, rules_for
+    from kvplan.versions import DEFAULT_RELEASE, rules_for
 
-    version = flags.vllm_version or NEWEST_KNOWN
+    version = flags.vllm_version or DEFAULT_RELEASE
     rules = rules_for(version)
     # vLLM >= 0.34 on this machine's CUDA / ROCm GPU sizes its pool with the extensible KV cache unless told not to,
     # at utilization 1.0 unless given (plan.extensible.default_utilization)

@@ -67,10 +67,10 @@ def reconcile(
         # graphs +0.10 GiB against 0.33.0's rules where 0.11.0's give -0.26. A log printing an untagged source build
         # (0.1.dev<commits>) is planned as one without a version (plan_from_log)
         from kvplan.reconcile import version_from_log_format
-        from kvplan.versions import NEWEST_KNOWN
+        from kvplan.versions import DEFAULT_RELEASE
 
         inferred = version_from_log_format(log)
-        rules = (f"vLLM {inferred[0]}'s rules ({inferred[1]})" if inferred else f"vLLM {NEWEST_KNOWN}'s rules, the newest")
+        rules = (f"vLLM {inferred[0]}'s rules ({inferred[1]})" if inferred else f"vLLM {DEFAULT_RELEASE}'s rules, the default")
         unstated = (f"the log's vLLM {log.vllm_version} is a source build whose number names no release" if log.vllm_version
                     else "the log does not print its vLLM version")
         raise InputError("--calibrate", f"{unstated}, so its gaps would be measured against {rules}, whichever release "
@@ -219,9 +219,9 @@ def render_reconciliation(result, plan=None) -> None:
 def _plan_header(plan) -> dict:
     """What a comparison was made with: the model, the GPU and its total, the parallel sizes, the rules' release (for
     a release newer than kvplan read, the newest it holds, whose rules were applied: it said "vLLM 0.34.0 rules")."""
-    from kvplan.versions import NEWEST_KNOWN, outside_read
+    from kvplan.versions import NEWEST_READ, outside_read
 
-    rules = NEWEST_KNOWN if outside_read(plan.rules.release) == "newer" else plan.rules.version
+    rules = NEWEST_READ if outside_read(plan.rules.release) == "newer" else plan.rules.version
     return {"model": plan.model.id, "gpu": plan.gpu.name, "gpu_total_gib": round(plan.gpu.total_gib, 2),
             "tensor_parallel_size": plan.args.tensor_parallel_size,
             "pipeline_parallel_size": plan.args.pipeline_parallel_size,

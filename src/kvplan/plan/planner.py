@@ -811,9 +811,12 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                              cudagraph_estimate=cg, capacity_bytes=capacity, capacity_blocks=capacity_blocks,
                              bytes_per_block=bytes_per_block, groups=groups, args=resolved, rocm=gpu.vendor == "AMD")
         num_blocks = pool.num_blocks
-        available = min(pool.available_bytes, capacity)
+        # the pool is the blocks committed, as vLLM logs it ('N KV cache blocks (S GiB)', 'Extended KV cache to N
+        # blocks (S GiB)': num_blocks x bytes_per_block), not the bytes they were fitted into
+        available = float(num_blocks * bytes_per_block)
         notes.append(f"extensible KV cache (vLLM {rules.version}): 'Available KV cache memory' {capacity / GIB:.2f} GiB is the "
-                     f"capacity reserved; the pool, {available / GIB:.2f} GiB, is what the memory measured after warmup and "
+                     f"capacity reserved; the pool, {available / GIB:.2f} GiB in {num_blocks:,} blocks, is what fits in "
+                     f"{min(pool.available_bytes, capacity) / GIB:.2f} GiB, the memory measured after warmup and "
                      f"CUDA-graph capture leaves less a {pool.margin_bytes / GIB:.2f} GiB margin and the "
                      f"{pool.transient_peak_bytes / GIB:.2f} GiB transient peak (v1/worker/extensible_kv_cache.py "
                      "measure_kv_cache_bytes). Estimated, not measured on a 0.34 start: the non-torch, activation and "
