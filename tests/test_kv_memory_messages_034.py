@@ -32,10 +32,11 @@ def test_the_fit_refusal_carries_the_sizing_modes_hint():
     assert ("The KV cache gets what is left after the model and its activations within `gpu_memory_utilization`=0.8; "
             "increase it (with the extensible KV cache it defaults to 1.0) or decrease `max_model_len` or "
             "`max_num_seqs`. Decreasing") in p.error
+    # at 1.0 the capacity holds the 40,960-token request; the pool measured after warmup does not
     full = _fit("0.34.0", gpu_memory_utilization=1.0)
-    assert not full.fits and ("The extensible KV cache already takes all device memory left after the model and its "
-                              "activations; decrease `max_model_len` or `max_num_seqs`, or the model needs a device "
-                              "with more memory.") in full.error
+    assert not full.fits and ("The extensible KV cache already takes all device memory left after the model, its "
+                              "activations, CUDA graphs and warmup; decrease `max_model_len` or `max_num_seqs`, or the "
+                              "model needs a device with more memory.") in full.error
     sized = _fit("0.34.0", kv_cache_memory_bytes=2 * 2 ** 30)
     assert not sized.fits and ("Try increasing `gpu_memory_utilization` when initializing the engine (this flag also "
                                "controls CPU memory reservation on the CPU backend, despite its name). " + TAIL) in sized.error

@@ -176,7 +176,10 @@ def source_label(source: str) -> str:
 def budget_segments(p: Plan) -> list[tuple[str, float]]:
     """The memory budget as (label, bytes) segments that add up to the GPU's total (per rank)."""
     kv = max(0.0, p.kv_cache_bytes)
-    used = p.weights_bytes + p.activation_peak_bytes + p.non_torch_bytes + p.cudagraph_bytes
+    # the extensible KV cache (vLLM >= 0.34) estimates no graphs before the allocation but measures their capture
+    # after warmup: the captured pool is what they hold beside the KV cache
+    graphs = float(p.cudagraph_capture_bytes if p.kv_cache_capacity_bytes is not None else p.cudagraph_bytes)
+    used = p.weights_bytes + p.activation_peak_bytes + p.non_torch_bytes + graphs
     over = max(0.0, used - p.requested_bytes)  # weights etc. beyond the budget: shown, never hidden
     # a pool given by --kv-cache-memory-bytes is not what the requested memory leaves: vLLM allocates it as given, so
     # the card's unclaimed rest is the headroom (total - the others - the pool), not total - requested
@@ -187,7 +190,7 @@ def budget_segments(p: Plan) -> list[tuple[str, float]]:
         ("weights", float(p.weights_bytes)),
         ("activation", float(p.activation_peak_bytes)),
         ("non-torch", float(p.non_torch_bytes)),
-        ("CUDA graphs", float(p.cudagraph_bytes)),
+        ("CUDA graphs", graphs),
         ("KV pool", kv),
         ("headroom", max(0.0, headroom)),
     ]

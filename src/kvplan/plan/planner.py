@@ -777,8 +777,16 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     skip_note, skip_warning = skip_mm_profiling_says(model, resolved, rules, act)
     notes += [skip_note] if skip_note else []
     warns += [skip_warning] if skip_warning else []
-    available = requested - w.bytes - nt - act - cg
     extensible, extensible_off = extensible_kv_cache(gpu, resolved, rules)
+    if extensible and cg:
+        # model runner v2's profile_cudagraph_memory returns 0 with the extensible KV cache, which measures the capture
+        # after warmup instead (v1/worker/gpu/model_runner.py GPUModelRunner.profile_cudagraph_memory, 0.34.0 wheel):
+        # neither the capacity nor the transient peak holds an estimate
+        notes.append(f"CUDA graphs: no estimate before the KV allocation (vLLM {rules.version}'s extensible KV cache "
+                     f"measures the capture, ~{capture / GIB:.2f} GiB, after warmup: GPUModelRunner.profile_cudagraph_memory "
+                     "returns 0)")
+        cg, cg_f = 0, "0: not estimated with the extensible KV cache (GPUModelRunner.profile_cudagraph_memory, 0.34.0)"
+    available = requested - w.bytes - nt - act - cg
     if rules.kv_pool_sizing == "extensible" and rules.is_v1 and not extensible:
         notes.append(fallback_note(rules, extensible_off, util))
         if "vmm_unavailable_reason" in extensible_off:  # found at startup: vLLM's warning (v1/executor/abstract.py)
