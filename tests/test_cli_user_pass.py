@@ -107,7 +107,7 @@ def test_a_release_vllm_never_published_is_refused_with_its_series(monkeypatch, 
 
 
 @pytest.mark.parametrize("version", ["0.10.2", "0.10.1.1", "0.9.0.1", "0.8.5.post1", "0.10", "0.11.0.dev5", "0.20.0rc1",
-                                     "0.11.0+cu128", "0.33.1", "0.4.0"])
+                                     "0.11.0+cu128", "0.34.1", "0.4.0"])
 def test_releases_series_and_builds_are_still_planned(monkeypatch, capsys, version):
     code, out, err = run_cli(monkeypatch, capsys, "fit", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "L40S", "--max-model-len",
                              "8k", "--vllm-version", version)

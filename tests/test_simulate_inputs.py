@@ -355,14 +355,14 @@ def test_capacity_gives_the_plans_warnings_as_fit_does():
     """capacity said nothing of a release kvplan has no rules for, nor of the GPU variant it picked for 'A100':
     fit and scaffold print them, simulate lists them among its notes."""
     args = ["capacity", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "A100", "--max-model-len", "8192", "-w", "azure-conv",
-            "-n", "100", "--slo", "ttft=1s", "--vllm-version", "0.34.0"]
+            "-n", "100", "--slo", "ttft=1s", "--vllm-version", "0.35.0"]
     code, out = run(*args)
     assert code == 0, out
     text = " ".join(out.split())
-    assert "warning: kvplan's rules stop at vLLM 0.33.0" in text and "warning: GPU 'A100' names cards" in text, out
+    assert "warning: kvplan's rules stop at vLLM 0.34.0" in text and "warning: GPU 'A100' names cards" in text, out
     code, out = run(*args, "--json")
     d = json.loads(out[out.index("{"):])
-    assert any(w.startswith("kvplan's rules stop at vLLM 0.33.0") for w in d["warnings"])
+    assert any(w.startswith("kvplan's rules stop at vLLM 0.34.0") for w in d["warnings"])
 
 
 def test_the_step_line_counts_one_request_in_the_singular():

@@ -88,17 +88,17 @@ def uncertainty_band(p: Plan) -> dict | None:
     arch = model_architecture(p.model)
     if any(k.startswith("arch|") for k in table) and f"arch|{arch}" not in table:
         outside.append(f"no validated startup of the {arch} architecture")
-    # vLLM >= 0.34 sizes the pool after warmup (the extensible KV cache, plan.extensible): no startup the residuals
-    # come from was sized that way, so the era's band is shown for scale, not as validated
-    if p.kv_pool is not None:
-        outside.append(f"no validated startup sizes its KV cache after warmup as vLLM {p.rules.version}'s extensible KV "
-                       "cache does (the residuals are of pools sized by the profile's estimate)")
     # a release beyond the ones whose rules were read was never validated either, whatever its era's records say
     where = outside_read(p.rules.release)
     if where == "newer":
         outside.append(f"vLLM {p.rules.version} is newer than the newest release kvplan has read ({NEWEST_READ})")
     elif where == "older":
         outside.append(f"vLLM {p.rules.version} is older than the oldest release kvplan has read ({OLDEST_READ})")
+    # vLLM >= 0.34 sizes the pool after warmup (the extensible KV cache, plan.extensible): no startup the residuals
+    # come from was sized that way, so the era's band is shown for scale, not as validated
+    if p.kv_pool is not None:
+        outside.append(f"no validated startup sizes its KV cache after warmup as vLLM {p.rules.version}'s extensible KV "
+                       "cache does (the residuals are of pools sized by the profile's estimate)")
     if entry is None:
         return {"lo": None, "hi": None, "n": 0, "outside_validation": True, "family": fam, "era": era,
                 "text": "outside what was validated: " + "; ".join(outside or ["no records"])}
