@@ -14,7 +14,7 @@ from kvplan.plan import (COUNT_EXAMPLES, INT_ENGINE_ARGS, EngineArgs, Fix, Plan,
                           parse_env, parse_max_model_len, plan, unknown_keyword)
 from kvplan.resolve import (GPUS_PER_NODE, NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu,
                             gpu_catalog, gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
-from kvplan.versions import check_serve_values, driver_requirement, rules_for
+from kvplan.versions import DEFAULT_RELEASE, NEWEST_READ, check_serve_values, driver_requirement, rules_for
 
 # the flags a caller gives; awq_kernel is the plan's own reading of the checkpoint (plan.awq_linear_kernel), not a flag
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__) - {"awq_kernel"}
@@ -154,7 +154,8 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     **flags: the engine arguments, named as vLLM names them (vllm serve's flags in snake_case, as `vllm.LLM(...)`
         and EngineArgs take them): max_model_len, gpu_memory_utilization, tensor_parallel_size, quantization,
         kv_cache_dtype, dtype, enforce_eager, max_num_seqs, max_num_batched_tokens, ... (EngineArgs lists them all);
-        vllm_version, the release whose rules apply (default the newest kvplan knows). Values as Python gives them
+        vllm_version, the release whose rules apply (default: kvplan's default release, versions.DEFAULT_RELEASE,
+        which may be older than the newest release it reads, versions.NEWEST_READ). Values as Python gives them
         or as the command line reads them (max_model_len='32k'); NumPy scalars are read as their numbers.
         entrypoint='llm' plans `vllm.LLM(...)` in Python, whose default token budget is larger than vllm serve's.
         An LLM(...) call's keywords that move no GPU memory (trust_remote_code, seed, tokenizer,
@@ -1061,6 +1062,12 @@ class FitParam(NamedTuple):
     panel: str
 
 
+# the release a plan takes without --vllm-version (versions.DEFAULT_RELEASE) is not always the newest kvplan reads
+# (versions.NEWEST_READ): the help names both, so that a newer release read is found, and not taken for the default
+VLLM_VERSION_HELP = ("Which vLLM release's rules to apply (default: " + (
+    f"{DEFAULT_RELEASE}, the newest kvplan knows)." if DEFAULT_RELEASE == NEWEST_READ else
+    f"{DEFAULT_RELEASE}, kvplan's default release; the newest it reads, {NEWEST_READ}, applies when given: "
+    f"--vllm-version {NEWEST_READ})."))
 GPU_HELP = "GPU name or alias from the catalog (e.g. L4, H100, 'A100-80GB'; `kvplan gpus` lists them)."
 FIT_PARAMS: list[FitParam] = [
     FitParam("gpu", Optional[str], None, ("--gpu",), GPU_HELP + " Default: the GPU NVML detects, else a 16 GB T4.", "GPU"),
@@ -1110,7 +1117,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("hf_overrides", Optional[str], None, ("--hf-overrides",), 'Keys set on the model\'s config before anything is derived from it, as vLLM takes them (JSON): \'{"rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}}\' lengthens the derived max length (up to vLLM 0.29: 32,768 x 4; from 0.30 a YaRN factor is not applied, so give "max_position_embeddings" too); num_key_value_heads, head_dim, sliding_window... change the KV cache as they would in vLLM. A sub-config\'s keys ({"text_config": {...}}) are merged from vLLM 0.11.1.', "vllm serve flags"),
     FitParam("rope_scaling", Optional[str], None, ("--rope-scaling",), "vLLM 0.4.3-0.11.0: the rope_scaling dict as JSON (set on the config as --hf-overrides '{\"rope_scaling\": ...}'); refused by later releases, which take --hf-overrides.", "vllm serve flags"),
     FitParam("rope_theta", Optional[float], None, ("--rope-theta",), "vLLM 0.5.0-0.11.0: the config's rope_theta; refused by later releases, which take --hf-overrides '{\"rope_theta\": N}'.", "vllm serve flags"),
-    FitParam("vllm_version", Optional[str], None, ("--vllm-version",), "Which vLLM release's rules to apply (default: the newest kvplan knows).", "kvplan"),
+    FitParam("vllm_version", Optional[str], None, ("--vllm-version",), VLLM_VERSION_HELP, "kvplan"),
     FitParam("overhead_gb", Optional[float], None, ("--overhead-gb",), "The seed's simple arithmetic: budget = GPU GB x utilization - weights - this many GB, all layers full attention.", "kvplan"),
 ]
 

@@ -578,6 +578,8 @@ async function loadCatalogs() {
   for (const g of gpus) sel.appendChild(new Option(gpuLabel(g, false), g.id));
   sel.appendChild(new Option("custom size…", "custom"));
   for (const v of features.vllm_versions || []) { const o = document.createElement("option"); o.value = v; $("version-list").appendChild(o); }
+  // the release a plan takes when the field is empty: kvplan's default, which need not be the newest in the list
+  if (features.default_vllm_version) $("vllm_version").placeholder = `${features.default_vllm_version} (kvplan's default release)`;
   $("tab-traffic").hidden = !features.simulate;
   $("tab-deploy").hidden = !features.scaffold;
   $("sim-limit").textContent = fmtInt(features.limits.simulate_requests);
