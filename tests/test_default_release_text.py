@@ -52,3 +52,15 @@ def test_web_page_placeholder_names_the_default_release(tmp_path):
     html = (STATIC_DIR / "index.html").read_text()
     assert 'placeholder="newest known"' not in html
     assert "features.default_vllm_version" in (STATIC_DIR / "app.js").read_text()
+
+
+def test_gpu_memory_utilization_help_names_the_0_34_default(monkeypatch, capsys):
+    """vLLM 0.34.0 defaults gpu_memory_utilization to 1.0 with its extensible KV cache (config/cache.py
+    CacheConfig.resolved_gpu_memory_utilization); the help said only '0.90 before vLLM 0.20, 0.92 after'."""
+    from kvplan.versions import rules_for
+
+    monkeypatch.setenv("COLUMNS", "250")
+    code, out, _ = run_cli(monkeypatch, capsys, "fit", "--help")
+    line = " ".join(re.search(r"--gpu-memory-utilization.*?(?=│\s*\n│ --)", out, re.S).group(0).replace("│", " ").split())
+    one = rules_for("0.34.0").extensible_gpu_memory_utilization
+    assert f"from 0.34, {one:.1f} with its extensible KV cache" in line, line
