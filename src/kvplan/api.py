@@ -1315,6 +1315,20 @@ def _signed_gib(b: float) -> str:
     return f"{b / 2**30:+.2f} GiB"
 
 
+def _after_warmup_loss(p: Plan) -> tuple[float, float, float, float, float]:
+    """(what the extensible KV cache's pool is below the profile's capacity, the captured CUDA graphs in it, the budget
+    the device cannot hold beside the margin, the margin, the rest: whole blocks) in bytes per rank; zeros where the
+    pool is the profile's estimate. The pool is capacity - capture - max(0, requested + margin - init_free), in whole
+    blocks (plan.extensible.measured_pool)."""
+    pool = p.kv_pool
+    if pool is None or p.kv_cache_capacity_bytes is None:
+        return (0.0, 0.0, 0.0, 0.0, 0.0)
+    lost = p.kv_cache_capacity_bytes - p.kv_cache_bytes
+    capture = float(p.cudagraph_capture_bytes)
+    short = max(0.0, pool["budget_cap_bytes"] - pool["device_cap_bytes"])
+    return (lost, capture, short, float(pool["margin_bytes"]), lost - capture - short)
+
+
 def release_changes(base: Plan, p: Plan) -> list[str]:
     """What moves the plan `p` from `base`, the same deployment planned under another vLLM release: each budget term
     that changed (the pool is requested - weights - non_torch - activation_peak - cudagraph, per rank), with the
@@ -1334,6 +1348,12 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
     if moved(base.requested_bytes, p.requested_bytes):
         why = (f"gpu_memory_utilization {a.gpu_memory_utilization:g} -> {b.gpu_memory_utilization:g}"
                if a.gpu_memory_utilization != b.gpu_memory_utilization else "the GPU's total or its rounding")
+        for plan, util in ((p, b.gpu_memory_utilization), (base, a.gpu_memory_utilization)):
+            # 1.0 is the default of a release that sizes the pool after warmup (config/cache.py
+            # CacheConfig.resolved_gpu_memory_utilization, 0.34.0), not a value the user chose
+            if (a.gpu_memory_utilization != b.gpu_memory_utilization and plan.kv_pool is not None
+                    and util == plan.rules.extensible_gpu_memory_utilization):
+                why += f", {plan.vllm_version}'s default with its extensible KV cache"
         out.append(f"requested {_gib(base.requested_bytes)} -> {_gib(p.requested_bytes)} GiB "
                    f"({_signed_gib(p.requested_bytes - base.requested_bytes)} to the pool: {why})")
     deltas = p.requested_bytes - base.requested_bytes
@@ -1354,7 +1374,14 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
         elif attr in ("non_torch_bytes", "weights_bytes") and formulas[1] and formulas[0] != formulas[1]:
             why = f"{was}: {formulas[0]}; {now}: {formulas[1]}"
         elif attr == "cudagraph_bytes":
-            if not base.rules.cudagraph_subtracted and p.rules.cudagraph_subtracted:
+            if (base.kv_pool is None) != (p.kv_pool is None):
+                # the extensible KV cache estimates no CUDA graphs before the KV allocation: it measures the captured
+                # pool after warmup (v1/worker/gpu/model_runner.py GPUModelRunner.profile_cudagraph_memory, 0.34.0)
+                ext = p if p.kv_pool is not None else base
+                why = (f"{ext.vllm_version}'s extensible KV cache makes no estimate before the KV allocation: the "
+                       f"{_gib(ext.cudagraph_capture_bytes)} GiB captured is charged after warmup, in the pool's "
+                       "sizing below")
+            elif not base.rules.cudagraph_subtracted and p.rules.cudagraph_subtracted:
                 why = (f"{now} subtracts its CUDA-graph estimate before sizing the pool; {was} captured "
                        f"{_gib(base.cudagraph_capture_bytes)} GiB after allocating it, beyond the budget")
             elif base.rules.cudagraph_subtracted and not p.rules.cudagraph_subtracted:
@@ -1367,6 +1394,26 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
             why = "the release's accounting (--explain names it)"
         out.append(f"{name} {_gib(x)} -> {_gib(y)} GiB ({_signed_gib(x - y)} to the pool: {why})")
     residual = (p.kv_cache_bytes - base.kv_cache_bytes) - deltas
+    # the extensible KV cache (vLLM >= 0.34) commits less than the budget's terms leave ('Available KV cache memory',
+    # kv_cache_capacity_bytes): the captured CUDA graphs, what the device cannot hold beside a margin, whole blocks
+    sized = [_after_warmup_loss(plan) for plan in (base, p)]
+    to_pool = sized[0][0] - sized[1][0]
+    if moved(0, to_pool):
+        residual -= to_pool
+        ext = p if p.kv_pool is not None else base
+        _, capture, short, margin, rounding = sized[1] if ext is p else sized[0]
+        parts = [f"the captured CUDA graphs {_gib(capture)} GiB"]
+        if short >= tol:
+            parts.append(f"{_gib(short)} GiB of the budget the device cannot hold with a {_gib(margin)} GiB margin free "
+                         f"(requested {_gib(ext.kv_pool['requested_bytes'])} GiB + the margin > "
+                         f"{_gib(ext.kv_pool['init_free_bytes'])} GiB free at startup)")
+        if abs(rounding) >= tol:
+            parts.append(f"{_gib(rounding)} GiB to whole blocks")
+        both = base.kv_pool is not None and p.kv_pool is not None
+        out.append(f"KV pool sized after warmup and CUDA-graph capture ({_signed_gib(to_pool)} to the pool: "
+                   f"{ext.vllm_version}'s extensible KV cache" + (")" if both else
+                   f" commits the profile's 'Available KV cache memory' {_gib(ext.kv_cache_capacity_bytes)} GiB less "
+                   + ", ".join(parts) + ")"))
     if moved(0, residual):
         out.append(f"other budget terms {_signed_gib(residual)} to the pool (--explain names each)")
     if base.block_size != p.block_size:
