@@ -1,0 +1,60 @@
+"""kvplan scaffold for vLLM 0.34.0, whose extensible KV cache sizes the pool after warmup and CUDA-graph capture: the
+files' arithmetic, expected log lines and flags as a 0.34 start has them. Every plan pins its release."""
+from __future__ import annotations
+
+import re
+
+import kvplan
+from kvplan.deploy import render_files, spec_from_plan
+from kvplan.render import first_start_text
+
+GIB = 2**30
+
+
+def _plan(**flags):
+    flags.setdefault("max_model_len", 8192)
+    return kvplan.fit("Qwen/Qwen3-8B", "H100", vllm_version="0.34.0", **flags)
+
+
+def _arithmetic(text: str) -> dict[str, str]:
+    lines = [line[len("#   "):] for line in text.splitlines() if line.startswith("#   ")]
+    return {line[:17].strip(): line[17:] for line in lines if len(line) > 17 and line[16] == " "}
+
+
+def test_arithmetic_separates_the_capacity_from_the_pool_sized_after_warmup():
+    """serve.sh and README said 'CUDA graphs 0.00 GiB' and 'KV cache requested - the above = 58.15 GiB', though
+    requested - the above is 60.89 GiB (the logged 'Available KV cache memory', only the capacity reserved) and the
+    pool is what the memory measured after warmup leaves (0.50 GiB of graphs captured, a margin kept free)."""
+    p = _plan()
+    assert p.kv_pool is not None and p.kv_cache_capacity_bytes > p.kv_cache_bytes
+    files = render_files(spec_from_plan(p))
+    rows = _arithmetic(files["serve.sh"])
+    capacity = p.kv_cache_capacity_bytes / GIB
+    assert f"requested - the above = {capacity:.2f} GiB" in rows["capacity"], rows
+    # the terms listed above the capacity add up to it
+    terms = sum(float(re.match(r"([\d.]+) GiB", rows[k]).group(1)) for k in ("weights", "activation peak", "non-torch",
+                                                                            "CUDA graphs"))
+    requested = float(re.search(r"= ([\d.]+) GiB", rows["requested"]).group(1))
+    assert abs(requested - terms - capacity) <= 0.02
+    kv = rows["KV cache"]
+    assert f"= {p.kv_cache_bytes / GIB:.2f} GiB" in kv and "requested - the above" not in kv, kv
+    assert f"{p.cudagraph_capture_bytes / GIB:.2f} GiB captured CUDA graphs" in kv
+    taken = [float(x) for x in re.findall(r"- ([\d.]+) GiB", kv)]
+    assert abs(capacity - sum(taken) - p.kv_cache_bytes / GIB) <= 0.02, kv
+    assert rows["KV cache"] in files["README.md"]
+    # a release that sizes the pool from the profile's estimate keeps its one line
+    old = render_files(spec_from_plan(kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version="0.33.0")))
+    assert "requested - the above = " in _arithmetic(old["serve.sh"])["KV cache"]
+    assert "capacity" not in _arithmetic(old["serve.sh"])
+
+
+def test_a_compiling_first_start_names_the_pool_line_not_the_capacity():
+    """The first start's smaller pool was labelled 'Available KV cache memory 56.99-58.15 GiB', which a 0.34 start
+    logs as the capacity (60.89 GiB); the pool it commits is the 'Extended KV cache to N blocks (S GiB)' line."""
+    p = _plan()
+    lo, hi = re.search(r"compiling: ([\d.]+)–([\d.]+) GiB", first_start_text(p)).groups()
+    files = render_files(spec_from_plan(p))
+    assert f"a first start (empty compile cache): Extended KV cache to N blocks ({lo}-{hi} GiB)" in files["serve.sh"]
+    assert f"Available KV cache memory {lo}-{hi}" not in files["serve.sh"]
+    assert (f"the pool it commits after warmup (`Extended KV cache to N blocks (S GiB)`) between {lo} and {hi} GiB"
+            in files["README.md"])
