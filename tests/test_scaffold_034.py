@@ -58,3 +58,21 @@ def test_a_compiling_first_start_names_the_pool_line_not_the_capacity():
     assert f"Available KV cache memory {lo}-{hi}" not in files["serve.sh"]
     assert (f"the pool it commits after warmup (`Extended KV cache to N blocks (S GiB)`) between {lo} and {hi} GiB"
             in files["README.md"])
+
+
+def test_gpu_memory_utilization_is_left_unset_at_the_extensible_default():
+    """The files wrote '--gpu-memory-utilization 1': vLLM 0.34.0 advises leaving it unset with its extensible KV cache
+    (config/cache.py CacheConfig.gpu_memory_utilization), and an explicit 1.0 stays 1.0 where the start falls back to
+    the profile's estimate (no CUDA virtual memory management), which unset takes at 0.92. Given, it is written."""
+    p = _plan()
+    assert p.args.gpu_memory_utilization == 1.0 and p.given_args.gpu_memory_utilization is None
+    files = render_files(spec_from_plan(p))
+    for name in ("serve.sh", "docker-compose.yml", "k8s/deployment.yaml"):
+        assert "gpu-memory-utilization" not in files[name], name
+    assert "gpu_memory_utilization left unset: vLLM 0.34.0's default with its extensible KV cache" in files["serve.sh"]
+    assert f"takes {p.rules.default_gpu_memory_utilization}" in files["serve.sh"]
+    for given in (1.0, 0.95):
+        written = render_files(spec_from_plan(_plan(gpu_memory_utilization=given)))["serve.sh"]
+        assert f"--gpu-memory-utilization {given:g}" in written and "left unset" not in written
+    off = render_files(spec_from_plan(_plan(enable_extensible_kv_cache=False)))["serve.sh"]
+    assert "--gpu-memory-utilization 0.92" in off

@@ -454,10 +454,17 @@ def spec_from_plan(
                           f"KV pool: {conc_s} concurrent sequences of {num(mml)} tokens ({num(kv_tok)} KV-cache tokens "
                           "as vLLM logs them)"))
     wsl2 = planned_under_wsl2(plan)
-    flags.append(Flag("--gpu-memory-utilization", f"{util:g}",
-                      f"{util:g} x {_gib_text(total)} = {_gib_text(requested)} for weights + activations + KV cache"
-                      + ("; under WSL2 what Windows holds on the card is not free, and vLLM stops when the free memory "
-                         "is below this (README.md, WSL2)" if wsl2 else "")))
+    # vLLM >= 0.34 with its extensible KV cache: gpu_memory_utilization unset is 1.0, and vLLM advises leaving it unset
+    # (config/cache.py CacheConfig.gpu_memory_utilization, 0.34.0). Written out, 1.0 would also stay 1.0 where a start
+    # falls back to the profile's estimate (no virtual memory management on the host: v1/executor/abstract.py, 0.34.0),
+    # which unset takes at 0.92 (CacheConfig.resolved_gpu_memory_utilization)
+    util_left_default = (isinstance(_get(plan, "kv_pool"), dict) and _get(given, "gpu_memory_utilization") is None
+                         and util == _get(_get(plan, "rules"), "extensible_gpu_memory_utilization"))
+    if not util_left_default:
+        flags.append(Flag("--gpu-memory-utilization", f"{util:g}",
+                          f"{util:g} x {_gib_text(total)} = {_gib_text(requested)} for weights + activations + KV cache"
+                          + ("; under WSL2 what Windows holds on the card is not free, and vLLM stops when the free "
+                             "memory is below this (README.md, WSL2)" if wsl2 else "")))
     # a MoE model's experts are split over every TP x DP rank (whole experts with expert parallelism, else sliced:
     # weights.rank_weights), not over TP alone
     experts = (f"; the experts over all {tp * dp} TP x DP ranks" if dp > 1 and _get(plan.model, "is_moe", default=False)
@@ -585,7 +592,10 @@ def spec_from_plan(
     arithmetic = [
         f"GPU              {_get(g, 'name', default='?')} x {tp * pp * dp}"
         + (f" ({dp} engines of TP {tp} x PP {pp})" if dp > 1 else "") + f": {_gib_text(total)} each as CUDA reports it",
-        f"requested        {util:g} x {_gib_text(total)} = {_gib_text(requested)} per GPU",
+        f"requested        {util:g} x {_gib_text(total)} = {_gib_text(requested)} per GPU"
+        + (f" (gpu_memory_utilization left unset: vLLM {release}'s default with its extensible KV cache; a start that "
+           f"falls back to the profile's estimate takes {_get(_get(plan, 'rules'), 'default_gpu_memory_utilization', default='its own')})"
+           if util_left_default else ""),
         f"weights          {_gib_text(w_rank)} per GPU as loaded (checkpoint files: {_gib_text(w_total)} in all)",
     ]
     # vLLM >= 0.34's extensible KV cache (plan.kv_pool): 'requested - the above' is only the capacity the profile
