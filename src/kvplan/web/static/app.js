@@ -5,10 +5,12 @@
 const FIELDS = ["model", "revision", "gpu", "gpu_gib", "gpu_kinds", "num_gpus", "wsl2", "max_model_len", "concurrency",
   "gpu_memory_utilization", "kv_cache_dtype", "tensor_parallel_size", "max_num_seqs", "dtype", "quantization", "enforce_eager",
   "kv_cache_memory_bytes", "compilation_config", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "speculative_config", "limit_mm_per_prompt", "skip_mm_profiling", "entrypoint",
-  "runner", "vllm_version"];
+  "runner", "enable_extensible_kv_cache", "vllm_version"];
 // sent as JSON numbers; max_model_len goes as typed (32k, 32K, -1, auto): the server reads it as the CLI does
 const NUMBERS = new Set(["gpu_gib", "num_gpus", "concurrency", "gpu_memory_utilization", "tensor_parallel_size", "max_num_seqs",
   "max_cudagraph_capture_size"]);
+// switches whose default is the release's (a select of "", "true", "false"): sent as JSON booleans, left out when ""
+const SWITCHES = new Set(["enable_extensible_kv_cache"]);
 const DEFAULTS = { model: "Qwen/Qwen2.5-0.5B-Instruct", gpu: "tesla-t4", max_model_len: "4096" };
 const SLIDER_MIN_TOKENS = 256;
 const GPU_TABLE_ROWS = 12;
@@ -83,7 +85,10 @@ function saveUrl(values) {
 
 function planBody(values) {
   const body = {};
-  for (const [k, v] of Object.entries(values)) body[k] = NUMBERS.has(k) && v !== "" && !isNaN(Number(v)) ? Number(v) : v;
+  for (const [k, v] of Object.entries(values)) {
+    body[k] = SWITCHES.has(k) && (v === "true" || v === "false") ? v === "true"
+      : NUMBERS.has(k) && v !== "" && !isNaN(Number(v)) ? Number(v) : v;
+  }
   return body;
 }
 
