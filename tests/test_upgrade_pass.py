@@ -292,3 +292,22 @@ def test_upgrade_to_0_34_names_the_after_warmup_sizing_and_the_block_size(order)
     assert any(c.startswith(f"block size {base.block_size} -> {new.block_size} tokens") for c in changes)
     named = [c for c in changes if "to the pool" in c]
     assert abs(sum(_to_pool(c) for c in named) - (new.kv_cache_bytes - base.kv_cache_bytes) / GIB) <= 0.005 * len(named)
+
+
+def test_sweep_varies_the_extensible_kv_cache_on_and_off():
+    """An operator comparing 0.34's new sizing with the estimate it replaces: --vary enable_extensible_kv_cache was
+    refused ('cannot vary'). Each row is fit's plan with --enable- / --no-enable-extensible-kv-cache."""
+    r = _cli("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--max-model-len", "8192", "--vllm-version", "0.34.0",
+             "--vary", "enable_extensible_kv_cache=on,false", "--json")
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)["rows"]
+    assert [row["enable_extensible_kv_cache"] for row in rows] == [True, False]
+    for row, on in zip(rows, (True, False)):
+        p = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version="0.34.0",
+                       enable_extensible_kv_cache=on, fixes=False)
+        assert row["kv_cache_bytes"] == p.kv_cache_bytes and (p.kv_pool is not None) == on
+    bad = _cli("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vllm-version", "0.34.0",
+               "--vary", "enable_extensible_kv_cache=maybe")
+    # (the console script's main() turns an InputError into exit 2 and this line)
+    assert isinstance(bad.exception, InputError) and bad.exception.field == "--vary"
+    assert "enable_extensible_kv_cache takes true/false values" in str(bad.exception)

@@ -1153,7 +1153,20 @@ CAPACITY_REQUESTS = 5000
 
 
 SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size", "quantization",
-             "vllm_version", "max_loras", "max_lora_rank")
+             "vllm_version", "max_loras", "max_lora_rank", "enable_extensible_kv_cache")
+
+
+def _switch_value(text: str) -> bool:
+    """An on/off flag's --vary value (--vary enable_extensible_kv_cache=true,false): true/false, on/off, 1/0."""
+    word = str(text).strip().lower()
+    if word in ("true", "on", "1", "yes"):
+        return True
+    if word in ("false", "off", "0", "no"):
+        return False
+    raise ValueError(text)
+
+
+_switch_value.__name__ = "true/false"
 
 
 def _engine_kwargs_and_gpu(flags: FitFlags) -> tuple[dict, Optional[str], Optional[float], Optional[float], Optional[str]]:
@@ -1491,7 +1504,7 @@ def _vary_name(raw: str) -> str:
 def _vary_value(name: str, v, spec: str):
     """One --vary value as its flag reads it: a length (4096, 32k), a count, a fraction, else the text."""
     conv = {"max_model_len": parse_max_model_len, "tensor_parallel_size": int, "gpu_memory_utilization": float,
-            "max_loras": int, "max_lora_rank": int}.get(name, str)
+            "max_loras": int, "max_lora_rank": int, "enable_extensible_kv_cache": _switch_value}.get(name, str)
     if name == "vllm_version":  # as --vllm-version reads it: a number vLLM never published is refused, not planned
         try:
             refuse_unpublished_version(v)
