@@ -76,3 +76,16 @@ def test_gpu_memory_utilization_is_left_unset_at_the_extensible_default():
         assert f"--gpu-memory-utilization {given:g}" in written and "left unset" not in written
     off = render_files(spec_from_plan(_plan(enable_extensible_kv_cache=False)))["serve.sh"]
     assert "--gpu-memory-utilization 0.92" in off
+
+
+def test_readme_says_the_startup_prediction_has_no_0_34_start():
+    """The startup prediction (and the probe sized at twice it) is fitted on records before 0.34, whose extensible KV
+    cache runs a KV-cache sizing warmup after CUDA-graph capture: the README now says the prediction does not count it,
+    where it said nothing (a 0.33 plan's README is unchanged)."""
+    readme = render_files(spec_from_plan(_plan()))["README.md"]
+    text = " ".join(readme.split())
+    assert ("No vLLM 0.34.0 start is among the startups the prediction is fitted on: with the extensible KV cache a "
+            "start also runs a KV-cache sizing warmup") in text
+    old = render_files(spec_from_plan(kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version="0.33.0")))
+    off = render_files(spec_from_plan(_plan(enable_extensible_kv_cache=False)))
+    assert "sizing warmup" not in old["README.md"] and "sizing warmup" not in off["README.md"]

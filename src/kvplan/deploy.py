@@ -1148,6 +1148,19 @@ def _env_cost(spec: ScaffoldSpec, name: str) -> str:
 
 
 def _probe_text(spec: ScaffoldSpec) -> str:
+    return _probe_text_of(spec) + (_AFTER_WARMUP_STARTUP_NOTE.format(version=spec.vllm_version)
+                                   if spec.kv_sized_after_warmup else "")
+
+
+# the startup model's records (kvplan.startup) predate vLLM 0.34, whose extensible KV cache adds steps before the server
+# is ready (v1/worker/gpu_worker.py compile_or_warm_up_model -> gpu/warmup.py run_kv_cache_sizing_warmup, then
+# measure_kv_cache_blocks and extend_kv_cache, 0.34.0 wheel): no time for them is known, so none is added; say so
+_AFTER_WARMUP_STARTUP_NOTE = (" No vLLM {version} start is among the startups the prediction is fitted on: with the "
+                              "extensible KV cache a start also runs a KV-cache sizing warmup after CUDA-graph capture "
+                              "and commits the pool after it, which the prediction does not count.")
+
+
+def _probe_text_of(spec: ScaffoldSpec) -> str:
     restart = (f"Restarts find the weights on the volume but compile again, as VLLM_DISABLE_COMPILE_CACHE=1 loads no "
                f"compiled graph from the cache (~{spec.startup_restart.total_s:.0f} s; unset it for warm restarts)."
                if spec.compile_cache_disabled else
