@@ -64,3 +64,15 @@ def test_gpu_memory_utilization_help_names_the_0_34_default(monkeypatch, capsys)
     line = " ".join(re.search(r"--gpu-memory-utilization.*?(?=│\s*\n│ --)", out, re.S).group(0).replace("│", " ").split())
     one = rules_for("0.34.0").extensible_gpu_memory_utilization
     assert f"from 0.34, {one:.1f} with its extensible KV cache" in line, line
+
+
+def test_block_size_help_names_the_0_34_default(monkeypatch, capsys):
+    """vLLM 0.34.0 asks every backend for 64-token blocks (CacheConfig.DEFAULT_BLOCK_SIZE; versions.py
+    default_block_size); --block-size's help said only 'KV-cache block size in tokens.'"""
+    from kvplan.versions import rules_for
+
+    monkeypatch.setenv("COLUMNS", "250")
+    _, out, _ = run_cli(monkeypatch, capsys, "fit", "--help")
+    line = " ".join(re.search(r"--block-size.*?(?=│\s*\n│ --)", out, re.S).group(0).replace("│", " ").split())
+    old, new = rules_for("0.33.0").default_block_size, rules_for("0.34.0").default_block_size
+    assert f"{old} up to vLLM 0.33 and {new} from 0.34" in line, line

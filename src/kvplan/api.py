@@ -1085,7 +1085,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("kv_cache_dtype", Optional[str], None, ("--kv-cache-dtype",), "auto, fp8, fp8_e4m3 or fp8_e5m2.", "vllm serve flags"),
     FitParam("max_num_seqs", Optional[int], None, ("--max-num-seqs",), "Sequence cap per step.", "vllm serve flags"),
     FitParam("max_num_batched_tokens", Optional[str], None, ("--max-num-batched-tokens",), "Token budget per step, read as vllm serve reads it (8k = 8,000, 8K = 8,192).", "vllm serve flags"),
-    FitParam("block_size", Optional[int], None, ("--block-size",), "KV-cache block size in tokens.", "vllm serve flags"),
+    FitParam("block_size", Optional[int], None, ("--block-size",), "KV-cache block size in tokens. Default: the attention backend's choice from vLLM's default, 16 up to vLLM 0.33 and 64 from 0.34 (NVIDIA's backends take it; ROCm's first backend keeps 16; hybrid and MLA models their own).", "vllm serve flags"),
     FitParam("enforce_eager", bool, False, ("--enforce-eager",), "No CUDA graphs.", "vllm serve flags"),
     FitParam("quantization", Optional[str], None, ("--quantization", "-q"), "Weight quantization method (awq, gptq, fp8, ...). Default: the checkpoint's own.", "vllm serve flags"),
     FitParam("dtype", Optional[str], None, ("--dtype",), "auto, half, float16, bfloat16, float32.", "vllm serve flags"),
