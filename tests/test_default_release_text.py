@@ -76,3 +76,11 @@ def test_block_size_help_names_the_0_34_default(monkeypatch, capsys):
     line = " ".join(re.search(r"--block-size.*?(?=│\s*\n│ --)", out, re.S).group(0).replace("│", " ").split())
     old, new = rules_for("0.33.0").default_block_size, rules_for("0.34.0").default_block_size
     assert f"{old} up to vLLM 0.33 and {new} from 0.34" in line, line
+
+
+def test_sweep_help_shows_the_upgrade_to_the_newest_release_read(monkeypatch, capsys):
+    """sweep's examples showed only --vary vllm_version=0.9.2,0.33.0: the comparison with the newest release read,
+    whose pool sizing changed, was not discoverable from --help."""
+    monkeypatch.setenv("COLUMNS", "250")
+    _, out, _ = run_cli(monkeypatch, capsys, "sweep", "--help")
+    assert re.search(rf"--vary vllm_version=[\d.]+,{re.escape(NEWEST_READ)}\b", out), out
