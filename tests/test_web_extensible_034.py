@@ -54,3 +54,18 @@ def test_the_select_is_sent_as_a_json_boolean(client):
     script = consts + "\n" + source + f"\nconsole.log(JSON.stringify({json.dumps(cases)}.map(planBody)));"
     got = json.loads(subprocess.run([node, "-e", script], capture_output=True, text=True, check=True).stdout)
     assert got == [{"enable_extensible_kv_cache": False, "max_num_seqs": 64}, {"enable_extensible_kv_cache": True}, {}]
+
+
+def test_the_summary_names_the_capacity_beside_the_pool(client):
+    """The page showed 'KV cache 58.15 GiB' and, in the predicted log under it, 'Available KV cache memory: 60.89 GiB',
+    with nothing saying the second is only the capacity a 0.34 start reserves (fit's box has a capacity row)."""
+    body = {"model": "Qwen/Qwen3-8B", "gpu": "H100", "max_model_len": 8192, "vllm_version": "0.34.0"}
+    plan = client.post("/api/plan", json=body).json()
+    assert plan["kv_cache_capacity_bytes"] > plan["kv_cache_bytes"]
+    assert "Available KV cache memory: 60.89 GiB" in plan["vllm_log"]
+    js = client.get("/static/app.js").text
+    render = re.search(r"^function renderPlan\(.*?^\}", js, re.S | re.M).group(0)
+    assert re.search(r'if \(p\.kv_cache_capacity_bytes != null\)\s*rows\.splice\(\d+, 0, \["capacity", `\$\{fmtGiB\('
+                     r"p\.kv_cache_capacity_bytes\)\} reserved \(logged 'Available KV cache memory'\)", render), render
+    old = client.post("/api/plan", json={**body, "vllm_version": "0.33.0"}).json()
+    assert old["kv_cache_capacity_bytes"] is None  # no capacity row for a pool sized from the estimate

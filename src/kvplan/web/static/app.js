@@ -151,6 +151,10 @@ function renderPlan(p) {
   const first = p.first_start;
   if (first && first.modelled && first.loss_bytes_most > 0 && p.kv_cache_bytes > 0)
     rows.splice(4, 0, ["first start", `${fmtGiB(first.kv_cache_bytes_least)} – ${fmtGiB(first.kv_cache_bytes_most)} of KV cache while it compiles its graphs (restarts load them from the compile cache)`]);
+  // vLLM >= 0.34's extensible KV cache: the profile's 'Available KV cache memory' (in the log below) is only the
+  // capacity reserved, larger than the pool committed after warmup (fit's box says the same)
+  if (p.kv_cache_capacity_bytes != null)
+    rows.splice(4, 0, ["capacity", `${fmtGiB(p.kv_cache_capacity_bytes)} reserved (logged 'Available KV cache memory'); the KV cache above is what is left after warmup and CUDA-graph capture`]);
   if (p.inverse) rows.unshift(["note", p.inverse]);
   for (const [k, val] of rows) {
     const d = document.createElement("div");
