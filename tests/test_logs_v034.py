@@ -274,3 +274,17 @@ def test_a_log_that_stops_after_the_measurement_says_where():
     assert any("once the KV cache was measured" in n for n in notes)
     cut = lines[:next(i for i, line in enumerate(lines) if "Extended KV cache" in line) + 1]
     assert parse_lines(cut).started is True
+
+
+def test_the_after_warmup_note_sets_the_plans_free_memory_beside_the_logs():
+    """The note printed '... kept 2.41 GiB for transients (plan: 2.32) (2.41 GiB allocated at peak, ...)' and gave no
+    plan figure for the memory free after warmup, the one the pool is sized from; a 0.34 plan carries it
+    (kv_pool free_after_warmup_bytes)."""
+    import kvplan
+
+    plan = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=40960, vllm_version="0.34.0")
+    note = next(n for n in reconcile(parse_log(LOG), plan).notes if n.startswith("vLLM sized the KV cache after warmup"))
+    free = plan.kv_pool["free_after_warmup_bytes"] / GIB
+    assert f"61.3 GiB was free (plan: {free:.2f})" in note
+    assert ") (" not in note
+    assert "the larger of 2.41 GiB allocated at peak and 1.12 GiB of torch reservation growth" in note

@@ -267,3 +267,47 @@ def test_a_site_calibration_does_not_fold_two_eras_into_one_entry(tmp_path, monk
     r = _cli("reconcile", str(new), "meta-llama/Llama-3.1-8B-Instruct", *flags, "--vllm-version", "0.11.0", "--calibrate")
     assert r.exit_code == 0, r.output
     assert json.loads(calibration_path().read_text())["NVIDIA L4"]["meta-llama/Llama-3.1-8B-Instruct"]["n"] == 2
+
+
+@pytest.mark.parametrize("order", [("0.33.0", "0.34.0"), ("0.34.0", "0.33.0")])
+def test_upgrade_to_0_34_names_the_after_warmup_sizing_and_the_block_size(order):
+    """0.33.0 -> 0.34.0 moved the pool by the new sizing (the extensible KV cache commits what the memory measured
+    after warmup and CUDA-graph capture leaves, less a margin) and the 64-token blocks. The sweep said 'CUDA graphs in
+    the budget 0.50 -> 0.00 GiB (+0.50 GiB to the pool: capture sizes or graph mode, below)', though the graphs are
+    still captured and charged, and left the sizing as 'other budget terms -2.74 GiB'."""
+    base, new = (kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version=v, fixes=False) for v in order)
+    changes = release_changes(base, new)
+    text = " ".join(changes)
+    ext = base if base.kv_pool is not None else new
+    assert ext.vllm_version == "0.34.0"
+    assert not any(c.startswith("other budget terms") for c in changes), changes
+    assert "capture sizes or graph mode" not in text
+    sizing = [c for c in changes if c.startswith("KV pool sized after warmup and CUDA-graph capture (")
+              and "GiB to the pool: 0.34.0's extensible KV cache commits" in c]
+    assert len(sizing) == 1, changes
+    lost = (ext.kv_cache_capacity_bytes - ext.kv_cache_bytes) / GIB
+    assert abs(abs(_to_pool(sizing[0])) - lost) <= 0.005
+    assert f"the captured CUDA graphs {ext.cudagraph_capture_bytes / GIB:.2f} GiB" in sizing[0]
+    assert "0.34.0's default with its extensible KV cache" in text
+    assert any(c.startswith(f"block size {base.block_size} -> {new.block_size} tokens") for c in changes)
+    named = [c for c in changes if "to the pool" in c]
+    assert abs(sum(_to_pool(c) for c in named) - (new.kv_cache_bytes - base.kv_cache_bytes) / GIB) <= 0.005 * len(named)
+
+
+def test_sweep_varies_the_extensible_kv_cache_on_and_off():
+    """An operator comparing 0.34's new sizing with the estimate it replaces: --vary enable_extensible_kv_cache was
+    refused ('cannot vary'). Each row is fit's plan with --enable- / --no-enable-extensible-kv-cache."""
+    r = _cli("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--max-model-len", "8192", "--vllm-version", "0.34.0",
+             "--vary", "enable_extensible_kv_cache=on,false", "--json")
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)["rows"]
+    assert [row["enable_extensible_kv_cache"] for row in rows] == [True, False]
+    for row, on in zip(rows, (True, False)):
+        p = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version="0.34.0",
+                       enable_extensible_kv_cache=on, fixes=False)
+        assert row["kv_cache_bytes"] == p.kv_cache_bytes and (p.kv_pool is not None) == on
+    bad = _cli("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vllm-version", "0.34.0",
+               "--vary", "enable_extensible_kv_cache=maybe")
+    # (the console script's main() turns an InputError into exit 2 and this line)
+    assert isinstance(bad.exception, InputError) and bad.exception.field == "--vary"
+    assert "enable_extensible_kv_cache takes true/false values" in str(bad.exception)

@@ -10,6 +10,7 @@ import pytest
 
 from kvplan.validate import load_records, summarize, uncertainty_band, validate_records
 from kvplan.errors import InputError
+from kvplan.versions import DEFAULT_RELEASE
 
 DATA = Path(__file__).parent / "data" / "calibration.jsonl"
 
@@ -775,7 +776,8 @@ def test_the_summary_says_how_many_records_were_planned_without_a_stated_version
     from kvplan.cli.validate import summary_table
 
     caption = summary_table(summarize(results), None, False).caption
-    assert "no version stated: 1 planned with the newest rules, 1 planned with the era their log format names" in caption
+    assert (f"no version stated: 1 planned with the default release's rules ({DEFAULT_RELEASE}), 1 planned with the era "
+            "their log format names") in caption
     assert "no version stated" not in summary_table(summarize(results[:1]), None, False).caption
 
 

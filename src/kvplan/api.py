@@ -14,7 +14,7 @@ from kvplan.plan import (COUNT_EXAMPLES, INT_ENGINE_ARGS, EngineArgs, Fix, Plan,
                           parse_env, parse_max_model_len, plan, unknown_keyword)
 from kvplan.resolve import (GPUS_PER_NODE, NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu,
                             gpu_catalog, gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
-from kvplan.versions import check_serve_values, driver_requirement, rules_for
+from kvplan.versions import DEFAULT_RELEASE, NEWEST_READ, check_serve_values, driver_requirement, rules_for
 
 # the flags a caller gives; awq_kernel is the plan's own reading of the checkpoint (plan.awq_linear_kernel), not a flag
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__) - {"awq_kernel"}
@@ -154,7 +154,8 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     **flags: the engine arguments, named as vLLM names them (vllm serve's flags in snake_case, as `vllm.LLM(...)`
         and EngineArgs take them): max_model_len, gpu_memory_utilization, tensor_parallel_size, quantization,
         kv_cache_dtype, dtype, enforce_eager, max_num_seqs, max_num_batched_tokens, ... (EngineArgs lists them all);
-        vllm_version, the release whose rules apply (default the newest kvplan knows). Values as Python gives them
+        vllm_version, the release whose rules apply (default: kvplan's default release, versions.DEFAULT_RELEASE,
+        which may be older than the newest release it reads, versions.NEWEST_READ). Values as Python gives them
         or as the command line reads them (max_model_len='32k'); NumPy scalars are read as their numbers.
         entrypoint='llm' plans `vllm.LLM(...)` in Python, whose default token budget is larger than vllm serve's.
         An LLM(...) call's keywords that move no GPU memory (trust_remote_code, seed, tokenizer,
@@ -1061,6 +1062,12 @@ class FitParam(NamedTuple):
     panel: str
 
 
+# the release a plan takes without --vllm-version (versions.DEFAULT_RELEASE) is not always the newest kvplan reads
+# (versions.NEWEST_READ): the help names both, so that a newer release read is found, and not taken for the default
+VLLM_VERSION_HELP = ("Which vLLM release's rules to apply (default: " + (
+    f"{DEFAULT_RELEASE}, the newest kvplan knows)." if DEFAULT_RELEASE == NEWEST_READ else
+    f"{DEFAULT_RELEASE}, kvplan's default release; the newest it reads, {NEWEST_READ}, applies when given: "
+    f"--vllm-version {NEWEST_READ})."))
 GPU_HELP = "GPU name or alias from the catalog (e.g. L4, H100, 'A100-80GB'; `kvplan gpus` lists them)."
 FIT_PARAMS: list[FitParam] = [
     FitParam("gpu", Optional[str], None, ("--gpu",), GPU_HELP + " Default: the GPU NVML detects, else a 16 GB T4.", "GPU"),
@@ -1070,7 +1077,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("num_gpus", Optional[int], None, ("--num-gpus",), "GPUs available (default: tensor x pipeline x data parallel size).", "GPU"),
     FitParam("gpu_kinds", Optional[str], None, ("--gpu-kinds",), "With --gpu auto: the kinds of card searched, comma-separated: datacenter, workstation, consumer (GeForce, TITAN, Radeon RX), laptop, integrated (GB10, Jetson), or all. Default: datacenter,workstation (`kvplan gpus --json` gives each card's kind).", "GPU"),
     FitParam("max_model_len", Optional[str], None, ("--max-model-len",), "Context length to serve (vLLM default: the model's limit), read as vllm serve reads it: 32k = 32,000, 32K = 32,768, -1 = vLLM's auto-fit. 'auto' (kvplan fit, with --concurrency N) asks for the longest at which N requests fit.", "vllm serve flags"),
-    FitParam("gpu_memory_utilization", Optional[float], None, ("--gpu-memory-utilization",), "Fraction of total GPU memory vLLM may claim (0.90 before vLLM 0.20, 0.92 after).", "vllm serve flags"),
+    FitParam("gpu_memory_utilization", Optional[float], None, ("--gpu-memory-utilization",), "Fraction of total GPU memory vLLM may claim (default 0.90 before vLLM 0.20, 0.92 after; from 0.34, 1.0 with its extensible KV cache, whose pool is what the memory measured after warmup leaves: a lower value only caps it, and vLLM warns where one between 0.7 and 1.0 keeps 1 GiB or more of free memory out of it).", "vllm serve flags"),
     FitParam("tensor_parallel_size", Optional[int], None, ("--tensor-parallel-size", "-tp"), "Tensor-parallel ranks.", "vllm serve flags"),
     FitParam("pipeline_parallel_size", Optional[int], None, ("--pipeline-parallel-size", "-pp"), "Pipeline-parallel stages.", "vllm serve flags"),
     FitParam("data_parallel_size", Optional[int], None, ("--data-parallel-size", "-dp"), "Data-parallel engines (each with its own KV pool).", "vllm serve flags"),
@@ -1078,7 +1085,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("kv_cache_dtype", Optional[str], None, ("--kv-cache-dtype",), "auto, fp8, fp8_e4m3 or fp8_e5m2.", "vllm serve flags"),
     FitParam("max_num_seqs", Optional[int], None, ("--max-num-seqs",), "Sequence cap per step.", "vllm serve flags"),
     FitParam("max_num_batched_tokens", Optional[str], None, ("--max-num-batched-tokens",), "Token budget per step, read as vllm serve reads it (8k = 8,000, 8K = 8,192).", "vllm serve flags"),
-    FitParam("block_size", Optional[int], None, ("--block-size",), "KV-cache block size in tokens.", "vllm serve flags"),
+    FitParam("block_size", Optional[int], None, ("--block-size",), "KV-cache block size in tokens. Default: the attention backend's choice from vLLM's default, 16 up to vLLM 0.33 and 64 from 0.34 (NVIDIA's backends take it; ROCm's first backend keeps 16; hybrid and MLA models their own).", "vllm serve flags"),
     FitParam("enforce_eager", bool, False, ("--enforce-eager",), "No CUDA graphs.", "vllm serve flags"),
     FitParam("quantization", Optional[str], None, ("--quantization", "-q"), "Weight quantization method (awq, gptq, fp8, ...). Default: the checkpoint's own.", "vllm serve flags"),
     FitParam("dtype", Optional[str], None, ("--dtype",), "auto, half, float16, bfloat16, float32.", "vllm serve flags"),
@@ -1110,7 +1117,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("hf_overrides", Optional[str], None, ("--hf-overrides",), 'Keys set on the model\'s config before anything is derived from it, as vLLM takes them (JSON): \'{"rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}}\' lengthens the derived max length (up to vLLM 0.29: 32,768 x 4; from 0.30 a YaRN factor is not applied, so give "max_position_embeddings" too); num_key_value_heads, head_dim, sliding_window... change the KV cache as they would in vLLM. A sub-config\'s keys ({"text_config": {...}}) are merged from vLLM 0.11.1.', "vllm serve flags"),
     FitParam("rope_scaling", Optional[str], None, ("--rope-scaling",), "vLLM 0.4.3-0.11.0: the rope_scaling dict as JSON (set on the config as --hf-overrides '{\"rope_scaling\": ...}'); refused by later releases, which take --hf-overrides.", "vllm serve flags"),
     FitParam("rope_theta", Optional[float], None, ("--rope-theta",), "vLLM 0.5.0-0.11.0: the config's rope_theta; refused by later releases, which take --hf-overrides '{\"rope_theta\": N}'.", "vllm serve flags"),
-    FitParam("vllm_version", Optional[str], None, ("--vllm-version",), "Which vLLM release's rules to apply (default: the newest kvplan knows).", "kvplan"),
+    FitParam("vllm_version", Optional[str], None, ("--vllm-version",), VLLM_VERSION_HELP, "kvplan"),
     FitParam("overhead_gb", Optional[float], None, ("--overhead-gb",), "The seed's simple arithmetic: budget = GPU GB x utilization - weights - this many GB, all layers full attention.", "kvplan"),
 ]
 
@@ -1146,7 +1153,20 @@ CAPACITY_REQUESTS = 5000
 
 
 SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size", "quantization",
-             "vllm_version", "max_loras", "max_lora_rank")
+             "vllm_version", "max_loras", "max_lora_rank", "enable_extensible_kv_cache")
+
+
+def _switch_value(text: str) -> bool:
+    """An on/off flag's --vary value (--vary enable_extensible_kv_cache=true,false): true/false, on/off, 1/0."""
+    word = str(text).strip().lower()
+    if word in ("true", "on", "1", "yes"):
+        return True
+    if word in ("false", "off", "0", "no"):
+        return False
+    raise ValueError(text)
+
+
+_switch_value.__name__ = "true/false"
 
 
 def _engine_kwargs_and_gpu(flags: FitFlags) -> tuple[dict, Optional[str], Optional[float], Optional[float], Optional[str]]:
@@ -1308,6 +1328,20 @@ def _signed_gib(b: float) -> str:
     return f"{b / 2**30:+.2f} GiB"
 
 
+def _after_warmup_loss(p: Plan) -> tuple[float, float, float, float, float]:
+    """(what the extensible KV cache's pool is below the profile's capacity, the captured CUDA graphs in it, the budget
+    the device cannot hold beside the margin, the margin, the rest: whole blocks) in bytes per rank; zeros where the
+    pool is the profile's estimate. The pool is capacity - capture - max(0, requested + margin - init_free), in whole
+    blocks (plan.extensible.measured_pool)."""
+    pool = p.kv_pool
+    if pool is None or p.kv_cache_capacity_bytes is None:
+        return (0.0, 0.0, 0.0, 0.0, 0.0)
+    lost = p.kv_cache_capacity_bytes - p.kv_cache_bytes
+    capture = float(p.cudagraph_capture_bytes)
+    short = max(0.0, pool["budget_cap_bytes"] - pool["device_cap_bytes"])
+    return (lost, capture, short, float(pool["margin_bytes"]), lost - capture - short)
+
+
 def release_changes(base: Plan, p: Plan) -> list[str]:
     """What moves the plan `p` from `base`, the same deployment planned under another vLLM release: each budget term
     that changed (the pool is requested - weights - non_torch - activation_peak - cudagraph, per rank), with the
@@ -1327,6 +1361,12 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
     if moved(base.requested_bytes, p.requested_bytes):
         why = (f"gpu_memory_utilization {a.gpu_memory_utilization:g} -> {b.gpu_memory_utilization:g}"
                if a.gpu_memory_utilization != b.gpu_memory_utilization else "the GPU's total or its rounding")
+        for plan, util in ((p, b.gpu_memory_utilization), (base, a.gpu_memory_utilization)):
+            # 1.0 is the default of a release that sizes the pool after warmup (config/cache.py
+            # CacheConfig.resolved_gpu_memory_utilization, 0.34.0), not a value the user chose
+            if (a.gpu_memory_utilization != b.gpu_memory_utilization and plan.kv_pool is not None
+                    and util == plan.rules.extensible_gpu_memory_utilization):
+                why += f", {plan.vllm_version}'s default with its extensible KV cache"
         out.append(f"requested {_gib(base.requested_bytes)} -> {_gib(p.requested_bytes)} GiB "
                    f"({_signed_gib(p.requested_bytes - base.requested_bytes)} to the pool: {why})")
     deltas = p.requested_bytes - base.requested_bytes
@@ -1347,7 +1387,14 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
         elif attr in ("non_torch_bytes", "weights_bytes") and formulas[1] and formulas[0] != formulas[1]:
             why = f"{was}: {formulas[0]}; {now}: {formulas[1]}"
         elif attr == "cudagraph_bytes":
-            if not base.rules.cudagraph_subtracted and p.rules.cudagraph_subtracted:
+            if (base.kv_pool is None) != (p.kv_pool is None):
+                # the extensible KV cache estimates no CUDA graphs before the KV allocation: it measures the captured
+                # pool after warmup (v1/worker/gpu/model_runner.py GPUModelRunner.profile_cudagraph_memory, 0.34.0)
+                ext = p if p.kv_pool is not None else base
+                why = (f"{ext.vllm_version}'s extensible KV cache makes no estimate before the KV allocation: the "
+                       f"{_gib(ext.cudagraph_capture_bytes)} GiB captured is charged after warmup, in the pool's "
+                       "sizing below")
+            elif not base.rules.cudagraph_subtracted and p.rules.cudagraph_subtracted:
                 why = (f"{now} subtracts its CUDA-graph estimate before sizing the pool; {was} captured "
                        f"{_gib(base.cudagraph_capture_bytes)} GiB after allocating it, beyond the budget")
             elif base.rules.cudagraph_subtracted and not p.rules.cudagraph_subtracted:
@@ -1360,6 +1407,26 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
             why = "the release's accounting (--explain names it)"
         out.append(f"{name} {_gib(x)} -> {_gib(y)} GiB ({_signed_gib(x - y)} to the pool: {why})")
     residual = (p.kv_cache_bytes - base.kv_cache_bytes) - deltas
+    # the extensible KV cache (vLLM >= 0.34) commits less than the budget's terms leave ('Available KV cache memory',
+    # kv_cache_capacity_bytes): the captured CUDA graphs, what the device cannot hold beside a margin, whole blocks
+    sized = [_after_warmup_loss(plan) for plan in (base, p)]
+    to_pool = sized[0][0] - sized[1][0]
+    if moved(0, to_pool):
+        residual -= to_pool
+        ext = p if p.kv_pool is not None else base
+        _, capture, short, margin, rounding = sized[1] if ext is p else sized[0]
+        parts = [f"the captured CUDA graphs {_gib(capture)} GiB"]
+        if short >= tol:
+            parts.append(f"{_gib(short)} GiB of the budget the device cannot hold with a {_gib(margin)} GiB margin free "
+                         f"(requested {_gib(ext.kv_pool['requested_bytes'])} GiB + the margin > "
+                         f"{_gib(ext.kv_pool['init_free_bytes'])} GiB free at startup)")
+        if abs(rounding) >= tol:
+            parts.append(f"{_gib(rounding)} GiB to whole blocks")
+        both = base.kv_pool is not None and p.kv_pool is not None
+        out.append(f"KV pool sized after warmup and CUDA-graph capture ({_signed_gib(to_pool)} to the pool: "
+                   f"{ext.vllm_version}'s extensible KV cache" + (")" if both else
+                   f" commits the profile's 'Available KV cache memory' {_gib(ext.kv_cache_capacity_bytes)} GiB less "
+                   + ", ".join(parts) + ")"))
     if moved(0, residual):
         out.append(f"other budget terms {_signed_gib(residual)} to the pool (--explain names each)")
     if base.block_size != p.block_size:
@@ -1437,7 +1504,7 @@ def _vary_name(raw: str) -> str:
 def _vary_value(name: str, v, spec: str):
     """One --vary value as its flag reads it: a length (4096, 32k), a count, a fraction, else the text."""
     conv = {"max_model_len": parse_max_model_len, "tensor_parallel_size": int, "gpu_memory_utilization": float,
-            "max_loras": int, "max_lora_rank": int}.get(name, str)
+            "max_loras": int, "max_lora_rank": int, "enable_extensible_kv_cache": _switch_value}.get(name, str)
     if name == "vllm_version":  # as --vllm-version reads it: a number vLLM never published is refused, not planned
         try:
             refuse_unpublished_version(v)

@@ -120,6 +120,9 @@ class ScaffoldSpec:
     first_start_kv_bytes: Optional[tuple[int, int]] = None
     # planned for a card under WSL2 (--wsl2, or this machine's card read under WSL2): the README's WSL2 notes
     wsl2: bool = False
+    # the pool is vLLM >= 0.34's extensible KV cache, sized after warmup (plan.kv_pool): a compiling start logs its
+    # smaller pool as 'Extended KV cache to N blocks (S GiB)', not as 'Available KV cache memory' (the capacity)
+    kv_sized_after_warmup: bool = False
 
     @property
     def compile_cache_disabled(self) -> bool:
@@ -451,10 +454,17 @@ def spec_from_plan(
                           f"KV pool: {conc_s} concurrent sequences of {num(mml)} tokens ({num(kv_tok)} KV-cache tokens "
                           "as vLLM logs them)"))
     wsl2 = planned_under_wsl2(plan)
-    flags.append(Flag("--gpu-memory-utilization", f"{util:g}",
-                      f"{util:g} x {_gib_text(total)} = {_gib_text(requested)} for weights + activations + KV cache"
-                      + ("; under WSL2 what Windows holds on the card is not free, and vLLM stops when the free memory "
-                         "is below this (README.md, WSL2)" if wsl2 else "")))
+    # vLLM >= 0.34 with its extensible KV cache: gpu_memory_utilization unset is 1.0, and vLLM advises leaving it unset
+    # (config/cache.py CacheConfig.gpu_memory_utilization, 0.34.0). Written out, 1.0 would also stay 1.0 where a start
+    # falls back to the profile's estimate (no virtual memory management on the host: v1/executor/abstract.py, 0.34.0),
+    # which unset takes at 0.92 (CacheConfig.resolved_gpu_memory_utilization)
+    util_left_default = (isinstance(_get(plan, "kv_pool"), dict) and _get(given, "gpu_memory_utilization") is None
+                         and util == _get(_get(plan, "rules"), "extensible_gpu_memory_utilization"))
+    if not util_left_default:
+        flags.append(Flag("--gpu-memory-utilization", f"{util:g}",
+                          f"{util:g} x {_gib_text(total)} = {_gib_text(requested)} for weights + activations + KV cache"
+                          + ("; under WSL2 what Windows holds on the card is not free, and vLLM stops when the free "
+                             "memory is below this (README.md, WSL2)" if wsl2 else "")))
     # a MoE model's experts are split over every TP x DP rank (whole experts with expert parallelism, else sliced:
     # weights.rank_weights), not over TP alone
     experts = (f"; the experts over all {tp * dp} TP x DP ranks" if dp > 1 and _get(plan.model, "is_moe", default=False)
@@ -582,16 +592,37 @@ def spec_from_plan(
     arithmetic = [
         f"GPU              {_get(g, 'name', default='?')} x {tp * pp * dp}"
         + (f" ({dp} engines of TP {tp} x PP {pp})" if dp > 1 else "") + f": {_gib_text(total)} each as CUDA reports it",
-        f"requested        {util:g} x {_gib_text(total)} = {_gib_text(requested)} per GPU",
+        f"requested        {util:g} x {_gib_text(total)} = {_gib_text(requested)} per GPU"
+        + (f" (gpu_memory_utilization left unset: vLLM {release}'s default with its extensible KV cache; a start that "
+           f"falls back to the profile's estimate takes {_get(_get(plan, 'rules'), 'default_gpu_memory_utilization', default='its own')})"
+           if util_left_default else ""),
         f"weights          {_gib_text(w_rank)} per GPU as loaded (checkpoint files: {_gib_text(w_total)} in all)",
     ]
+    # vLLM >= 0.34's extensible KV cache (plan.kv_pool): 'requested - the above' is only the capacity the profile
+    # reserves; the pool is what the memory measured after warmup and CUDA-graph capture leaves
+    # (plan.extensible.measured_pool, v1/worker/extensible_kv_cache.py measure_kv_cache_bytes, 0.34.0)
+    pool = _get(plan, "kv_pool")
+    capacity = _get(plan, "kv_cache_capacity_bytes")
+    sized_after_warmup = isinstance(pool, dict) and capacity is not None
+    per_gpu = " per GPU" if tp * pp * dp > 1 else ""
     for label, attr in (("activation peak", "activation_peak_bytes"), ("non-torch", "non_torch_bytes"),
                         ("CUDA graphs", "cudagraph_bytes")):
         v = _get(plan, attr)
         if v is not None:
-            arithmetic.append(f"{label:<16} {_gib_text(v)}" + (" per GPU" if tp * pp * dp > 1 else ""))
+            arithmetic.append(f"{label:<16} {_gib_text(v)}" + per_gpu
+                              + (" estimated before the KV allocation (the capture is measured after warmup)"
+                                 if sized_after_warmup and attr == "cudagraph_bytes" else ""))
     kvb = _get(plan, "kv_cache_bytes")
-    if kvb is not None:
+    if kvb is not None and sized_after_warmup:
+        capture = _get(plan, "cudagraph_capture_bytes", default=0) or 0
+        short = max(0.0, pool["budget_cap_bytes"] - pool["device_cap_bytes"])
+        arithmetic.append(f"capacity         requested - the above = {_gib_text(capacity)} per GPU (logged 'Available "
+                          "KV cache memory': reserved, not yet committed)")
+        kept = (f" - {_gib_text(short)} the device cannot hold beside a {_gib_text(pool['margin_bytes'])} margin"
+                if short >= 0.005 * GIB else "")
+        arithmetic.append(f"KV cache         capacity - {_gib_text(capture)} captured CUDA graphs{kept} = "
+                          f"{_gib_text(kvb)} per GPU in whole blocks, sized after warmup (the extensible KV cache)")
+    elif kvb is not None:
         arithmetic.append(f"KV cache         requested - the above = {_gib_text(kvb)} per GPU")
     if per_tok:
         arithmetic.append(f"KV per token     {num(per_tok)} bytes"
@@ -649,7 +680,7 @@ def spec_from_plan(
         compiles=inductor_compiles(SimpleNamespace(enforce_eager=eager, compilation_config=_get(a, "compilation_config"))),
         kv_cache_given=_get(a, "kv_cache_memory_bytes") is not None,
         first_start_kv_bytes=_first_start_pool(plan),
-        wsl2=wsl2,
+        wsl2=wsl2, kv_sized_after_warmup=sized_after_warmup,
     )
 
 
@@ -699,14 +730,18 @@ def _first_start_log_note(spec: ScaffoldSpec, readme: bool = False) -> str:
     lo, hi = (b / GIB for b in spec.first_start_kv_bytes)
     which = ("every start (VLLM_DISABLE_COMPILE_CACHE=1 loads no compiled graph)" if spec.compile_cache_disabled
              else "a first start (empty compile cache)")
+    logged = ("the pool it commits after warmup (`Extended KV cache to N blocks (S GiB)`)" if spec.kv_sized_after_warmup
+              else "`Available KV cache memory`")
     if readme:
         planned = ("The pool above is a start's that loads its compiled graphs from the cache, which "
                    "VLLM_DISABLE_COMPILE_CACHE=1 prevents: every start" if spec.compile_cache_disabled else
                    "The pool above is a restart's, which loads its compiled graphs from the cache; a first start (empty "
                    "compile cache)")
-        return (f"\n{planned} compiles them inside vLLM's memory profile and logs a smaller one: `Available KV cache "
-                f"memory` between {lo:.2f} and {hi:.2f} GiB (`kvplan fit` shows the same range beside the pool).\n")
-    return f"\n#   {which}: Available KV cache memory {lo:.2f}-{hi:.2f} GiB (compiling inside the memory profile)"
+        return (f"\n{planned} compiles them inside vLLM's memory profile and logs a smaller one: {logged} "
+                f"between {lo:.2f} and {hi:.2f} GiB (`kvplan fit` shows the same range beside the pool).\n")
+    figure = (f"Extended KV cache to N blocks ({lo:.2f}-{hi:.2f} GiB)" if spec.kv_sized_after_warmup
+              else f"Available KV cache memory {lo:.2f}-{hi:.2f} GiB")
+    return f"\n#   {which}: {figure} (compiling inside the memory profile)"
 
 
 def hub_drafter(plan: Any) -> tuple[Optional[str], Optional[str], int]:
@@ -1113,6 +1148,19 @@ def _env_cost(spec: ScaffoldSpec, name: str) -> str:
 
 
 def _probe_text(spec: ScaffoldSpec) -> str:
+    return _probe_text_of(spec) + (_AFTER_WARMUP_STARTUP_NOTE.format(version=spec.vllm_version)
+                                   if spec.kv_sized_after_warmup else "")
+
+
+# the startup model's records (kvplan.startup) predate vLLM 0.34, whose extensible KV cache adds steps before the server
+# is ready (v1/worker/gpu_worker.py compile_or_warm_up_model -> gpu/warmup.py run_kv_cache_sizing_warmup, then
+# measure_kv_cache_blocks and extend_kv_cache, 0.34.0 wheel): no time for them is known, so none is added; say so
+_AFTER_WARMUP_STARTUP_NOTE = (" No vLLM {version} start is among the startups the prediction is fitted on: with the "
+                              "extensible KV cache a start also runs a KV-cache sizing warmup after CUDA-graph capture "
+                              "and commits the pool after it, which the prediction does not count.")
+
+
+def _probe_text_of(spec: ScaffoldSpec) -> str:
     restart = (f"Restarts find the weights on the volume but compile again, as VLLM_DISABLE_COMPILE_CACHE=1 loads no "
                f"compiled graph from the cache (~{spec.startup_restart.total_s:.0f} s; unset it for warm restarts)."
                if spec.compile_cache_disabled else

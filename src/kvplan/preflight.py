@@ -674,13 +674,15 @@ def check_memory_free(facts: MachineFacts, req: Request) -> list[Finding]:
         requested = util * total
         if req.extensible_kv_cache and facts.wsl != "WSL2":  # (WSL2 has no VMM: vLLM falls back to the estimate)
             # with the extensible KV cache request_memory skips its free-memory check; the pool is sized from the
-            # memory free after warmup, so what other processes hold comes out of it instead
-            held = total - g.memory_free_bytes
+            # memory free after warmup, so what other processes hold comes out of it instead. What they hold is what
+            # NVML / nvidia-smi count as used (free and used are of its total, which is above CUDA's: total - free
+            # was negative on an idle L4, '22.5 GiB free of 22.0 GiB ... -0.5 GiB in use')
+            held = g.memory_used_bytes
             out.append(Finding("gpu memory", PASS if held < 2 * GIB else WARN,
-                               f"GPU {g.index}: {_gib_text(g.memory_free_bytes)} free of {_gib_text(total)}; vLLM "
-                               f"{req.vllm_version}'s extensible KV cache starts below --gpu-memory-utilization {util:.2f} "
-                               f"x the total and sizes its pool from the memory left free: "
-                               f"{_gib_text(held)} in use here comes out of it",
+                               f"GPU {g.index}: {_gib_text(g.memory_free_bytes)} free, {_gib_text(held)} in use; vLLM "
+                               f"{req.vllm_version}'s extensible KV cache does not refuse a start with less free than "
+                               f"gpu_memory_utilization {util:g} x the total ({_gib_text(requested)}): it sizes its pool "
+                               f"from the memory free after warmup, so the {_gib_text(held)} in use here comes out of it",
                                "" if held < 2 * GIB else "stop the other processes (nvidia-smi) for the planned pool"))
             continue
         # vLLM refuses to start when free memory at startup < utilization x CUDA's total

@@ -260,11 +260,17 @@ def extensible_kv_notes(log: StartupLog, plan) -> list[str]:
         return notes
     kept_plan = _plan_gib(plan, "transient_kept_bytes")
     requested_plan = _plan_gib(plan, "requested_bytes")
+    # the plan's side of 'N GiB free' (plan.extensible.MeasuredPool.free_after_warmup_bytes), where it sized the pool so
+    pool = getattr(plan, "kv_pool", None) if plan is not None else None
+    free_plan = _gib(pool.get("free_after_warmup_bytes")) if isinstance(pool, dict) else None
     text = (f"vLLM sized the KV cache after warmup and CUDA-graph capture (the extensible KV cache): "
-            f"{log.warmup_free_gib} GiB was free, vLLM kept {log.transient_kept_gib} GiB for transients"
+            f"{log.warmup_free_gib} GiB was free" + (f" (plan: {free_plan:.2f})" if free_plan is not None else "")
+            + f", vLLM kept {log.transient_kept_gib} GiB for transients"
             + (f" (plan: {kept_plan:.2f})" if kept_plan is not None else "")
-            + f" ({log.transient_peak_gib} GiB allocated at peak, {log.torch_growth_gib} GiB of torch reservation growth)"
-            f" and gave the pool {log.warmup_kv_blocks:,} blocks ({log.warmup_kv_gib} GiB) within the budget "
+            # vLLM keeps the larger of the two (measure_kv_cache_blocks, 0.34.0): one parenthesis after another read
+            # '(plan: 2.32) (2.41 GiB allocated at peak, ...)'
+            + f", the larger of {log.transient_peak_gib} GiB allocated at peak and {log.torch_growth_gib} GiB of torch "
+            f"reservation growth, and gave the pool {log.warmup_kv_blocks:,} blocks ({log.warmup_kv_gib} GiB) within the budget "
             f"'requested' of {log.warmup_requested_gib} GiB"
             + (f" (plan: {requested_plan:.2f})" if requested_plan is not None else ""))
     if log.profiled_kv_cache_gib is not None:

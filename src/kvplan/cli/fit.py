@@ -66,6 +66,7 @@ def sweep(
     $ kvplan sweep Qwen/Qwen3-8B --gpu L4 --vary kv_cache_dtype=auto,fp8 --csv
     $ kvplan sweep Qwen/Qwen3-32B --vary gpu,tensor_parallel_size=L4:4,H100:1
     $ kvplan sweep Qwen/Qwen3-8B --gpu L4 --vary vllm_version=0.9.2,0.33.0  # an upgrade
+    $ kvplan sweep Qwen/Qwen3-8B --gpu H100 --vary vllm_version=0.33.0,0.34.0  # 0.34: pool sized after warmup
     """
     from kvplan.errors import InputError
     from kvplan.render import (csv_rows, plot_sweep, sweep_errors, sweep_refusals, sweep_release_changes, sweep_table,

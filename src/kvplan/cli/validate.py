@@ -236,7 +236,10 @@ def summary_table(summary: dict, seed: dict | None, given_kv: bool, compact: boo
     t.caption = f"fit verdict right: {fits}" + (f" (seed: {seed_fits})" if seed_fits else "") + f" · skipped: {summary['skipped']} of {summary['records']}"
     unstated = {k: n for k, n in (summary.get("version_basis") or {}).items() if k != "stated"}
     if unstated:  # the records planned without a stated version, and with what
-        named = {"log format": "the era their log format names", "newest": "the newest rules"}
+        from kvplan.versions import DEFAULT_RELEASE
+
+        # "newest" (the JSON's key) is kvplan's default release, not the newest it reads (versions.NEWEST_READ)
+        named = {"log format": "the era their log format names", "newest": f"the default release's rules ({DEFAULT_RELEASE})"}
         t.caption += "\nno version stated: " + ", ".join(f"{n} planned with {named.get(k, k)}" for k, n in unstated.items())
     return whole_cells(t)
 

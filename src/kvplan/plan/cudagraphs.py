@@ -725,6 +725,16 @@ class ColdStartWarning(str):
         return self.head, str(self)[len(self.head):], self.every_start, self.changes_start
 
 
+def _more_room(resolved: EngineArgs) -> str:
+    """How the cold-start warning's advice makes room for a compiling start: a higher --gpu-memory-utilization, unless
+    the plan already claims all of the GPU (1.0, vLLM 0.34's default with its extensible KV cache, which
+    kv_memory_hint's message then answers with a shorter max_model_len or fewer sequences)."""
+    if (resolved.gpu_memory_utilization or 0) < 1.0:
+        return "leave that much more room (a higher --gpu-memory-utilization)"
+    return ("leave that much more room (gpu_memory_utilization is already 1.0: fewer or smaller CUDA-graph capture "
+            "sizes, a shorter --max-model-len, or a GPU with more memory)")
+
+
 def _cold_start_warning(resolved: EngineArgs, max_len: int, auto_fit: bool, loss: ColdStartLoss,
                         outcome: ColdStartOutcome) -> ColdStartWarning | None:
     """What a compiling start, with loss.most less pool than planned (cold_start_pool_loss_bytes), does to a plan that
@@ -745,10 +755,10 @@ def _cold_start_warning(resolved: EngineArgs, max_len: int, auto_fit: bool, loss
         return ColdStartWarning(
             head, (f"; vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool on "
                    f"every start: about {outcome.estimated_max_model_len:,} tokens instead of the {max_len:,} planned "
-                   f"here; leave that much more room (a higher --gpu-memory-utilization) or {_KEEP_COMPILE_CACHE}"
+                   f"here; {_more_room(resolved)} or {_KEEP_COMPILE_CACHE}"
                    if outcome.shorter else
-                   "; with that much less this pool would not start, so any start may be refused: leave that "
-                   f"much more room (a higher --gpu-memory-utilization) or {_KEEP_COMPILE_CACHE}"
+                   "; with that much less this pool would not start, so any start may be refused: "
+                   f"{_more_room(resolved)} or {_KEEP_COMPILE_CACHE}"
                    if outcome.refused else "; expect the pool below the plan on every start"), True, changes_start)
     if auto_fit and not outcome.fits:
         # --max-model-len -1: vLLM sizes the length from the pool the profile left (section 4, "Auto-fit"), so a
@@ -766,14 +776,14 @@ def _cold_start_warning(resolved: EngineArgs, max_len: int, auto_fit: bool, loss
             f"{cold_head}; with that much less this pool would not hold one {max_len:,}-token request, so the very "
             "first start may be refused", ". The compile cache a start writes (VLLM_CACHE_ROOT, on a persistent volume "
             "in kvplan scaffold's files; keyed on the model config, max_model_len included) makes later starts warm; "
-            "for the first, leave that much more room (a higher --gpu-memory-utilization) or expect one retry",
+            f"for the first, {_more_room(resolved)} or expect one retry",
             False, changes_start)
     if outcome.state_refusal:
         return ColdStartWarning(
             f"{cold_head}; with that much less this pool would hold {outcome.blocks:,} Mamba cache blocks, below "
             f"max_num_seqs ({resolved.max_num_seqs}), which vLLM's state-block check refuses, so the very first start "
             "may be refused", ". The compile cache a start writes (VLLM_CACHE_ROOT) makes later starts warm; for the "
-            "first, leave that much more room (a higher --gpu-memory-utilization), give --max-num-seqs "
+            f"first, {_more_room(resolved)}, give --max-num-seqs "
             f"{outcome.blocks} or less, or expect one retry", False, changes_start)
     return None
 

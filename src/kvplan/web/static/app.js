@@ -5,10 +5,12 @@
 const FIELDS = ["model", "revision", "gpu", "gpu_gib", "gpu_kinds", "num_gpus", "wsl2", "max_model_len", "concurrency",
   "gpu_memory_utilization", "kv_cache_dtype", "tensor_parallel_size", "max_num_seqs", "dtype", "quantization", "enforce_eager",
   "kv_cache_memory_bytes", "compilation_config", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "speculative_config", "limit_mm_per_prompt", "skip_mm_profiling", "entrypoint",
-  "runner", "vllm_version"];
+  "runner", "enable_extensible_kv_cache", "vllm_version"];
 // sent as JSON numbers; max_model_len goes as typed (32k, 32K, -1, auto): the server reads it as the CLI does
 const NUMBERS = new Set(["gpu_gib", "num_gpus", "concurrency", "gpu_memory_utilization", "tensor_parallel_size", "max_num_seqs",
   "max_cudagraph_capture_size"]);
+// switches whose default is the release's (a select of "", "true", "false"): sent as JSON booleans, left out when ""
+const SWITCHES = new Set(["enable_extensible_kv_cache"]);
 const DEFAULTS = { model: "Qwen/Qwen2.5-0.5B-Instruct", gpu: "tesla-t4", max_model_len: "4096" };
 const SLIDER_MIN_TOKENS = 256;
 const GPU_TABLE_ROWS = 12;
@@ -83,7 +85,10 @@ function saveUrl(values) {
 
 function planBody(values) {
   const body = {};
-  for (const [k, v] of Object.entries(values)) body[k] = NUMBERS.has(k) && v !== "" && !isNaN(Number(v)) ? Number(v) : v;
+  for (const [k, v] of Object.entries(values)) {
+    body[k] = SWITCHES.has(k) && (v === "true" || v === "false") ? v === "true"
+      : NUMBERS.has(k) && v !== "" && !isNaN(Number(v)) ? Number(v) : v;
+  }
   return body;
 }
 
@@ -146,6 +151,10 @@ function renderPlan(p) {
   const first = p.first_start;
   if (first && first.modelled && first.loss_bytes_most > 0 && p.kv_cache_bytes > 0)
     rows.splice(4, 0, ["first start", `${fmtGiB(first.kv_cache_bytes_least)} – ${fmtGiB(first.kv_cache_bytes_most)} of KV cache while it compiles its graphs (restarts load them from the compile cache)`]);
+  // vLLM >= 0.34's extensible KV cache: the profile's 'Available KV cache memory' (in the log below) is only the
+  // capacity reserved, larger than the pool committed after warmup (fit's box says the same)
+  if (p.kv_cache_capacity_bytes != null)
+    rows.splice(4, 0, ["capacity", `${fmtGiB(p.kv_cache_capacity_bytes)} reserved (logged 'Available KV cache memory'); the KV cache above is what is left after warmup and CUDA-graph capture`]);
   if (p.inverse) rows.unshift(["note", p.inverse]);
   for (const [k, val] of rows) {
     const d = document.createElement("div");
@@ -578,6 +587,8 @@ async function loadCatalogs() {
   for (const g of gpus) sel.appendChild(new Option(gpuLabel(g, false), g.id));
   sel.appendChild(new Option("custom size…", "custom"));
   for (const v of features.vllm_versions || []) { const o = document.createElement("option"); o.value = v; $("version-list").appendChild(o); }
+  // the release a plan takes when the field is empty: kvplan's default, which need not be the newest in the list
+  if (features.default_vllm_version) $("vllm_version").placeholder = `${features.default_vllm_version} (kvplan's default release)`;
   $("tab-traffic").hidden = !features.simulate;
   $("tab-deploy").hidden = !features.scaffold;
   $("sim-limit").textContent = fmtInt(features.limits.simulate_requests);
