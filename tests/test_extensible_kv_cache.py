@@ -265,3 +265,21 @@ def test_a_compiling_first_start_also_grows_the_margin():
     assert grown > 0
     assert p.first_start["loss_bytes_least"] == least + grown
     assert p.first_start["loss_bytes_most"] == estimate.first_start["loss_bytes_most"] + grown
+
+
+def test_release_changes_name_what_the_sizing_after_warmup_takes():
+    # a sweep across 0.33.0 -> 0.34.0 names the post-warmup terms (capture, device headroom) instead of an unnamed
+    # residual, and does not blame capture sizes for the missing CUDA-graph estimate
+    from kvplan.api import release_changes
+    old, new = _fit(version=OLD), _fit()
+    changes = release_changes(old, new)
+    text = "; ".join(changes)
+    assert "capture sizes or graph mode" not in text and "other budget terms" not in text
+    sized = next(c for c in changes if c.startswith("sized after warmup"))
+    pool = new.kv_pool
+    capture = new.kv_cache_capacity_bytes - pool["budget_cap_bytes"]
+    kept = pool["budget_cap_bytes"] - pool["available_bytes"]
+    assert f"-{capture / GIB:.2f} GiB the CUDA-graph pool" in sized and f"-{kept / GIB:.2f} GiB the device headroom" in sized
+    # the other direction says the same with the signs turned
+    back = "; ".join(release_changes(new, old))
+    assert f"+{kept / GIB:.2f} GiB the device headroom" in back and "other budget terms" not in back

@@ -1352,6 +1352,12 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
                        f"{_gib(base.cudagraph_capture_bytes)} GiB after allocating it, beyond the budget")
             elif base.rules.cudagraph_subtracted and not p.rules.cudagraph_subtracted:
                 why = f"{now} captures its CUDA graphs after sizing the pool, beyond the budget"
+            elif (p.kv_pool is None) != (base.kv_pool is None):
+                # the extensible KV cache (vLLM >= 0.34) makes no estimate: GPUModelRunner.profile_cudagraph_memory
+                # returns 0 with it, and the captured pool is measured after warmup instead (named below)
+                ext, rel = (p, now) if p.kv_pool is not None else (base, was)
+                why = (f"{rel}'s extensible KV cache makes no estimate before the KV allocation; it measures the "
+                       f"{_gib(ext.cudagraph_capture_bytes)} GiB capture after warmup, below")
             else:
                 why = "capture sizes or graph mode, below"
         elif attr == "weights_bytes":
@@ -1360,6 +1366,27 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
             why = "the release's accounting (--explain names it)"
         out.append(f"{name} {_gib(x)} -> {_gib(y)} GiB ({_signed_gib(x - y)} to the pool: {why})")
     residual = (p.kv_cache_bytes - base.kv_cache_bytes) - deltas
+    # an extensible-sized pool (vLLM >= 0.34) is not the budget's remainder: what the sizing after warmup takes off the
+    # profile's capacity is named term by term (plan.extensible.measured_pool), the rest stays the residual
+    sign_parts: dict[str, float] = {}
+    for sign, plan in ((1, p), (-1, base)):
+        pool = plan.kv_pool
+        if pool is None or plan.kv_cache_capacity_bytes is None:
+            continue
+        capacity = plan.kv_cache_capacity_bytes
+        taken = {
+            "the CUDA-graph pool captured before the measurement": capacity - pool["budget_cap_bytes"],
+            (f"the device headroom kept free (memory in use before vLLM's snapshot ~{_gib(pool['startup_used_bytes'])} "
+             f"GiB, a {_gib(pool['margin_bytes'])} GiB margin)"): pool["budget_cap_bytes"] - pool["available_bytes"],
+            "whole blocks in 2 MiB granules, at most the capacity": (min(pool["available_bytes"], capacity)
+                                                                     - plan.kv_cache_bytes)}
+        for what, b_taken in taken.items():
+            sign_parts[what] = sign_parts.get(what, 0.0) - sign * max(b_taken, 0.0)
+    named = [f"{_signed_gib(v)} {what}" for what, v in sign_parts.items() if moved(0, v)]
+    if named:
+        sizing = now if p.kv_pool is not None else was
+        out.append(f"sized after warmup ({sizing}'s extensible KV cache): " + ", ".join(named))
+        residual -= sum(sign_parts.values())
     if moved(0, residual):
         out.append(f"other budget terms {_signed_gib(residual)} to the pool (--explain names each)")
     if base.block_size != p.block_size:
