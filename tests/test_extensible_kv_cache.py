@@ -283,3 +283,18 @@ def test_release_changes_name_what_the_sizing_after_warmup_takes():
     # the other direction says the same with the signs turned
     back = "; ".join(release_changes(new, old))
     assert f"+{kept / GIB:.2f} GiB the device headroom" in back and "other budget terms" not in back
+
+
+def test_unified_memory_gpu_says_the_os_free_memory_sizes_the_pool():
+    # on GB10 vLLM 0.34 reads free memory as the OS's available memory (utils/mem_utils.py device_memory_info): the
+    # pool then depends on what the OS and other processes hold, which the plan must say it cannot see
+    p = _fit(gpu="GB10")
+    assert p.kv_pool is not None
+    said = [w for w in p.warnings if w.startswith("unified memory")]
+    assert len(said) == 1 and "device_memory_info" in said[0] and "--gpu-memory-utilization" in said[0]
+    assert f"{p.kv_pool['startup_used_bytes'] / GIB:.1f} GiB in use" in said[0]
+    # a discrete GPU, and the estimate's sizing on the unified-memory GPU, say nothing of it
+    assert not [w for w in _fit().warnings if w.startswith("unified memory")]
+    assert not [w for w in _fit(gpu="GB10", version=OLD).warnings if w.startswith("unified memory")]
+    startup = next(t for t in p.terms if t.name == "startup_used")
+    assert "not fitted" in startup.formula
