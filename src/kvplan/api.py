@@ -1369,19 +1369,23 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
     # an extensible-sized pool (vLLM >= 0.34) is not the budget's remainder: what the sizing after warmup takes off the
     # profile's capacity is named term by term (plan.extensible.measured_pool), the rest stays the residual
     sign_parts: dict[str, float] = {}
-    for sign, plan in ((1, p), (-1, base)):
-        pool = plan.kv_pool
-        if pool is None or plan.kv_cache_capacity_bytes is None:
+    for sign, side in ((1, p), (-1, base)):
+        pool = side.kv_pool
+        if pool is None or side.kv_cache_capacity_bytes is None:
             continue
-        capacity = plan.kv_cache_capacity_bytes
+        capacity = side.kv_cache_capacity_bytes
         taken = {
             "the CUDA-graph pool captured before the measurement": capacity - pool["budget_cap_bytes"],
-            (f"the device headroom kept free (memory in use before vLLM's snapshot ~{_gib(pool['startup_used_bytes'])} "
-             f"GiB, a {_gib(pool['margin_bytes'])} GiB margin)"): pool["budget_cap_bytes"] - pool["available_bytes"],
+            "headroom": pool["budget_cap_bytes"] - pool["available_bytes"],
             "whole blocks in 2 MiB granules, at most the capacity": (min(pool["available_bytes"], capacity)
-                                                                     - plan.kv_cache_bytes)}
+                                                                     - side.kv_cache_bytes)}
         for what, b_taken in taken.items():
             sign_parts[what] = sign_parts.get(what, 0.0) - sign * max(b_taken, 0.0)
+    if sign_parts:
+        # the headroom's figures are the extensible side's (the newer release's where both are)
+        ext = p.kv_pool if p.kv_pool is not None else base.kv_pool
+        sign_parts[f"the device headroom kept free (memory in use before vLLM's snapshot ~{_gib(ext['startup_used_bytes'])} "
+                   f"GiB, a {_gib(ext['margin_bytes'])} GiB margin)"] = sign_parts.pop("headroom")
     named = [f"{_signed_gib(v)} {what}" for what, v in sign_parts.items() if moved(0, v)]
     if named:
         sizing = now if p.kv_pool is not None else was
