@@ -291,3 +291,19 @@ def test_the_constructed_log_agrees_with_the_034_source():
     kv = min(log.warmup_requested_gib - non_kv, log.warmup_free_gib + log.warmup_committed_gib - margin)
     kv -= max(log.transient_peak_gib, log.torch_growth_gib)
     assert log.warmup_kv_gib <= kv < log.warmup_kv_gib + 36 * 2 / 1024 + 0.01
+
+
+def test_reconcile_sets_the_capacity_and_the_free_memory_after_warmup_beside_the_plans():
+    # the profile's capacity and the memory free after warmup each isolate part of the sizing: the first the profile's
+    # terms, the second the memory in use before vLLM's snapshot and the captured graphs
+    import kvplan
+    plan = kvplan.fit("Qwen/Qwen3-8B", gpu="H100", vllm_version="0.34.0", max_model_len=40960)
+    rows = {row.term: row for row in reconcile(parse_log(LOG), plan).rows}
+    assert rows["kv_cache_capacity_gib"].observed == 60.3
+    assert rows["kv_cache_capacity_gib"].predicted == pytest.approx(plan.kv_cache_capacity_bytes / GIB)
+    assert rows["warmup_free_gib"].observed == 61.3
+    assert rows["warmup_free_gib"].predicted == pytest.approx(plan.kv_pool["free_after_warmup_bytes"] / GIB)
+    # a plan of the estimate's sizing has neither term
+    old = kvplan.fit("Qwen/Qwen3-8B", gpu="H100", vllm_version="0.33.0", max_model_len=40960)
+    rows = {row.term: row for row in reconcile(parse_log(LOG), old).rows}
+    assert rows["kv_cache_capacity_gib"].predicted is None and rows["warmup_free_gib"].predicted is None
