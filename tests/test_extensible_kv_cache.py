@@ -298,3 +298,19 @@ def test_unified_memory_gpu_says_the_os_free_memory_sizes_the_pool():
     assert not [w for w in _fit(gpu="GB10", version=OLD).warnings if w.startswith("unified memory")]
     startup = next(t for t in p.terms if t.name == "startup_used")
     assert "not fitted" in startup.formula
+
+
+def test_scaffold_leaves_the_extensible_default_utilization_unset():
+    # vLLM 0.34 resolves an unset gpu_memory_utilization to 1.0 with the extensible KV cache and to 0.92 where the start
+    # falls back to the estimate (CacheConfig.resolved_gpu_memory_utilization); a written 1.0 would survive the fallback
+    # and request_memory would then refuse the start (free < 1.0 x total)
+    from kvplan.deploy import spec_from_plan
+    argv = spec_from_plan(_fit(gpu="L4", max_model_len=16384)).serve_argv()
+    assert "--gpu-memory-utilization" not in argv
+    # a utilization given is written as given, and the estimate's sizing keeps writing its own
+    argv = spec_from_plan(_fit(gpu="L4", max_model_len=16384, gpu_memory_utilization=0.9)).serve_argv()
+    assert argv[argv.index("--gpu-memory-utilization") + 1] == "0.9"
+    argv = spec_from_plan(_fit(gpu="L4", max_model_len=16384, version=OLD)).serve_argv()
+    assert argv[argv.index("--gpu-memory-utilization") + 1] == "0.92"
+    argv = spec_from_plan(_fit(gpu="L4", max_model_len=16384, enable_extensible_kv_cache=False)).serve_argv()
+    assert argv[argv.index("--gpu-memory-utilization") + 1] == "0.92" and "--no-enable-extensible-kv-cache" in argv

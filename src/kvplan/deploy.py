@@ -451,10 +451,16 @@ def spec_from_plan(
                           f"KV pool: {conc_s} concurrent sequences of {num(mml)} tokens ({num(kv_tok)} KV-cache tokens "
                           "as vLLM logs them)"))
     wsl2 = planned_under_wsl2(plan)
-    flags.append(Flag("--gpu-memory-utilization", f"{util:g}",
-                      f"{util:g} x {_gib_text(total)} = {_gib_text(requested)} for weights + activations + KV cache"
-                      + ("; under WSL2 what Windows holds on the card is not free, and vLLM stops when the free memory "
-                         "is below this (README.md, WSL2)" if wsl2 else "")))
+    # vLLM >= 0.34's extensible KV cache at its default utilization: left unset, as vLLM advises (config/cache.py
+    # gpu_memory_utilization, 0.34.0 wheel). CacheConfig.resolved_gpu_memory_utilization takes 1.0 with the cache and
+    # 0.92 where the start falls back to the estimate (no CUDA VMM: utils/vmm_driver.py vmm_unavailable_reason); a
+    # written 1.0 survives that fallback, whose request_memory then refuses any GPU with less than all of it free
+    extensible_default = _get(plan, "kv_pool") is not None and _get(given, "gpu_memory_utilization") is None
+    if not extensible_default:
+        flags.append(Flag("--gpu-memory-utilization", f"{util:g}",
+                          f"{util:g} x {_gib_text(total)} = {_gib_text(requested)} for weights + activations + KV cache"
+                          + ("; under WSL2 what Windows holds on the card is not free, and vLLM stops when the free memory "
+                             "is below this (README.md, WSL2)" if wsl2 else "")))
     # a MoE model's experts are split over every TP x DP rank (whole experts with expert parallelism, else sliced:
     # weights.rank_weights), not over TP alone
     experts = (f"; the experts over all {tp * dp} TP x DP ranks" if dp > 1 and _get(plan.model, "is_moe", default=False)
