@@ -266,3 +266,53 @@ def test_a_compiling_first_start_also_grows_the_margin():
     assert grown > 0
     assert p.first_start["loss_bytes_least"] == least + grown
     assert p.first_start["loss_bytes_most"] == estimate.first_start["loss_bytes_most"] + grown
+
+
+def test_release_changes_name_what_the_sizing_after_warmup_takes():
+    # a sweep across 0.33.0 -> 0.34.0 names the post-warmup terms (capture, device headroom) instead of an unnamed
+    # residual, and does not blame capture sizes for the missing CUDA-graph estimate
+    from kvplan.api import release_changes
+    old, new = _fit(version=OLD), _fit()
+    changes = release_changes(old, new)
+    text = "; ".join(changes)
+    assert "capture sizes or graph mode" not in text and "other budget terms" not in text
+    sized = next(c for c in changes if c.startswith("KV pool sized after warmup"))
+    pool = new.kv_pool
+    capture = new.kv_cache_capacity_bytes - pool["budget_cap_bytes"]
+    kept = pool["budget_cap_bytes"] - pool["available_bytes"]
+    assert f"the captured CUDA graphs {capture / GIB:.2f} GiB" in sized
+    assert f"{kept / GIB:.2f} GiB of the budget the device cannot hold with a {pool['margin_bytes'] / GIB:.2f} GiB margin" in sized
+    # the other direction names the same sizing, and leaves no unnamed residual either
+    back = "; ".join(release_changes(new, old))
+    assert "KV pool sized after warmup" in back and "other budget terms" not in back
+
+
+def test_unified_memory_gpu_says_the_os_free_memory_sizes_the_pool():
+    # on GB10 vLLM 0.34 reads free memory as the OS's available memory (utils/mem_utils.py device_memory_info): the
+    # pool then depends on what the OS and other processes hold, which the plan must say it cannot see
+    p = _fit(gpu="GB10")
+    assert p.kv_pool is not None
+    said = [w for w in p.warnings if w.startswith("unified memory")]
+    assert len(said) == 1 and "device_memory_info" in said[0] and "--gpu-memory-utilization" in said[0]
+    assert f"{p.kv_pool['startup_used_bytes'] / GIB:.1f} GiB in use" in said[0]
+    # a discrete GPU, and the estimate's sizing on the unified-memory GPU, say nothing of it
+    assert not [w for w in _fit().warnings if w.startswith("unified memory")]
+    assert not [w for w in _fit(gpu="GB10", version=OLD).warnings if w.startswith("unified memory")]
+    startup = next(t for t in p.terms if t.name == "startup_used")
+    assert "not fitted" in startup.formula
+
+
+def test_scaffold_leaves_the_extensible_default_utilization_unset():
+    # vLLM 0.34 resolves an unset gpu_memory_utilization to 1.0 with the extensible KV cache and to 0.92 where the start
+    # falls back to the estimate (CacheConfig.resolved_gpu_memory_utilization); a written 1.0 would survive the fallback
+    # and request_memory would then refuse the start (free < 1.0 x total)
+    from kvplan.deploy import spec_from_plan
+    argv = spec_from_plan(_fit(gpu="L4", max_model_len=16384)).serve_argv()
+    assert "--gpu-memory-utilization" not in argv
+    # a utilization given is written as given, and the estimate's sizing keeps writing its own
+    argv = spec_from_plan(_fit(gpu="L4", max_model_len=16384, gpu_memory_utilization=0.9)).serve_argv()
+    assert argv[argv.index("--gpu-memory-utilization") + 1] == "0.9"
+    argv = spec_from_plan(_fit(gpu="L4", max_model_len=16384, version=OLD)).serve_argv()
+    assert argv[argv.index("--gpu-memory-utilization") + 1] == "0.92"
+    argv = spec_from_plan(_fit(gpu="L4", max_model_len=16384, enable_extensible_kv_cache=False)).serve_argv()
+    assert argv[argv.index("--gpu-memory-utilization") + 1] == "0.92" and "--no-enable-extensible-kv-cache" in argv

@@ -39,9 +39,9 @@ def test_memory_after_warmup_line_is_read_term_by_term():
 
 def test_the_pool_is_the_measured_one_not_the_profiles_estimate():
     log = parse_log(LOG)
-    # "Available KV cache memory: 58.99 GiB" is the capacity the address range was reserved for; the pool is the
+    # "Available KV cache memory: 60.3 GiB" is the capacity the address range was reserved for; the pool is the
     # post-warmup "6496 KV cache blocks (57.09 GiB)"
-    assert log.kv_cache_gib == 57.09 and log.profiled_kv_cache_gib == 58.99
+    assert log.kv_cache_gib == 57.09 and log.profiled_kv_cache_gib == 60.3
     assert log.num_gpu_blocks == 6496 and log.kv_cache_tokens == 415744 and log.max_concurrency == 10.15
     assert log.started is True and log.fits is True
     observed = log.to_record()["observed"]
@@ -52,7 +52,7 @@ def test_a_log_without_the_line_keeps_its_record_unchanged():
     lines = [line for line in LOG.read_text().splitlines() if "Memory after warmup" not in line
              and "Extended KV cache" not in line]
     log = parse_lines(lines)
-    assert log.kv_cache_gib == 58.99 and log.profiled_kv_cache_gib is None and log.extensible_kv_cache is None
+    assert log.kv_cache_gib == 60.3 and log.profiled_kv_cache_gib is None and log.extensible_kv_cache is None
     assert "transient_kept_gib" not in log.to_record()["observed"]
 
 
@@ -146,7 +146,7 @@ def test_reconcile_lines_up_the_measured_terms_with_the_plans():
     assert rows["requested_gib"].observed == 79.19 and rows["requested_gib"].predicted == pytest.approx(79.19)
     note = next(n for n in r.notes if n.startswith("vLLM sized the KV cache after warmup"))
     assert "kept 2.41 GiB for transients (plan: 2.00)" in note and "'requested' of 79.19 GiB (plan: 79.19)" in note
-    assert "58.99 GiB ('Available KV cache memory')" in note
+    assert "60.3 GiB ('Available KV cache memory')" in note
 
 
 def test_a_plan_without_the_term_compares_nothing_for_it():
@@ -288,3 +288,36 @@ def test_the_after_warmup_note_sets_the_plans_free_memory_beside_the_logs():
     assert f"61.3 GiB was free (plan: {free:.2f})" in note
     assert ") (" not in note
     assert "the larger of 2.41 GiB allocated at peak and 1.12 GiB of torch reservation growth" in note
+
+
+def test_the_constructed_log_agrees_with_the_034_source():
+    # with the extensible KV cache 0.34.0 makes no CUDA-graph estimate (GPUModelRunner.profile_cudagraph_memory returns
+    # 0), so no estimate line prints, "Available KV cache memory" is requested - consumed - peak activation, and the
+    # transient peak kept after warmup starts from that peak activation (reserved_headroom_bytes)
+    text = LOG.read_text()
+    assert "CUDA graph memory profiling is enabled" not in text and "(estimated)" not in text
+    log = parse_log(LOG)
+    assert log.profiled_kv_cache_gib == pytest.approx(79.19 - 16.48 - log.activation_peak_gib, abs=0.011)
+    assert log.transient_peak_gib >= log.activation_peak_gib
+    # the pool: min(requested - non_kv_used, free + committed - margin) - transient, in whole blocks
+    non_kv = 78.62 - log.warmup_free_gib - log.warmup_committed_gib
+    margin = max(1.0, 0.75 * log.transient_peak_gib)
+    kv = min(log.warmup_requested_gib - non_kv, log.warmup_free_gib + log.warmup_committed_gib - margin)
+    kv -= max(log.transient_peak_gib, log.torch_growth_gib)
+    assert log.warmup_kv_gib <= kv < log.warmup_kv_gib + 36 * 2 / 1024 + 0.01
+
+
+def test_reconcile_sets_the_capacity_and_the_free_memory_after_warmup_beside_the_plans():
+    # the profile's capacity and the memory free after warmup each isolate part of the sizing: the first the profile's
+    # terms, the second the memory in use before vLLM's snapshot and the captured graphs
+    import kvplan
+    plan = kvplan.fit("Qwen/Qwen3-8B", gpu="H100", vllm_version="0.34.0", max_model_len=40960)
+    rows = {row.term: row for row in reconcile(parse_log(LOG), plan).rows}
+    assert rows["kv_cache_capacity_gib"].observed == 60.3
+    assert rows["kv_cache_capacity_gib"].predicted == pytest.approx(plan.kv_cache_capacity_bytes / GIB)
+    assert rows["warmup_free_gib"].observed == 61.3
+    assert rows["warmup_free_gib"].predicted == pytest.approx(plan.kv_pool["free_after_warmup_bytes"] / GIB)
+    # a plan of the estimate's sizing has neither term
+    old = kvplan.fit("Qwen/Qwen3-8B", gpu="H100", vllm_version="0.33.0", max_model_len=40960)
+    rows = {row.term: row for row in reconcile(parse_log(LOG), old).rows}
+    assert rows["kv_cache_capacity_gib"].predicted is None and rows["warmup_free_gib"].predicted is None

@@ -1399,6 +1399,12 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
                        f"{_gib(base.cudagraph_capture_bytes)} GiB after allocating it, beyond the budget")
             elif base.rules.cudagraph_subtracted and not p.rules.cudagraph_subtracted:
                 why = f"{now} captures its CUDA graphs after sizing the pool, beyond the budget"
+            elif (p.kv_pool is None) != (base.kv_pool is None):
+                # the extensible KV cache (vLLM >= 0.34) makes no estimate: GPUModelRunner.profile_cudagraph_memory
+                # returns 0 with it, and the captured pool is measured after warmup instead (named below)
+                ext, rel = (p, now) if p.kv_pool is not None else (base, was)
+                why = (f"{rel}'s extensible KV cache makes no estimate before the KV allocation; it measures the "
+                       f"{_gib(ext.cudagraph_capture_bytes)} GiB capture after warmup, below")
             else:
                 why = "capture sizes or graph mode, below"
         elif attr == "weights_bytes":

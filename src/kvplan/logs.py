@@ -3785,10 +3785,10 @@ def _activation_without_graph_estimate(activation: float, estimate: Optional[flo
     if estimate is not None:
         return round(activation - estimate, 2)
     if "memory_after_warmup" in hit_names and not hit_names & {"graph_equivalent", "graph_actual"}:
-        # 0.34.0 with the extensible KV cache prints no 'CUDA graph memory profiling is disabled' warning
-        # (v1/worker/gpu_worker.py determine_available_memory: the sizing after capture loses nothing without the
-        # estimate), and an estimate it applies is always logged ('CUDA graph memory profiling is enabled ... is
-        # equivalent to ...'): without that line none was applied
+        # 0.34.0 with the extensible KV cache makes no CUDA-graph estimate at all (v1/worker/gpu/model_runner.py
+        # GPUModelRunner.profile_cudagraph_memory returns 0 with it), so determine_available_memory prints neither the
+        # 'is enabled ... is equivalent to ...' line nor the 'is disabled' warning, and _compile_or_warm_up_model no
+        # 'CUDA graph pool memory' line: the summary's peak activation is the profile's own
         return activation
     eager = str(acc.engine_args.get("enforce_eager", acc.command_args.get("enforce_eager", ""))).lower() in ("true", "1")
     given = [str(source.get("compilation_config") or "") for source in (acc.engine_args, acc.command_args)]

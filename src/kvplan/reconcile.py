@@ -244,8 +244,16 @@ def extensible_kv_rows(log: StartupLog, plan) -> list[TermRow]:
     and the budget 'requested' (Plan.requested_bytes). None where the log has no such line."""
     if log.transient_kept_gib is None and log.warmup_requested_gib is None:
         return []
+    pool = getattr(plan, "kv_pool", None) if plan is not None else None
+    # the capacity ('Available KV cache memory', the profile's figure: Plan.kv_cache_capacity_bytes) and the memory
+    # free after warmup (the plan's init_free - non_kv_used - committed: MeasuredPool.free_after_warmup_bytes), which
+    # isolate the profile's terms from the memory in use before the snapshot and the captured graphs
+    free_plan = _gib(pool.get("free_after_warmup_bytes")) if isinstance(pool, dict) else None
     return [TermRow("transient_kept_gib", log.transient_kept_gib, _plan_gib(plan, "transient_kept_bytes"), "GiB"),
-            TermRow("requested_gib", log.warmup_requested_gib, _plan_gib(plan, "requested_bytes"), "GiB")]
+            TermRow("requested_gib", log.warmup_requested_gib, _plan_gib(plan, "requested_bytes"), "GiB"),
+            TermRow("kv_cache_capacity_gib", log.profiled_kv_cache_gib, _plan_gib(plan, "kv_cache_capacity_bytes"),
+                    "GiB"),
+            TermRow("warmup_free_gib", log.warmup_free_gib, free_plan, "GiB")]
 
 
 def extensible_kv_notes(log: StartupLog, plan) -> list[str]:

@@ -51,13 +51,20 @@ GRANULE_BYTES = 2 << 20
 # Blocks committed while the sizing is measured: the null block (ExtensibleKVCache.min_committed_blocks, 1 under the
 # layer-outermost layouts vLLM prefers, 2 under block-outermost ones)
 MIN_COMMITTED_BLOCKS = 1
-# Device memory in use before vLLM's init snapshot (init_free = total - this): the CUDA context and cuBLAS handles on
-# one GPU, NCCL communicators and custom all-reduce buffers beside them under tensor or pipeline parallelism. No
-# earlier release charged it (the snapshot is taken after them from 0.11: docs/vllm-memory-model.md section 1.2), so
-# kvplan never fitted it; the values are read from the records' startup lines 'Free memory on device (F/T GiB) on
-# startup': T - F = 0.33 and 0.61 GiB on one GPU (tests/data/extra_records.jsonl: an MI300X at 0.30.0, an H100 at
-# 0.10.2), inside the memory model's 0.3-0.6 GiB for the context, taken at 0.5; 1.53-1.55 GiB on each of four H100
-# TP2 / TP4 startups of 0.19.0, taken at 1.5 (estimates, not a fit to any 0.34 start)
+# Device memory in use before vLLM's init snapshot (init_free = total - this): the CUDA context and the cuBLAS /
+# cuBLASLt handles Worker.init_device creates before MemorySnapshot, and under tensor parallelism the NCCL
+# communicators and custom all-reduce buffers init_worker_distributed_environment sets up before it (gpu_worker.py
+# Worker.init_device, 0.34.0 wheel), plus anything another process holds. No earlier release's pool depended on it
+# (the estimate is measured from the snapshot: docs/vllm-memory-model.md section 1.2), so kvplan never fitted it. These
+# two figures are judgement calls, not fits: the records' startup lines 'Free memory on device (F/T GiB) on startup'
+# (T - F, vLLM 0.10-0.31) spread with the GPU's size on one GPU, 0.07-0.11 GiB on a GTX 1660 SUPER and an RTX 3060,
+# 0.10 on a T4, 0.19 on an L4, 0.26 on an A40, 0.33 on an MI300X, 0.38-0.41 on an RTX 4090 48 GB and an A100, 0.51-0.61
+# on an H100, an RTX 5090 and a B300 (0.88 on an RTX 4090 that also drives a display): 0.5 GiB is the H100 / B300
+# class, and on a smaller GPU, where the device cap binds (utilization 1.0), the pool comes out up to ~0.4 GiB smaller
+# than vLLM's. Under TP they read 1.53-1.55 GiB (Llama-3.1-8B and Qwen2.5-7B on H100 TP2 / TP4, 0.19.0), 2.01-2.07
+# (gpt-oss-20b and Mixtral TP2, Llama-4-Scout TP4 on H100, 0.19.0), 0.96 (4 x RTX PRO 6000, 0.27.1), 0.60 (2 x H200,
+# 0.10.2): 1.5 GiB is the middle of the H100 figures. No record shows a pipeline-parallel start's line: PP takes the TP
+# figure unread. On a unified-memory GPU free memory is the OS's (unified_memory_warning) and neither figure applies.
 STARTUP_USED_ONE_GPU_BYTES = int(0.5 * GIB)
 STARTUP_USED_PARALLEL_BYTES = int(1.5 * GIB)
 
@@ -211,6 +218,23 @@ def cold_start_margin_growth_bytes(pool: MeasuredPool, transient_bytes: int, roc
     floor = MARGIN_FLOOR_BYTES_ROCM if rocm else MARGIN_FLOOR_BYTES_CUDA
     peak = pool.transient_peak_bytes
     return max(floor, int((peak + transient_bytes) * MARGIN_FRACTION)) - max(floor, int(peak * MARGIN_FRACTION))
+
+
+def unified_memory_warning(gpu: GPUSpec, pool: MeasuredPool, rules: VersionRules) -> str | None:
+    """On an NVIDIA GPU that shares its memory with the CPU (GB10, Jetson: GPUSpec.form 'integrated'), vLLM reads free
+    memory as the OS's available memory (utils/mem_utils.py device_memory_info: psutil's virtual_memory().available where
+    Platform.is_integrated_gpu, 0.34.0 wheel), so the extensible KV cache's init_free is what the OS, a desktop and
+    every process, vLLM's own API server and engine core included, leave at the init snapshot: kvplan cannot see that,
+    and the startup_used it subtracts (STARTUP_USED_*, read on discrete GPUs) is no figure for it. Said, not planned."""
+    if gpu.form != "integrated" or (gpu.vendor or "").upper() != "NVIDIA":
+        return None
+    return (f"unified memory ({gpu.name}): vLLM {rules.version} measures free memory as the memory the OS reports "
+            "available (utils/mem_utils.py device_memory_info), and its extensible KV cache takes what the OS, the "
+            "desktop and every process on the machine, vLLM's own API server included, leave at startup, less what "
+            f"vLLM uses; kvplan cannot see that and assumed only {_format_gib(pool.startup_used_bytes)} GiB in use before "
+            "vLLM's snapshot, so each GiB more in use comes off the KV pool. vLLM advises setting "
+            "--gpu-memory-utilization on unified-memory devices to leave the CPU its share (config/cache.py "
+            "gpu_memory_utilization); plan with the value you will set.")
 
 
 def _format_gib(x: float) -> str:

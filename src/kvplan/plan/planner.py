@@ -24,6 +24,7 @@ from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, C
 from kvplan.plan.defaults import ct_moe_mixed_schemes, quant_capability_error, resolve_args, vllm_quant_method
 from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes, extended_line, extensible_kv_cache,
                                     fallback_note, kv_memory_hint, measured_pool, memory_after_warmup_line,
+                                    unified_memory_warning,
                                     utilization_warning)
 from kvplan.plan.kv import (window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, mamba_cache_mode, rank_weights)
@@ -834,6 +835,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         warning = utilization_warning(pool, args.gpu_memory_utilization)
         if warning:
             warns.append(warning)
+        unified = unified_memory_warning(gpu, pool, rules)
+        if unified:
+            warns.append(unified)
         if gpu.vendor == "AMD":  # the runtime's version is not an input: its fallback is said, not planned
             notes.append("ROCm: HIP runtimes before ROCm/rocm-systems#2451 (TheRock 7.12) reject the extensible KV cache's "
                          "mappings (utils/vmm_driver.py unusable_runtime_reason, 0.34.0); vLLM then disables it with a "
@@ -972,7 +976,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
              "'Available KV cache memory', reserved as virtual memory and checked for one max-length request",
              "vllm/v1/worker/gpu_worker.py Worker.determine_available_memory, 0.34.0"),
         Term("startup_used", pool.startup_used_bytes, "bytes", "in use before vLLM's init snapshot (CUDA context, cuBLAS; NCCL and "
-             "all-reduce buffers under TP/PP): an estimate from the records' 'Free memory on device' lines",
+             "all-reduce buffers under TP/PP): not fitted, a judgement from the records' 'Free memory on device' lines, "
+             "which read 0.07-0.61 GiB on one GPU by its size (0.19 on an L4, 0.51-0.61 on an H100)",
              "plan.extensible STARTUP_USED_*"),
         Term("init_free", pool.init_free_bytes, "bytes", f"total - startup_used = {total / GIB:.2f} - {pool.startup_used_bytes / GIB:.2f} GiB",
              "MemorySnapshot at Worker.init_device"),
