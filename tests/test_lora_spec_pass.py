@@ -164,7 +164,9 @@ def test_capacity_says_what_its_step_model_leaves_out(monkeypatch, capsys):
 def test_draft_tensor_parallel_size_is_read_as_vllm_reads_it(tmp_path):
     # was ignored: a draft model at "draft_tensor_parallel_size": 1 under a TP-4 target planned as starting, which
     # v1/spec_decode/draft_model.py refuses (0.15.0-0.33.0); a value other than 1 or TP is refused by
-    # SpeculativeConfig._verify_and_get_draft_tp (0.10.2, 0.33.0); an EAGLE head loads at the target's TP regardless
+    # SpeculativeConfig._verify_and_get_draft_tp (0.10.2, 0.33.0); an EAGLE head loads at the target's TP regardless.
+    # Pinned at 0.30.0, the last release whose default runner for a draft model is model runner v1 (the refusal is
+    # v1's DraftModelProposer; 0.31-0.33's model runner v2 does not refuse: test_draft_model_tp_refused_on_runner_v1_only)
     from kvplan.errors import RefusedByVLLMError
 
     draft = tmp_path / "qwen3-0.6b"
@@ -173,7 +175,7 @@ def test_draft_tensor_parallel_size_is_read_as_vllm_reads_it(tmp_path):
 
     def fit(extra: dict, model="Qwen/Qwen3-32B", method="draft_model", path=str(draft), **kw):
         spec = dict({"method": method, "model": path, "num_speculative_tokens": 4}, **extra)
-        return kvplan.fit(model, gpu="H100", tensor_parallel_size=4, max_model_len=16384, vllm_version="0.33.0",
+        return kvplan.fit(model, gpu="H100", tensor_parallel_size=4, max_model_len=16384, vllm_version="0.30.0",
                           speculative_config=json.dumps(spec), **kw)
 
     assert fit({}).fits and fit({"draft_tensor_parallel_size": 4}).fits

@@ -96,14 +96,43 @@ def test_draft_model_tp_mismatch_not_refused_from_034(tmp_path):
     (draft / "config.json").write_text(json.dumps(resolve_model("Qwen/Qwen3-0.6B").raw_config))
     spec = {"method": "draft_model", "model": str(draft), "num_speculative_tokens": 4, "draft_tensor_parallel_size": 1}
     kw = dict(model="Qwen/Qwen3-32B", tensor_parallel_size=4, max_model_len=16384)
+    # 0.33.0 refuses it on model runner v1 only (forced here; its default for a draft model is v2, which does not
+    # refuse: test_draft_model_tp_refused_on_runner_v1_only); 0.34.0 has no model runner v1
     with pytest.raises(RefusedByVLLMError, match="must be the same. Got 1 and 4"):
-        _fit("0.33.0", spec, **kw)
+        _fit("0.33.0", spec, env=(("VLLM_USE_V2_MODEL_RUNNER", "0"),), **kw)
     new = _fit("0.34.0", spec, **kw)
     assert new.fits and any("builds its layers in the target's TP group" in a for a in new.assumptions)
     same = _fit("0.34.0", dict(spec, draft_tensor_parallel_size=4), **kw)
     assert new.weights_bytes == same.weights_bytes and new.kv_cache_bytes == same.kv_cache_bytes
     with pytest.raises(RefusedByVLLMError, match="cannot be other value than 1 or target"):
         _fit("0.34.0", dict(spec, draft_tensor_parallel_size=3), **kw)
+
+
+@pytest.mark.parametrize("version", ["0.31.0", "0.32.0", "0.33.0"])
+def test_draft_model_tp_refused_on_runner_v1_only(tmp_path, version):
+    # "Currently, 'draft_tensor_parallel_size' and 'tensor_parallel_size' must be the same" is raised by
+    # v1/spec_decode/draft_model.py DraftModelProposer._raise_if_draft_tp_mismatch, which only model runner v1
+    # builds (v1/worker/gpu_model_runner.py, 0.31.0-0.33.0 wheels). From 0.31 a draft model runs on model runner v2 by
+    # default (rules row mrv2_v1_spec_methods), whose draft-model speculator (v1/worker/gpu/spec_decode/
+    # draft_model/speculator.py 0.31.0, standalone_ar/speculator.py 0.32.0/0.33.0, load_draft_model) checks no TP;
+    # config/speculative.py _verify_and_get_draft_tp accepts 1. Was: refused on every runner up to 0.33.
+    from kvplan.resolve import resolve_model
+
+    draft = tmp_path / "qwen3-0.6b"
+    draft.mkdir()
+    (draft / "config.json").write_text(json.dumps(resolve_model("Qwen/Qwen3-0.6B").raw_config))
+    spec = {"method": "draft_model", "model": str(draft), "num_speculative_tokens": 4, "draft_tensor_parallel_size": 1}
+    kw = dict(model="Qwen/Qwen3-32B", tensor_parallel_size=4, max_model_len=16384)
+    v2 = _fit(version, spec, **kw)
+    assert v2.fits and any("builds its layers in the target's TP group" in a for a in v2.assumptions)
+    same = _fit(version, dict(spec, draft_tensor_parallel_size=4), **kw)
+    assert v2.weights_bytes == same.weights_bytes and v2.kv_cache_bytes == same.kv_cache_bytes
+    with pytest.raises(RefusedByVLLMError, match="must be the same. Got 1 and 4"):
+        _fit(version, spec, env=(("VLLM_USE_V2_MODEL_RUNNER", "0"),), **kw)
+    with pytest.raises(RefusedByVLLMError, match="must be the same. Got 1 and 4"):
+        _fit("0.30.0", spec, **kw)  # model runner v1 is 0.30's default for a draft model
+    with pytest.raises(RefusedByVLLMError, match="cannot be other value than 1 or target"):
+        _fit(version, dict(spec, draft_tensor_parallel_size=3), **kw)  # _verify_and_get_draft_tp, either runner
 
 
 def test_pixtral_tower_without_mask_in_033_and_034():

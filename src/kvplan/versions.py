@@ -899,7 +899,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                             ((0, 15, 0), "")],
     # Whether a "draft_model" drafter at a draft_tensor_parallel_size other than the target's TP is refused ("Currently,
     # 'draft_tensor_parallel_size' and 'tensor_parallel_size' must be the same", v1/spec_decode/draft_model.py
-    # _raise_if_draft_tp_mismatch, 0.15.0-0.33.0 wheels). The 0.34.0 wheel has no model runner v1 and no
+    # _raise_if_draft_tp_mismatch, 0.15.0-0.33.0 wheels), a check model runner v1 alone makes: its DraftModelProposer
+    # is built only by v1/worker/gpu_model_runner.py, while model runner v2's draft-model speculator
+    # (v1/worker/gpu/spec_decode/draft_model/speculator.py 0.31.0, standalone_ar/speculator.py 0.32.0-0.33.0,
+    # load_draft_model) checks no TP, and config/speculative.py _verify_and_get_draft_tp accepts 1 (0.31.0-0.33.0); the
+    # planner applies it only where the runner is v1 (a draft model's default to 0.30, rules row mrv2_v1_spec_methods;
+    # VLLM_USE_V2_MODEL_RUNNER=0 after). The 0.34.0 wheel has no model runner v1 and no
     # v1/spec_decode/draft_model.py (v1/spec_decode holds dynamic/ and metrics.py only); its draft-model speculator
     # (v1/worker/gpu/spec_decode/standalone_ar/speculator.py load_draft_model) builds the draft under
     # SpeculativeConfig.draft_parallel_config without a process group of its own, so its layers still shard over the

@@ -817,7 +817,8 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
             raise InputError("--speculative-config", f"{model.id}'s config declares no MTP layers (mtp_num_hidden_layers, "
                              "num_nextn_predict_layers or num_mtp_modules)", "use ngram, or a checkpoint that ships MTP layers")
         # the MTP drafter is a draft model config too: __post_init__ verifies its draft_tensor_parallel_size
-        _draft_tp_check(speculative_object(args.speculative_config), spec[0], tp, notes, rules)
+        _draft_tp_check(speculative_object(args.speculative_config), spec[0], tp, notes, rules,
+                        model_runner(model, args, rules))
         notes.append(f"speculative decoding: the checkpoint's {model.mtp_layers} MTP layer(s) draft {spec[1]} token(s) per step; "
                      "their weights and KV layers are counted (section 7 item 8)")
     elif spec and spec[0] in DRAFT_METHODS:
@@ -861,7 +862,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                                  f"from the drafter's name {obj.get('model')!r}, not {spec[0]!r} (a name holding "
                                  f"\"eagle3\" is read as eagle3 from vLLM {release_from('spec_infers_eagle3_by_name', True)})",
                                  f'give the method: {{"method": "{spec[0]}", "model": "{obj.get("model")}", ...}}')
-        _draft_tp_check(obj, spec[0], tp, notes, rules)
+        _draft_tp_check(obj, spec[0], tp, notes, rules, model_runner(model, args, rules))
         draft = args.draft
         notes.append(f"speculative decoding: {spec[0]} drafter {draft.id} ({draft.num_layers} decoder layer(s)) drafts "
                      f"{spec[1]} token(s) per step; its weights, KV layers and profile buffers are counted (section 7 "
@@ -894,16 +895,19 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     return resolved, quant, notes
 
 
-def _draft_tp_check(obj: dict, method: str, tp: int, notes: list[str], rules: VersionRules) -> None:
+def _draft_tp_check(obj: dict, method: str, tp: int, notes: list[str], rules: VersionRules, runner: str) -> None:
     """--speculative-config's draft_tensor_parallel_size as vLLM takes it: a value other than 1 or the target's TP is
     refused (config/speculative.py SpeculativeConfig._verify_and_get_draft_tp, 0.10.2 and 0.33.0); a draft model at
     another TP than the target's is refused when its proposer loads (v1/spec_decode/draft_model.py
-    _raise_if_draft_tp_mismatch, 0.15.0, 0.17.0, 0.20.0, 0.33.0: its torch.compile cache would collide across ranks);
+    _raise_if_draft_tp_mismatch, 0.15.0, 0.17.0, 0.20.0, 0.33.0: its torch.compile cache would collide across ranks),
+    which model runner v1 alone builds (v1/worker/gpu_model_runner.py, 0.31.0-0.33.0): model runner v2, the default for a
+    draft model from 0.31 (rules row mrv2_v1_spec_methods), loads it through its own speculator
+    (v1/worker/gpu/spec_decode/draft_model/speculator.py 0.31.0, standalone_ar/speculator.py 0.32.0 and 0.33.0,
+    load_draft_model), which checks no TP and builds the layers in the target's TP group;
     an EAGLE head loads at the target's TP whatever it says (v1/spec_decode/eagle.py load_model builds it with the
     target's vllm_config, 0.10.2; llm_base_proposer.py _create_draft_vllm_config keeps its parallel config, 0.33.0), and
     so do MTP layers, whose draft model config (the target checkpoint's) passes the same check in __post_init__. From
-    0.34 a draft model is not refused either (rules row draft_model_tp_refusal): its layers shard over the target's TP
-    group like an EAGLE head's."""
+    0.34 a draft model is not refused on any runner (rules row draft_model_tp_refusal: model runner v1 is gone)."""
     draft_tp = obj.get("draft_tensor_parallel_size")
     if draft_tp is None:
         return
@@ -915,7 +919,7 @@ def _draft_tp_check(obj: dict, method: str, tp: int, notes: list[str], rules: Ve
                                  "value than 1 or target model tensor_parallel_size",
                                  f'drop "draft_tensor_parallel_size" or give {tp} (the target\'s --tensor-parallel-size)',
                                  rule="draft_tensor_parallel_size not 1 or TP")
-    if draft_tp != tp and method == "draft_model" and rules.draft_model_tp_refusal:
+    if draft_tp != tp and method == "draft_model" and rules.draft_model_tp_refusal and runner == "v1":
         raise RefusedByVLLMError("--speculative-config", f"Currently, 'draft_tensor_parallel_size' and 'tensor_parallel_size' "
                                  f"must be the same. Got {draft_tp} and {tp}. Please pass 'draft_tensor_parallel_size' in "
                                  "the speculative_config.",
@@ -925,7 +929,7 @@ def _draft_tp_check(obj: dict, method: str, tp: int, notes: list[str], rules: Ve
         if method == "draft_model":
             notes.append(f"speculative decoding: draft_tensor_parallel_size {draft_tp} names the draft model's parallel "
                          f"config, but vLLM {rules.version} builds its layers in the target's TP group, split over TP {tp} "
-                         "(v1/worker/gpu/spec_decode/standalone_ar/speculator.py load_draft_model; no TP group of its own)")
+                         "(model runner v2's draft-model speculator, load_draft_model; no TP group of its own)")
             return
         notes.append(f"speculative decoding: draft_tensor_parallel_size {draft_tp} is not applied to the {method} head: vLLM "
                      f"loads it with the target's parallel config, split over TP {tp} (eagle.py / llm_base_proposer.py)")
