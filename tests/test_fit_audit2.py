@@ -43,11 +43,12 @@ def test_a_sweeps_refused_rows_say_why():
     with nothing saying why: its reason is printed under the table, each row named, and is in --json as fit's error.
     At 0.9: at the default 0.92 the 262,144 row's pool (16.52 GiB, V1-f's non-torch constant 0.15) now holds the one
     request (16.46 GiB) and both rows are refused for the state blocks; 0.9 keeps the two reasons apart (14.34 GiB,
-    300 state blocks; 14.89 GiB and 312 before model runner v2's graph estimate charged 0.25 MiB x 64 layers x sizes)."""
+    283 state blocks of 832 tokens, 300 of 800 before GDN's 64-token checkpoint grid; 14.89 GiB and 312 before model
+    runner v2's graph estimate charged 0.25 MiB x 64 layers x sizes)."""
     r = run("sweep", "Qwen/Qwen3.5-27B", "--gpu", "H100", "--gpu-memory-utilization", "0.9", "--vary", "max_model_len=32768,262144")
     assert r.returncode == 1, r.stderr  # no row starts: "does not fit", as fit's exit code says it
     out = " ".join(r.stdout.split())
-    assert "does not start (max_model_len=32,768): max_num_seqs (1024) exceeds available Mamba cache blocks (300)" in out
+    assert "does not start (max_model_len=32,768): max_num_seqs (1024) exceeds available Mamba cache blocks (283)" in out
     assert "does not start (max_model_len=262,144): To serve at least one request" in out
     assert "kvplan fit with a refused row's flags lists its nearest fixes" in out
     rows = json.loads(run("sweep", "Qwen/Qwen3.5-27B", "--gpu", "H100", "--gpu-memory-utilization", "0.9", "--vary", "max_model_len=32768,262144",

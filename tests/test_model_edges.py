@@ -106,7 +106,8 @@ def test_the_align_mode_checkpoint_page_follows_the_release_and_the_gdn_prefill_
     r29 = kvplan.fit("Qwen/Qwen3.8-27B", "NVIDIA RTX PRO 6000 Blackwell", vllm_version="0.29.0", **kw)
     assert r29.blocks_for_tokens(8192) == 11 + 3 * 2
     assert kvplan.fit("Qwen/Qwen3.8-27B", "H100", vllm_version="0.32.0", **kw).blocks_for_tokens(8192) == 11 + 3 * 2
-    assert kvplan.fit("Qwen/Qwen3.8-27B", "H100", vllm_version="0.33.0", **kw).blocks_for_tokens(8192) == 11 + 3 * 3
+    # (0.33: 10 attention blocks of 832 tokens, the block size on GDN's 64-token checkpoint grid)
+    assert kvplan.fit("Qwen/Qwen3.8-27B", "H100", vllm_version="0.33.0", **kw).blocks_for_tokens(8192) == 10 + 3 * 3
     # Ampere runs GDN prefill on Triton/FLA in 0.33 too: no checkpoint page
     assert kvplan.fit("Qwen/Qwen3.8-27B", "A100", vllm_version="0.33.0", **kw).blocks_for_tokens(8192) == 11 + 3 * 2
     # the Mamba2 mixer: 2 pages up to 0.31, 3 from 0.32 (attention-free, prefix caching asked for align mode)
@@ -114,6 +115,23 @@ def test_the_align_mode_checkpoint_page_follows_the_release_and_the_gdn_prefill_
         r = kvplan.fit(_codestral(tmp_path), "H100", max_model_len=8192, vllm_version=version, fixes=False,
                        enable_prefix_caching=True)
         assert r.blocks_for_tokens(8192) == pages
+
+
+def test_gdn_prefill_checkpoints_put_the_hybrid_block_size_on_a_64_token_grid():
+    # Platform._align_hybrid_block_size (platforms/interface.py, 0.33.0 wheel): in align mode the kernel block alignment
+    # (16) takes the lcm with get_mamba_prefill_checkpoint_alignment, 64 for Qwen's GDN layers on FlashInfer's prefill
+    # kernel (FLASHINFER_GDN_CHECKPOINT_ALIGNMENT, v1/attention/backends/gdn_attn.py). Qwen3-Next-80B-A3B at TP 2 holds
+    # 548,864 B of state per sequence against 1,024 B per attention token: 536 tokens -> 544 on a 16 grid, 576 on 64.
+    def block_size(gpu: str, version: str, **kw) -> int:
+        plan = kvplan.fit("Qwen/Qwen3-Next-80B-A3B-Instruct", gpu, tensor_parallel_size=2, max_model_len=32768,
+                          vllm_version=version, fixes=False, **kw)
+        return {g.block_size for g in plan.groups if g.kind == "full"}.pop()
+
+    assert block_size("H200", "0.33.0") == 576
+    assert block_size("H200", "0.34.0") == 576
+    assert block_size("H200", "0.32.0") == 544  # no checkpoint alignment before 0.33
+    assert block_size("A100", "0.33.0") == 544  # Ampere prefills GDN on Triton/FLA: no checkpoints
+    assert block_size("H200", "0.33.0", enable_prefix_caching=False) == 544  # mamba_cache_mode "none"
 
 
 def test_an_attention_free_model_gets_prefix_caching_only_when_asked(tmp_path):

@@ -752,6 +752,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # linear_key_head_dim 128 and a CUDA 13 runtime, which the 0.33.0 wheel's cu13 dependencies bring) and every
     # recurrent layer able to (get_mamba_prefill_checkpoint_alignment).
     "mamba_checkpoint_page": [((0, 0, 0), ()), ((0, 32, 0), ("mamba2",)), ((0, 33, 0), ("mamba2", "gdn"))],
+    # Tokens a hybrid model's attention block size is also a multiple of when its GDN layers export prefill
+    # checkpoints (the cases of mamba_checkpoint_page's "gdn" above): in align mode
+    # Platform._align_hybrid_block_size (platforms/interface.py, 0.33.0 and 0.34.0 wheels) takes the lcm of the kernel
+    # block alignment and get_mamba_prefill_checkpoint_alignment, which for Qwen's GDN layers with FlashInfer's prefill
+    # kernel is FLASHINFER_GDN_CHECKPOINT_ALIGNMENT = 64 (v1/attention/backends/gdn_attn.py; set as the layer's
+    # _checkpoint_alignment in mamba/gdn/qwen_gdn_linear_attn.py). The 0.30.0-0.32.0 wheels have neither the constant
+    # nor the lcm (1: no extra alignment). Mamba2 layers declare no alignment there (None -> 1).
+    "gdn_checkpoint_block_alignment_tokens": [((0, 0, 0), 1), ((0, 33, 0), 64)],
     # Hybrid grouping: from 0.20 the largest bucket size is used when max < 1.5 x min (section 3.2).
     # The largest bucket sets the group size when max < ratio x min: ratio 1.25 from 0.12.0, 1.5 from 0.18.0
     # (kv_cache_utils._get_kv_cache_groups_uniform_page_size in the wheels; 0.11.2 has no such rule).
@@ -1558,6 +1566,7 @@ class VersionRules:
     attention_free_prefix_caching_default: bool
     mamba_cache_mode: str
     mamba_checkpoint_page: tuple[str, ...]
+    gdn_checkpoint_block_alignment_tokens: int
     group_size_max_ratio: float
     fit_error_format: str
     auto_fit_tentative: bool

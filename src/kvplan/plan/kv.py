@@ -393,6 +393,12 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
             # hybrid: raise the attention block size until its page holds the Mamba state (section 2.4)
             per_token = max(_attention_page_per_token(l, tp, kvb) for l in attn)
             align = max(bs, DEFAULT_BLOCK_SIZE)
+            if (ckpt_capable and "gdn" in rules.mamba_checkpoint_page and rec[0].recurrent is not None
+                    and rec[0].recurrent.kind == "gdn" and prefix_caching_on(args, rules, hybrid=True)
+                    and rules.mamba_cache_mode == "align"):
+                # align mode with GDN prefill checkpoints: blocks also land on the checkpoint alignment (rules row
+                # gdn_checkpoint_block_alignment_tokens; _gdn_exports_checkpoints says when all layers export them)
+                align = math.lcm(align, rules.gdn_checkpoint_block_alignment_tokens)
             bs = align * cdiv(mamba_page, align * per_token)
             notes.append(f"hybrid model: attention block size raised to {bs} tokens so one attention page "
                          f"({bs} x {per_token:,} B) holds one sequence's recurrent state ({mamba_page:,} B)")
