@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields, replace
 from typing import List, NamedTuple, Optional
 
 from kvplan.errors import InputError
-from kvplan.plan import (COUNT_EXAMPLES, INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
+from kvplan.plan import (COUNT_EXAMPLES, INT_ENGINE_ARGS, EngineArgs, Fix, Plan, device_shortfall_bytes, human_int, largest_given_pool_bytes, marlin_method,
                           parse_env, parse_max_model_len, plan, unknown_keyword)
 from kvplan.resolve import (GPUS_PER_NODE, NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu,
                             gpu_catalog, gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
@@ -1338,7 +1338,7 @@ def _after_warmup_loss(p: Plan) -> tuple[float, float, float, float, float]:
         return (0.0, 0.0, 0.0, 0.0, 0.0)
     lost = p.kv_cache_capacity_bytes - p.kv_cache_bytes
     capture = float(p.cudagraph_capture_bytes)
-    short = max(0.0, pool["budget_cap_bytes"] - pool["device_cap_bytes"])
+    short = device_shortfall_bytes(pool)
     return (lost, capture, short, float(pool["margin_bytes"]), lost - capture - short)
 
 
@@ -1399,12 +1399,6 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
                        f"{_gib(base.cudagraph_capture_bytes)} GiB after allocating it, beyond the budget")
             elif base.rules.cudagraph_subtracted and not p.rules.cudagraph_subtracted:
                 why = f"{now} captures its CUDA graphs after sizing the pool, beyond the budget"
-            elif (p.kv_pool is None) != (base.kv_pool is None):
-                # the extensible KV cache (vLLM >= 0.34) makes no estimate: GPUModelRunner.profile_cudagraph_memory
-                # returns 0 with it, and the captured pool is measured after warmup instead (named below)
-                ext, rel = (p, now) if p.kv_pool is not None else (base, was)
-                why = (f"{rel}'s extensible KV cache makes no estimate before the KV allocation; it measures the "
-                       f"{_gib(ext.cudagraph_capture_bytes)} GiB capture after warmup, below")
             else:
                 why = "capture sizes or graph mode, below"
         elif attr == "weights_bytes":

@@ -35,7 +35,7 @@ from types import SimpleNamespace
 from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
-from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_margin_bytes, env_flag_on,
+from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_margin_bytes, device_shortfall_bytes, env_flag_on,
                           inductor_compiles, override_changes_text, parse_mm_limits, parse_speculative_config,
                           speculative_draft, speculative_object, vllm_quant_method)
 from kvplan.resolve import GIB, GPUS_PER_NODE, is_commit_sha
@@ -615,7 +615,7 @@ def spec_from_plan(
     kvb = _get(plan, "kv_cache_bytes")
     if kvb is not None and sized_after_warmup:
         capture = _get(plan, "cudagraph_capture_bytes", default=0) or 0
-        short = max(0.0, pool["budget_cap_bytes"] - pool["device_cap_bytes"])
+        short = device_shortfall_bytes(pool)
         arithmetic.append(f"capacity         requested - the above = {_gib_text(capacity)} per GPU (logged 'Available "
                           "KV cache memory': reserved, not yet committed)")
         kept = (f" - {_gib_text(short)} the device cannot hold beside a {_gib_text(pool['margin_bytes'])} margin"

@@ -238,22 +238,26 @@ def _plan_gib(plan, name: str) -> Optional[float]:
     return _gib(getattr(plan, name, None)) if plan is not None else None
 
 
+def _plan_free_after_warmup_gib(plan) -> Optional[float]:
+    """The plan's side of the log's 'N GiB free' after warmup (init_free - non_kv_used - committed:
+    plan.extensible.MeasuredPool.free_after_warmup_bytes), where it sized the pool after warmup; else None."""
+    pool = getattr(plan, "kv_pool", None) if plan is not None else None
+    return _gib(pool.get("free_after_warmup_bytes")) if isinstance(pool, dict) else None
+
+
 def extensible_kv_rows(log: StartupLog, plan) -> list[TermRow]:
     """The measured terms of vLLM >= 0.34's post-warmup sizing ('Memory after warmup'), beside the plan's where it has
     them: the transients kept (Plan.transient_kept_bytes, a term plans of the extensible KV cache carry; None before)
     and the budget 'requested' (Plan.requested_bytes). None where the log has no such line."""
     if log.transient_kept_gib is None and log.warmup_requested_gib is None:
         return []
-    pool = getattr(plan, "kv_pool", None) if plan is not None else None
     # the capacity ('Available KV cache memory', the profile's figure: Plan.kv_cache_capacity_bytes) and the memory
-    # free after warmup (the plan's init_free - non_kv_used - committed: MeasuredPool.free_after_warmup_bytes), which
-    # isolate the profile's terms from the memory in use before the snapshot and the captured graphs
-    free_plan = _gib(pool.get("free_after_warmup_bytes")) if isinstance(pool, dict) else None
+    # free after warmup, which isolate the profile's terms from the memory in use before the snapshot and the graphs
     return [TermRow("transient_kept_gib", log.transient_kept_gib, _plan_gib(plan, "transient_kept_bytes"), "GiB"),
             TermRow("requested_gib", log.warmup_requested_gib, _plan_gib(plan, "requested_bytes"), "GiB"),
             TermRow("kv_cache_capacity_gib", log.profiled_kv_cache_gib, _plan_gib(plan, "kv_cache_capacity_bytes"),
                     "GiB"),
-            TermRow("warmup_free_gib", log.warmup_free_gib, free_plan, "GiB")]
+            TermRow("warmup_free_gib", log.warmup_free_gib, _plan_free_after_warmup_gib(plan), "GiB")]
 
 
 def extensible_kv_notes(log: StartupLog, plan) -> list[str]:
@@ -268,9 +272,7 @@ def extensible_kv_notes(log: StartupLog, plan) -> list[str]:
         return notes
     kept_plan = _plan_gib(plan, "transient_kept_bytes")
     requested_plan = _plan_gib(plan, "requested_bytes")
-    # the plan's side of 'N GiB free' (plan.extensible.MeasuredPool.free_after_warmup_bytes), where it sized the pool so
-    pool = getattr(plan, "kv_pool", None) if plan is not None else None
-    free_plan = _gib(pool.get("free_after_warmup_bytes")) if isinstance(pool, dict) else None
+    free_plan = _plan_free_after_warmup_gib(plan)
     text = (f"vLLM sized the KV cache after warmup and CUDA-graph capture (the extensible KV cache): "
             f"{log.warmup_free_gib} GiB was free" + (f" (plan: {free_plan:.2f})" if free_plan is not None else "")
             + f", vLLM kept {log.transient_kept_gib} GiB for transients"

@@ -227,8 +227,7 @@ def log_format_era(obs: dict) -> tuple[str, str, str, str] | None:
     # figure the record keeps: read with 0.34.0's rules, the first release that prints it. First, since such a log
     # also gives the block count (num_gpu_blocks), which alone would read as V0 where it is cut before the token line.
     if "transient_kept_gib" in has:
-        last = NEWEST_READ
-        return (EXTENSIBLE_KV_FIRST_RELEASE, EXTENSIBLE_KV_FIRST_RELEASE, last,
+        return (EXTENSIBLE_KV_FIRST_RELEASE, EXTENSIBLE_KV_FIRST_RELEASE, NEWEST_READ,
                 "the 'Memory after warmup' line (the extensible KV cache sized after warmup) identifies >= "
                 f"{EXTENSIBLE_KV_FIRST_RELEASE} ({EXTENSIBLE_KV_FIRST_RELEASE} rules, the first release that prints it)")
     # V0's memory-split line ("model weights take ...; non_torch_memory takes ...; PyTorch activation peak memory takes

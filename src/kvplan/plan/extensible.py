@@ -183,6 +183,12 @@ class MeasuredPool:
                 "withheld_bytes": self.withheld_bytes, "granule_bytes": GRANULE_BYTES, "segments": self.segments}
 
 
+def device_shortfall_bytes(pool: dict) -> float:
+    """Of a measured pool's terms (MeasuredPool.to_dict), the budget the device cannot hold beside the margin: what
+    'requested - non_kv_used - P' exceeds 'init_free - non_kv_used - margin - P' by, else 0."""
+    return max(0.0, pool["budget_cap_bytes"] - pool["device_cap_bytes"])
+
+
 def measured_pool(*, total: int, requested: float, weights: int, non_torch: int, capture: int, activation_peak: int,
                   cudagraph_estimate: int, capacity_bytes: float, capacity_blocks: int, bytes_per_block: int, groups,
                   args: EngineArgs, rocm: bool) -> MeasuredPool:

@@ -811,7 +811,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         bs = _DSV4_BLOCK  # "Setting kv cache block size to 256 for DEEPSEEK_SPARSE_SWA backend": the attention block
     resolved = replace(resolved, block_size=bs)
     num_blocks = max(0, int(available // bytes_per_block)) if available > 0 else 0
-    capacity, capacity_blocks, pool = available, num_blocks, None
+    capacity, capacity_blocks, pool, util_warning = available, num_blocks, None, None
     if extensible:
         # the profile's figure is only the capacity reserved; the pool is what the memory measured after warmup and
         # CUDA-graph capture leaves (plan.extensible)
@@ -832,9 +832,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      f"CUDA-graph terms are era {rules.era}'s fits carried over, the memory in use before vLLM's snapshot "
                      f"{pool.startup_used_bytes / GIB:.1f} GiB, and the sizing warmup's peak and torch's reservation growth "
                      "are taken as no larger than the profile's peak")
-        warning = utilization_warning(pool, args.gpu_memory_utilization)
-        if warning:
-            warns.append(warning)
+        util_warning = utilization_warning(pool, args.gpu_memory_utilization)
+        if util_warning:
+            warns.append(util_warning)
         unified = unified_memory_warning(gpu, pool, rules)
         if unified:
             warns.append(unified)
@@ -955,23 +955,21 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         warns.append(f"vLLM {rules.version} starts, but the pool holds {conc:.2f}x of one {max_len:,}-token request "
                      f"({num_blocks:,} of the {per_req:,} blocks it needs): a request that long cannot be held whole; "
                      "--max-model-len auto --concurrency 1 gives the length that can")
+    # the budget's terms, the same whichever way the pool is sized
     terms = (
         Term("total", total, "bytes", f"{gpu.name}: {total / GIB:.2f} GiB", gpu.total_source),
-        Term("requested", requested, "bytes", f"{'ceil(' if rules.requested_is_ceil else ''}{total / GIB:.2f} GiB x {util}{')' if rules.requested_is_ceil else ''}", "vllm-memory-model.md §1.2"),
+        Term("requested", requested, "bytes", f"{'ceil(' if rules.requested_is_ceil else ''}{total / GIB:.2f} GiB x {util}{')' if rules.requested_is_ceil else ''}",
+             "vllm-memory-model.md §1.2" if pool is None else "vllm/v1/worker/utils.py request_memory, 0.34.0"),
         Term("weights", w.bytes, "bytes", w_formula, w.method),
         Term("non_torch", nt, "bytes", nt_f, src),
         Term("activation_peak", act, "bytes", act_f, src),
         Term("cudagraph", cg, "bytes", cg_f if rules.cudagraph_subtracted else f"not subtracted in {rules.era} (captured after the KV allocation: ~{capture / GIB:.2f} GiB beyond the budget)", src),
+    )
+    terms = terms + ((
         Term("kv_cache", available, "bytes", "requested - weights - non_torch - activation_peak - cudagraph"
              if resolved.kv_cache_memory_bytes is None else f"--kv-cache-memory-bytes {resolved.kv_cache_memory_bytes:,} as given "
              "(the budget's other terms are profiled, not subtracted)", "vllm-memory-model.md §1.3"),
     ) if pool is None else (
-        Term("total", total, "bytes", f"{gpu.name}: {total / GIB:.2f} GiB", gpu.total_source),
-        Term("requested", requested, "bytes", f"ceil({total / GIB:.2f} GiB x {util})", "vllm/v1/worker/utils.py request_memory, 0.34.0"),
-        Term("weights", w.bytes, "bytes", w_formula, w.method),
-        Term("non_torch", nt, "bytes", nt_f, src),
-        Term("activation_peak", act, "bytes", act_f, src),
-        Term("cudagraph", cg, "bytes", cg_f, src),
         Term("kv_cache_capacity", capacity, "bytes", "requested - weights - non_torch - activation_peak - cudagraph: the profile's "
              "'Available KV cache memory', reserved as virtual memory and checked for one max-length request",
              "vllm/v1/worker/gpu_worker.py Worker.determine_available_memory, 0.34.0"),
@@ -993,7 +991,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
              f"min(requested - non_kv_used, init_free - non_kv_used - margin) - transient_peak = min({pool.budget_cap_bytes / GIB:.2f}, "
              f"{pool.device_cap_bytes / GIB:.2f}) GiB, at most the capacity: the pool committed after warmup",
              "extensible_kv_cache.py measure_kv_cache_bytes; kv_cache_planning.py finalize_extensible_kv_cache, 0.34.0"),
-    )
+    ))
     terms = terms + (
         Term("kv_bytes_per_token", kv_per_token, "B/token", kv_per_token_formula, "vllm-memory-model.md §3.1"),
         Term("bytes_per_block", bytes_per_block, "B", block_formula, "vllm-memory-model.md §3.1-3.3"),
@@ -1011,7 +1009,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
                      tokens, conc, max_len, fits, None if state_refused else error, bs, resolved,
                      runner=runner, pool=pool, capacity=capacity, after_warmup_error=after_warmup_error,
-                     util_warning=utilization_warning(pool, args.gpu_memory_utilization) if pool is not None else None)
+                     util_warning=util_warning)
     if state_refused:
         log += ("ValueError: " + error,)
     if failure == "load":  # the weights' allocations fail mid-load: no "Model loading took", budget or pool line
@@ -1048,9 +1046,8 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         return full  # a platform error, or "No available memory for the cache blocks", comes first
     if full.kv_pool is not None:
         return _auto_fit_extensible(model, gpu, args, rules, extra_assumptions, site_offsets, check_architecture, full)
-    tentative_note = ""  # the estimate sizes this start: its first fit is final
     if full.fits:
-        note = f"Auto-fit max_model_len: full model context length {limit} fits in available KV cache memory" + tentative_note
+        note = f"Auto-fit max_model_len: full model context length {limit} fits in available KV cache memory"
         return replace(full, assumptions=full.assumptions + (note,), vllm_log=full.vllm_log + (note,))
     if not full.estimated_max_model_len:
         error = ("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. "
@@ -1060,22 +1057,28 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                    extra_assumptions=extra_assumptions, site_offsets=site_offsets, check_architecture=check_architecture,
                    auto_fit=True)
     note = (f"Auto-fit max_model_len: reduced from {limit} to {fitted.args.max_model_len} to fit in available KV cache "
-            f"memory ({fitted.kv_cache_bytes / GIB:.2f} GiB GPU){tentative_note}")
+            f"memory ({fitted.kv_cache_bytes / GIB:.2f} GiB GPU)")
     if rules.auto_fit_tentative:
         # 0.34 without the extensible KV cache: the final wording, a warning below 8,192 tokens
         # (AUTO_FIT_SHORT_MAX_MODEL_LEN, v1/core/kv_cache_planning.py _auto_fit_max_model_len)
         fitted_len = fitted.args.max_model_len
-        note = (f"--max-model-len auto reduced max_model_len from {limit} to {fitted_len} "
-                f"({fitted.kv_cache_bytes / GIB:.2f} GiB GPU available for the KV cache).")
-        if fitted_len < 8192:
-            util = fitted.args.gpu_memory_utilization
-            note = note[:-1] + (f". Requests longer than {fitted_len} tokens will be rejected. "
-                                + ("Increase `gpu_memory_utilization` or set --max-model-len explicitly."
-                                   if util is not None and util < 1.0 else "Use more GPUs or set --max-model-len explicitly."))
+        note = _short_auto_fit_warning(f"--max-model-len auto reduced max_model_len from {limit} to {fitted_len} "
+                                       f"({fitted.kv_cache_bytes / GIB:.2f} GiB GPU available for the KV cache).",
+                                       fitted_len, fitted.args.gpu_memory_utilization)
     log = list(fitted.vllm_log)
     at = next((i for i, line in enumerate(log) if "KV cache size" in line or "Maximum concurrency" in line), len(log))
     log.insert(at, note)  # logged while the KV-cache config is built, before the capacity lines
     return replace(fitted, assumptions=fitted.assumptions + (note,), vllm_log=tuple(log))
+
+
+def _short_auto_fit_warning(line: str, length: int, util: float | None) -> str:
+    """vLLM 0.34's auto-fit line, with the warning it adds below AUTO_FIT_SHORT_MAX_MODEL_LEN (8,192 tokens) and the way
+    out for the utilization it ran at (v1/core/kv_cache_planning.py _auto_fit_max_model_len, 0.34.0 wheel)."""
+    if length >= 8192:
+        return line
+    return line[:-1] + (f". Requests longer than {length} tokens will be rejected. "
+                        + ("Increase `gpu_memory_utilization` or set --max-model-len explicitly."
+                           if util is not None and util < 1.0 else "Use more GPUs or set --max-model-len explicitly."))
 
 
 def _auto_fit_extensible(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
@@ -1111,13 +1114,9 @@ def _auto_fit_extensible(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules
         second = (f"Auto-fit max_model_len: using max_model_len={tentative_len}, which fits in the KV cache memory left "
                   f"after CUDA graph capture and warmup ({left}).")
     else:
-        second = (f"--max-model-len auto reduced max_model_len from {tentative_len} to {final_len} ({left} left for the KV "
-                  "cache after CUDA graph capture and warmup).")
-        if final_len < 8192:  # AUTO_FIT_SHORT_MAX_MODEL_LEN: a warning with the way out
-            second = second[:-1] + (f". Requests longer than {final_len} tokens will be rejected. "
-                                    + ("Increase `gpu_memory_utilization` or set --max-model-len explicitly."
-                                       if fitted.args.gpu_memory_utilization < 1.0 else
-                                       "Use more GPUs or set --max-model-len explicitly."))
+        second = _short_auto_fit_warning(f"--max-model-len auto reduced max_model_len from {tentative_len} to {final_len} "
+                                         f"({left} left for the KV cache after CUDA graph capture and warmup).",
+                                         final_len, fitted.args.gpu_memory_utilization)
     log = list(fitted.vllm_log)
     at = next((i for i, line in enumerate(log) if line.startswith("Available KV cache memory")), -1) + 1
     log.insert(at, first)  # logged while the KV-cache config is built at the capacity
