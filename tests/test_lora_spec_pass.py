@@ -320,3 +320,54 @@ def test_lora_on_a_class_without_lora_support_is_refused_as_vllm_refuses_it():
     assert e.value.field == "--enable-lora" and "--vllm-version 0.12.0" in e.value.fix
     assert fit("0.12.0").fits and not any("LoRA support" in w for w in fit("0.12.0").warnings)
     assert any("lies between the releases read" in w for w in fit("0.11.1").warnings)  # 0.11.1 was not read
+
+
+def test_moe_lora_refused_with_round_robin_expert_placement_from_0_34():
+    # lora/layers/fused_moe.py FusedMoEWithLoRA._ep_check (0.34.0 wheel) refuses an EP placement other than linear;
+    # the 0.33.0 wheel has no such check and loads each rank's adapter experts as a contiguous range
+    # (lora/model_manager.py). The placement stays round_robin only with EP over several ranks, num_expert_group > 1
+    # and no data parallelism (fused_moe/expert_map_manager.py determine_expert_placement_strategy, both wheels).
+    # GLM-4.5 routes over n_group 1; --hf-overrides gives it 8 groups, which Glm4MoeForCausalLM passes to FusedMoE
+    from kvplan.errors import RefusedByVLLMError
+
+    glm, grouped = "zai-org/GLM-4.5", '{"n_group": 8}'
+
+    def plan(version, **kw):
+        kw = {"tensor_parallel_size": 8, "enable_expert_parallel": True, "enable_lora": True,
+              "expert_placement_strategy": "round_robin", "hf_overrides": grouped, **kw}
+        return kvplan.fit(glm, gpu="H200", max_model_len=32768, vllm_version=version, **kw)
+
+    with pytest.raises(RefusedByVLLMError, match="Fused MoE LoRA with EP requires linear expert placement") as e34:
+        plan("0.34.0")
+    assert e34.value.field == "--expert-placement-strategy" and "got 'round_robin'" in str(e34.value)
+    # the same round-robin start under 0.33.0 starts, warned, with the LoRA slots of the linear placement
+    old = plan("0.33.0")
+    linear = plan("0.33.0", expert_placement_strategy=None)
+    assert old.fits and old.weights_bytes == linear.weights_bytes and old.kv_cache_tokens == linear.kv_cache_tokens
+    assert any("contiguous range" in w for w in old.warnings)
+    assert not any("contiguous range" in w for w in linear.warnings)
+    # linear placement, no LoRA, or a fallback to linear: no refusal in 0.34
+    assert plan("0.34.0", expert_placement_strategy="linear").fits
+    assert plan("0.34.0", enable_lora=False).fits
+    with_dp = plan("0.34.0", tensor_parallel_size=4, data_parallel_size=2)
+    assert with_dp.fits and any("allgather_reducescatter" in n for n in with_dp.assumptions)
+    one_group = plan("0.34.0", hf_overrides=None)
+    assert one_group.fits and any("1 expert group" in n for n in one_group.assumptions)
+    # experts sliced by TP (no EP): round_robin is never in effect
+    assert plan("0.34.0", enable_expert_parallel=False).fits
+    # a class kvplan has not read passing the groups: said, not refused
+    qwen = kvplan.fit(MOE, gpu="H100", tensor_parallel_size=4, max_model_len=8192, vllm_version="0.34.0", enable_lora=True,
+                      enable_expert_parallel=True, expert_placement_strategy="round_robin", hf_overrides=grouped)
+    assert qwen.fits and any("has not read whether" in w for w in qwen.warnings)
+
+
+def test_expert_placement_strategy_flag_is_checked():
+    # ParallelConfig.expert_placement_strategy: absent from the 0.10.2 wheel, in 0.11.0's; values linear, round_robin
+    with pytest.raises(InputError) as old:
+        kvplan.fit(MOE, gpu="H100", max_model_len=8192, vllm_version="0.10.2", tensor_parallel_size=2,
+                   enable_expert_parallel=True, expert_placement_strategy="round_robin")
+    assert old.value.field == "--expert-placement-strategy"
+    with pytest.raises(InputError, match="unknown placement"):
+        kvplan.fit(MOE, gpu="H100", max_model_len=8192, expert_placement_strategy="striped")
+    assert kvplan.fit(MOE, gpu="H100", max_model_len=8192, vllm_version="0.11.0", tensor_parallel_size=2,
+                      enable_expert_parallel=True, expert_placement_strategy="round_robin").fits

@@ -1005,6 +1005,7 @@ class FitFlags:
     pipeline_parallel_size: Optional[int] = None
     data_parallel_size: Optional[int] = None
     enable_expert_parallel: bool = False
+    expert_placement_strategy: Optional[str] = None
     kv_cache_dtype: Optional[str] = None
     max_num_seqs: Optional[int] = None
     max_num_batched_tokens: Optional[str] = None  # read as vllm serve reads it: 8k = 8,000, 8K = 8,192
@@ -1082,6 +1083,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("pipeline_parallel_size", Optional[int], None, ("--pipeline-parallel-size", "-pp"), "Pipeline-parallel stages.", "vllm serve flags"),
     FitParam("data_parallel_size", Optional[int], None, ("--data-parallel-size", "-dp"), "Data-parallel engines (each with its own KV pool).", "vllm serve flags"),
     FitParam("enable_expert_parallel", bool, False, ("--enable-expert-parallel",), "Split MoE experts over TP x DP ranks.", "vllm serve flags"),
+    FitParam("expert_placement_strategy", Optional[str], None, ("--expert-placement-strategy",), "vLLM >= 0.11: linear (the default) or round_robin, how whole experts are spread over the EP ranks. With --enable-lora on a MoE model vLLM 0.34 refuses a placement that stays round_robin (EP over more than one rank, a model with several expert groups, no data parallelism).", "vllm serve flags"),
     FitParam("kv_cache_dtype", Optional[str], None, ("--kv-cache-dtype",), "auto, fp8, fp8_e4m3 or fp8_e5m2.", "vllm serve flags"),
     FitParam("max_num_seqs", Optional[int], None, ("--max-num-seqs",), "Sequence cap per step.", "vllm serve flags"),
     FitParam("max_num_batched_tokens", Optional[str], None, ("--max-num-batched-tokens",), "Token budget per step, read as vllm serve reads it (8k = 8,000, 8K = 8,192).", "vllm serve flags"),

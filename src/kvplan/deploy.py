@@ -480,6 +480,9 @@ def spec_from_plan(
         flags.append(Flag("--data-parallel-size", str(dp), f"{dp} engines, each with its own KV pool"))
     if _get(a, "enable_expert_parallel", default=False):
         flags.append(Flag("--enable-expert-parallel", None, "whole experts split over the TP x DP ranks"))
+    placement = _get(a, "expert_placement_strategy")
+    if placement:
+        flags.append(Flag("--expert-placement-strategy", str(placement), "as given"))
     kvd = _get(a, "kv_cache_dtype")
     if kvd:
         flags.append(Flag("--kv-cache-dtype", str(kvd),

@@ -39,6 +39,7 @@ ARG_FIELDS = RECORD_ARG_NAMES + (
     "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "max_cpu_loras",
     "lora_target_modules", "cpu_offload_gb",
     "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
+    "expert_placement_strategy",
     "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "skip_mm_profiling",
     "allow_deprecated_quantization",
     "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta")

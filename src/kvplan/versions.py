@@ -207,6 +207,20 @@ LORA_UNSUPPORTED: dict[str, tuple[str, str | None]] = {
 }
 
 
+# Model classes whose MoE layers hand FusedMoE the config's n_group as num_expert_group, which round-robin expert
+# placement needs above 1 (fused_moe/expert_map_manager.py determine_expert_placement_strategy): the architectures
+# model_executor/models/registry.py maps to AXK1.py, afmoe.py, bailing_moe.py, bailing_moe_linear.py,
+# bailing_moe_v3.py, deepseek_v2.py (getattr(config, "n_group", 1)), exaone_moe.py, glm4_moe.py, mimo_v2.py,
+# nemotron_h.py, param2moe.py and sarvam.py, the same in the 0.33.0 and 0.34.0 wheels. Every other class read there
+# passes None or 1, or (Beam, GLM-5 Next, Kimi K3, under vllm/models/) a value kvplan has not traced to a config key.
+EXPERT_GROUP_ARCHS = frozenset({
+    "AXK1ForCausalLM", "AfmoeForCausalLM", "BailingMoeForCausalLM", "BailingMoeV2ForCausalLM", "BailingMoeV2_5ForCausalLM",
+    "BailingMoeV3ForCausalLM", "DeepseekForCausalLM", "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM",
+    "ExaoneMoeForCausalLM", "ExaoneMoEForCausalLM", "Glm4MoeForCausalLM", "MiMoV2FlashForCausalLM", "MiMoV2ForCausalLM",
+    "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "Param2MoEForCausalLM", "SarvamMoEForCausalLM",
+    "SarvamMLAForCausalLM"})
+
+
 def lora_refusal(architectures, version: str) -> tuple[str, str] | None:
     """("refused" | "unread", text) where vLLM `version` serves the model class without LoRA (LORA_UNSUPPORTED): refused
     up to the last release read without it, unread between that and the first read with it (or after it, where none
@@ -979,6 +993,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # ... and --fully-sharded-loras splits the experts' w13 A (rank / TP) and w2 B (hidden / TP) from 0.12.0 (0.11.1's
     # FusedMoEWithLoRA reads no fully_sharded_loras; 0.12.0, 0.20.0, 0.33.0 wheels)
     "lora_moe_fully_sharded": [((0, 0, 0), False), ((0, 12, 0), True)],
+    # ... and the expert placement under EP (--expert-placement-strategy, from 0.11.0): round_robin puts global expert
+    # e on rank e % ep where the placement stays round_robin (fused_moe/expert_map_manager.py
+    # determine_expert_placement_strategy and ExpertMapManager._determine_placement_strategy, the same in the 0.33.0 and
+    # 0.34.0 wheels: EP over more than one rank, the model's num_expert_group > 1, no EPLB nor redundant experts, and
+    # with data parallelism only the DeepEP low-latency or NIXL EP backends; else linear). "contiguous" (0.33.0 wheel):
+    # the adapters' experts are still loaded as the contiguous range ep_rank x local_num_experts (lora/model_manager.py,
+    # lora/lora_model.py), so a round-robin rank holds the adapter of other experts than its own; "refused" (0.34.0
+    # wheel): FusedMoEWithLoRA._ep_check raises "Fused MoE LoRA with EP requires linear expert placement" while the
+    # model loads, before its all2all-backend and fully-sharded checks. None: not read (0.21.0-0.32.0)
+    "lora_moe_placement": [((0, 0, 0), None), ((0, 33, 0), "contiguous"), ((0, 34, 0), "refused")],
     # The embedding and lm_head take LoRA slots only where the model class (or a base class) lists them in its
     # embedding_modules: lora/utils.py get_supported_lora_modules adds those names to the Linear layers' and
     # lora/model_manager.py _create_lora_modules wraps "embed_tokens" (VocabParallelEmbeddingWithLoRA) and swaps the
@@ -1611,6 +1635,7 @@ class VersionRules:
     lora_moe: bool
     lora_moe_ep: bool
     lora_moe_fully_sharded: bool
+    lora_moe_placement: str | None
     lora_embedding_archs: frozenset
     lora_target_packed: bool
     v0_for_float32: bool
@@ -2005,6 +2030,9 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # check in config.py), every later one read; LoRAConfig.target_modules as --lora-target-modules: absent from the
     # 0.18.0 wheel's engine/arg_utils.py, present in 0.19.0's, 0.20.0's and 0.33.0's
     "--max-cpu-loras": (0, 4, 2), "--lora-target-modules": (0, 19, 0),
+    # ParallelConfig.expert_placement_strategy ("linear" or "round_robin"): absent from the 0.10.2 wheel's
+    # engine/arg_utils.py and config/parallel.py, present in 0.11.0's, 0.33.0's and 0.34.0's
+    "--expert-placement-strategy": (0, 11, 0),
     # MultiModalConfig.skip_mm_profiling, vLLM PR #22950: in the 0.10.1 wheel's engine/arg_utils.py (the
     # "--skip-mm-profiling" argument of the MultiModalConfig group) and config/__init__.py
     "--skip-mm-profiling": (0, 10, 1),

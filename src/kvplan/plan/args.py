@@ -192,6 +192,8 @@ def parse_capture_sizes(value, flag: str = "--cudagraph-capture-sizes",
 # (one or more decoder layers fed the target's hidden states), an EAGLE-3 head (fed three of the target's hidden
 # states, with its own reduced draft vocabulary), or an independent small model ("draft_model").
 DRAFT_METHODS = ("eagle", "eagle3", "draft_model")
+# vLLM's --expert-placement-strategy values (config/parallel.py ExpertPlacementStrategy, 0.11.0-0.34.0 wheels)
+EXPERT_PLACEMENTS = ("linear", "round_robin")
 _SPEC_EXAMPLE = 'e.g. {"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}'
 
 
@@ -664,6 +666,9 @@ class EngineArgs:
     num_gpus: int | None = None
     data_parallel_size: int | None = None      # engines, each with its own KV pool (vllm serve -dp)
     enable_expert_parallel: bool = False       # experts split over TP x DP ranks instead of sliced by TP
+    # vLLM's --expert-placement-strategy (>= 0.11): "linear" (None: the default) or "round_robin", how whole experts are
+    # spread over the EP ranks
+    expert_placement_strategy: str | None = None
     overhead_gb: float | None = None
     kv_cache_memory_bytes: int | None = None  # vLLM's --kv-cache-memory-bytes (>= 0.10.2): the pool, exactly
     # vLLM's --enable-extensible-kv-cache / --no-enable-extensible-kv-cache (>= 0.34): None, the release's default (on
@@ -844,6 +849,10 @@ class EngineArgs:
             raise InputError("--dtype", f"unknown dtype {self.dtype!r}", f"one of {', '.join(MODEL_DTYPES)}")
         if self.mamba_ssm_cache_dtype is not None and self.mamba_ssm_cache_dtype not in MAMBA_DTYPES:
             raise InputError("--mamba-ssm-cache-dtype", f"unknown dtype {self.mamba_ssm_cache_dtype!r}", f"one of {', '.join(MAMBA_DTYPES)}")
+        if self.expert_placement_strategy is not None and self.expert_placement_strategy not in EXPERT_PLACEMENTS:
+            # vLLM's ExpertPlacementStrategy Literal (config/parallel.py, 0.11.0-0.34.0 wheels), argparse's choices
+            raise InputError("--expert-placement-strategy", f"unknown placement {self.expert_placement_strategy!r}",
+                             f"one of {', '.join(EXPERT_PLACEMENTS)}")
         # --block-size: a positive int (above); which sizes a release takes is its own (versions.BLOCK_SIZE_CHOICES,
         # checked with the release: any positive int from 0.18, e.g. 96 starts gpt-oss-20b on 0.29 with TRITON_ATTN)
         for name, example in (("max_loras", "e.g. 4"), ("max_lora_rank", "e.g. 4"), ("max_cpu_loras", "e.g. 32"),

@@ -33,7 +33,7 @@ from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _p
                                check_flashinfer_sampler_env, computed_profile_terms, measured_terms,
                                pipeline_cold_start_loss, sampler_kernel_note, trtllm_workspace_in_estimate_bytes)
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, mtp_n_predict
-from kvplan.versions import (LORA_UNSUPPORTED, NATIVE_LOW_PRECISION_CAPABILITY, VersionRules, architecture_refusal,
+from kvplan.versions import (EXPERT_GROUP_ARCHS, LORA_UNSUPPORTED, NATIVE_LOW_PRECISION_CAPABILITY, VersionRules, architecture_refusal,
                              as_v0_engine, canonical_quant, check_serve_env, check_serve_values, lora_refusal,
                              newer_than_read, release_from, rules_for)
 from kvplan.weights import (LORA_MODULES, RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes,
@@ -363,6 +363,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             # refuses what scaffold refuses (a release older than the flag: SERVE_FLAG_SINCE)
                             "--data-parallel-size": args.data_parallel_size if (args.data_parallel_size or 1) > 1 else None,
                             "--enable-expert-parallel": True if args.enable_expert_parallel else None,
+                            "--expert-placement-strategy": args.expert_placement_strategy,
                             "--speculative-config": args.speculative_config or None,
                             "--compilation-config": args.compilation_config or None,
                             "--cudagraph-capture-sizes": args.capture_sizes_given,
@@ -390,6 +391,34 @@ _COMMON_CONFIG_KEYS = frozenset({"rope_scaling", "rope_theta", "rope_parameters"
                                  "architectures", "torch_dtype", "dtype", "head_dim", "num_key_value_heads",
                                  "tie_word_embeddings", "quantization_config", "layer_types", "max_window_layers",
                                  "use_sliding_window", "partial_rotary_factor", "original_max_position_embeddings"})
+
+
+def expert_placement(model: ModelSpec, args: EngineArgs, ep: int) -> tuple[str, str]:
+    """(placement, why): the expert placement vLLM keeps for --expert-placement-strategy on `ep` EP ranks (1: no expert
+    parallelism), as fused_moe/expert_map_manager.py determine_expert_placement_strategy and ExpertMapManager.
+    _determine_placement_strategy settle it (0.33.0 and 0.34.0 wheels): round_robin only with EP over more than one
+    rank, a model whose MoE layers pass num_expert_group > 1 (the config's n_group, in the classes of
+    EXPERT_GROUP_ARCHS), no EPLB nor redundant experts (kvplan plans neither), and without data parallelism, where the
+    default all2all backend (allgather_reducescatter) runs all2all kernels that keep no round-robin routing tables (only
+    DeepEP low-latency and NIXL EP do); linear otherwise, with a warning in the log. "unknown" where the config has
+    several expert groups but kvplan has not read whether the model's class passes them."""
+    if (args.expert_placement_strategy or "linear") != "round_robin":
+        return "linear", "linear placement"
+    if ep <= 1:
+        return "linear", "without expert parallelism over several ranks vLLM places experts linearly"
+    groups = (model.text_config or {}).get("n_group")
+    groups = groups if isinstance(groups, int) and not isinstance(groups, bool) else None
+    if groups is None or groups <= 1:
+        return "linear", (f"{model.id} routes over {groups or 'no'} expert group{'' if groups == 1 else 's'}: vLLM falls "
+                          "back to linear placement ('Round-robin expert placement is only supported for models with "
+                          "multiple expert groups')")
+    if (args.data_parallel_size or 1) > 1:
+        return "linear", ("with data parallelism the default all2all backend allgather_reducescatter keeps no round-robin "
+                          "routing tables: vLLM falls back to linear placement")
+    if not set(model.architectures or ()) & EXPERT_GROUP_ARCHS:
+        return "unknown", (f"{model.id}'s config has {groups} expert groups, but kvplan has not read whether "
+                           f"{'/'.join(model.architectures or ('its class',))} passes them to its MoE layers")
+    return "round_robin", f"{ep} EP ranks, {groups} expert groups and no data parallelism keep it round_robin"
 
 
 def _layers_text(model: ModelSpec) -> str:
@@ -641,6 +670,28 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                                          f"drop --enable-expert-parallel, or plan with --vllm-version "
                                          f"{release_from('lora_moe_ep', True)} or later (its MoE LoRA takes expert parallelism)",
                                          rule="MoE LoRA with expert parallelism before 0.21")
+            placement, why = expert_placement(model, resolved, ep)
+            if placement == "round_robin" and rules.lora_moe_placement == "refused":
+                raise RefusedByVLLMError("--expert-placement-strategy",
+                                         "Fused MoE LoRA with EP requires linear expert placement: adapter loading assumes "
+                                         "a contiguous range of experts on each rank, got 'round_robin'. Set "
+                                         "expert_placement_strategy='linear' to use MoE LoRA with expert parallelism.",
+                                         f"drop --expert-placement-strategy round_robin (linear is the default): {why}",
+                                         rule="MoE LoRA with round-robin expert placement from 0.34")
+            if resolved.expert_placement_strategy == "round_robin" and placement == "linear" and rules.lora_moe_placement:
+                notes.append(f"--expert-placement-strategy round_robin: {why}, so MoE LoRA loads as with linear placement")
+            if placement == "unknown" and rules.lora_moe_placement:
+                warns.append(f"--expert-placement-strategy round_robin with --enable-lora: {why}. Where it does and no "
+                             "data parallelism is set, the placement stays round_robin and "
+                             + ("vLLM 0.34 refuses the start ('Fused MoE LoRA with EP requires linear expert placement')"
+                                if rules.lora_moe_placement == "refused" else
+                                f"vLLM {rules.version} loads the adapters' experts for a linear placement"))
+            if placement == "round_robin" and rules.lora_moe_placement == "contiguous":
+                warns.append(f"--expert-placement-strategy round_robin with --enable-lora: {why}, but vLLM "
+                             f"{rules.version} loads each rank's adapter experts as the contiguous range ep_rank x "
+                             "local_num_experts (lora/model_manager.py), so adapters apply to other experts than the "
+                             "ones a rank holds; vLLM 0.34 refuses this ('Fused MoE LoRA with EP requires linear expert "
+                             "placement'): drop --expert-placement-strategy round_robin")
             if resolved.fully_sharded_loras:
                 raise RefusedByVLLMError("--fully-sharded-loras", "Fused MoE LoRA does not support enable_expert_parallel=True "
                                          "together with fully_sharded_loras=True. Disable one of them.",
