@@ -661,6 +661,29 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   decode decode_cudagraph_capture_grid(max_num_seqs) (64 sizes at 1024) within max_decode_cudagraph_capture_tokens
     #   8192 (decode_cudagraph_capture_shapes). plan.cudagraphs.cudagraph_plan
     "cudagraph_wide_defaults_cc10": [((0, 0, 0), False), ((0, 34, 0), True)],
+    # - how the FULL uniform-decode graphs are keyed under speculative decoding (and without it). "rounded" to 0.33: the
+    #   capture sizes are token counts; model runner v2 rounds each up to a multiple of q = 1 + num_speculative_tokens
+    #   and keeps it while within max_num_seqs x q and the largest size (v1/worker/gpu/cudagraph_utils.py
+    #   CudaGraphManager._init_candidates, 0.29.0 and 0.33.0 wheels), and model runner v1 rounds the whole list first
+    #   (compilation.py adjust_cudagraph_sizes_for_spec_decode, rows cudagraph_spec_round_*). "requests" from 0.34.0,
+    #   which has neither (adjust_cudagraph_sizes_for_spec_decode and model runner v1 are gone): the decode graphs are
+    #   request counts n, captured at n x q tokens. Off the wide defaults each shared size s gives n = min(ceil(s / q),
+    #   max_num_seqs) where ceil(s / q) x q is within the largest shared size (VllmConfig._split_cudagraph_capture_sizes,
+    #   config/vllm.py), then config/compilation.py decode_cudagraph_capture_shapes keeps them up to min(max_num_seqs,
+    #   max tokens // q), the first count past that captured at it (CudaGraphManager._init_candidates, 0.34.0 wheel).
+    #   The PIECEWISE (prefill) graphs keep the shared token sizes, unrounded. vLLM's recorded cudagraph_capture_sizes
+    #   becomes the union of the prefill sizes, the n x q decode sizes and the drafter's decode sizes (below), its
+    #   max_cudagraph_capture_size their largest. plan.cudagraphs.split_capture_sizes
+    "cudagraph_decode_keys": [((0, 0, 0), "rounded"), ((0, 34, 0), "requests")],
+    # - the speculative methods whose drafter captures FULL graphs of its one-token draft decodes (the draft steps after
+    #   the first) at request counts of their own, decode_cudagraph_capture_grid(max_num_seqs) (64 sizes at 1,024), up to
+    #   max_num_seqs and the decode token budget, with num_speculative_tokens >= 2 and decode graphs kept
+    #   (VllmConfig.get_draft_decode_cudagraph_request_sizes: "off SM100 its default is 512 / (1 + K) requests";
+    #   multi-module MTP excluded; v1/worker/gpu/spec_decode/autoregressive/speculator.py init_cudagraph_manager,
+    #   0.34.0 wheel). To 0.33 the drafter's decode manager keys them on the shared token sizes up to max_num_seqs
+    #   (spec_decode/target_dependent_ar/speculator.py, decode_query_len=1, 0.33.0 wheel); kvplan's v2 graph memory
+    #   counts neither (the profile measures the speculator's graphs in one pool with the target's).
+    "draft_decode_cudagraph_methods": [((0, 0, 0), ()), ((0, 34, 0), ("eagle", "eagle3", "mtp", "draft_model"))],
     # vLLM's default --compilation-config cudagraph_mode on V1: PIECEWISE in 0.10 (config/compilation.py
     # __post_init__, 0.10.2 wheel), FULL_AND_PIECEWISE from 0.11.0 (config/__init__.py VllmConfig.__post_init__
     # "default to full and piecewise for most models"; pooling and encoder-decoder models keep PIECEWISE). V0 has no
@@ -1541,6 +1564,8 @@ class VersionRules:
     compilation_capture_sizes_whole: bool
     cudagraph_uniform_decode_sizes: str
     cudagraph_wide_defaults_cc10: bool
+    cudagraph_decode_keys: str
+    draft_decode_cudagraph_methods: tuple[str, ...]
     fp8_e4m3_kv_pre_ada: str
     cudagraph_mode_default: str
     cudagraph_lora_cases: str

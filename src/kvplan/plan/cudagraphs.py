@@ -73,8 +73,8 @@ def rocm_graph_units(graphs: "CudaGraphPlan", n_layers: int, max_num_seqs: int, 
     one per drafter layer and graph, as the CUDA formula counts them. --enable-lora captures the target's graphs once
     per LoRA case (CudaGraphPlan.lora_cases)."""
     mode = graphs.mode or "PIECEWISE"
-    n = len(graphs.sizes)
-    full = _full_graph_sizes(graphs.sizes, max_num_seqs, q)
+    n = graphs.piecewise_count
+    full = graphs.full_count(max_num_seqs, q)
     piecewise = n if mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0
     whole = full if mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY") else n if mode == "FULL" else 0
     return graphs.lora_cases * ((n_layers + 1) * piecewise + whole) + graphs.drafter_layers * graphs.drafter_graphs
@@ -277,6 +277,85 @@ def decode_capture_shapes(sizes: Iterable[int], q: int, max_reqs: int, max_token
         return []
     reachable = sizes[:bisect.bisect_left(sizes, limit) + 1]
     return sorted({(min(n, limit), q) for n in reachable})
+
+
+# the decode token budget of the wide defaults (config/vllm.py _split_cudagraph_capture_sizes sets
+# max_decode_cudagraph_capture_tokens to 8192 on compute capability 10.x with no sizes given, 0.34.0 wheel)
+WIDE_DECODE_MAX_TOKENS = 8192
+
+
+@dataclass(frozen=True)
+class SplitCaptureSizes:
+    """0.34's capture sizes (rules row cudagraph_decode_keys "requests"): what split_capture_sizes returns."""
+
+    prefill: tuple[int, ...]                      # token counts of the mixed-batch (PIECEWISE) graphs
+    decode_requests: tuple[int, ...]              # the request counts of the uniform-decode graphs (n)
+    decode_shapes: tuple[tuple[int, int], ...]    # the target's uniform-decode graphs (n, q): n x q tokens each
+    draft_decode_shapes: tuple[tuple[int, int], ...]  # the drafter's one-token decode graphs (n, 1)
+    recorded: tuple[int, ...]                     # vLLM's cudagraph_capture_sizes after the split (their union)
+
+
+def split_decode_requests(shared: Iterable[int], q: int, max_num_seqs: int) -> list[int]:
+    """0.34's request counts of the uniform-decode graphs off the wide defaults: each shared capture size s gives
+    min(ceil(s / q), max_num_seqs) where ceil(s / q) x q is within the largest shared size (config/vllm.py
+    VllmConfig._split_cudagraph_capture_sizes, 0.34.0 wheel). Where 0.33 rounded token sizes to multiples of q
+    (round_sizes_for_spec_decode, _full_graph_sizes), 0.34 keys the graphs on requests and captures n x q tokens."""
+    shared = sorted(set(shared))
+    top = shared[-1] if shared else 0
+    return sorted({min(cdiv(s, q), max_num_seqs) for s in shared if cdiv(s, q) * q <= top})
+
+
+def split_capture_sizes(shared: Iterable[int], *, q: int, max_num_seqs: int, max_tokens: int, wide: bool,
+                        draft: bool, decode_only: bool) -> SplitCaptureSizes:
+    """vLLM 0.34's CUDA-graph sizes from the shared ones (cudagraph_capture_sizes / given_capture_sizes), as
+    config/vllm.py VllmConfig._split_cudagraph_capture_sizes and v1/worker/gpu/cudagraph_utils.py
+    CudaGraphManager._init_candidates (0.34.0 wheel) build them:
+
+    - prefill (PIECEWISE) graphs: the shared token sizes as they are (no rounding to q), or with `wide` (compute
+      capability 10.x, no sizes given: rules row cudagraph_wide_defaults_cc10) prefill_capture_grid(min(8192,
+      max_num_batched_tokens));
+    - the target's uniform-decode (FULL) graphs: request counts (split_decode_requests, or decode_capture_grid with
+      `wide`), each captured at n x q tokens, kept up to min(max_num_seqs, max tokens // q) by decode_capture_shapes;
+    - with `draft` (a drafter whose one-token draft decodes take graphs of their own: rules row
+      draft_decode_cudagraph_methods, num_speculative_tokens >= 2), decode_capture_grid(max_num_seqs) at q = 1
+      (VllmConfig.get_draft_decode_cudagraph_request_sizes);
+    - recorded: vLLM's cudagraph_capture_sizes, the union of the decode tokens, the drafter's and the prefill sizes (the
+      decode ones alone where `decode_only`: FULL_DECODE_ONLY with no sizes given); its largest is vLLM's
+      max_cudagraph_capture_size, which bounds the managers' decode graphs (decode_cudagraph_capture_max_tokens).
+
+    The decode token budget is max_num_batched_tokens, within 8,192 with `wide` (max_decode_cudagraph_capture_tokens).
+    `max_tokens` is max_num_batched_tokens."""
+    shared = sorted(set(shared))
+    decode_cap = WIDE_DECODE_MAX_TOKENS if wide else None
+    if wide:
+        prefill = prefill_capture_grid(min(WIDE_DECODE_MAX_TOKENS, max_tokens))
+        requests = decode_capture_grid(max_num_seqs)
+    else:
+        prefill = list(shared)
+        requests = split_decode_requests(shared, q, max_num_seqs)
+    budget = min(max_tokens, decode_cap or max_tokens)
+    draft_requests = decode_capture_grid(max_num_seqs) if draft and requests else []
+    decode_tokens = ({n * qq for n, qq in decode_capture_shapes(requests, q, max_num_seqs, budget)}
+                     | {n for n, _ in decode_capture_shapes(draft_requests, 1, max_num_seqs, budget)})
+    recorded = sorted(decode_tokens if decode_only else decode_tokens | set(prefill))
+    # the managers bound their decode graphs by the recorded largest size, within the decode budget
+    # (config/compilation.py decode_cudagraph_capture_max_tokens)
+    top = max(recorded, default=0)
+    manager_cap = min(top, decode_cap or top)
+    return SplitCaptureSizes(prefill=tuple(prefill), decode_requests=tuple(requests),
+                             decode_shapes=tuple(decode_capture_shapes(requests, q, max_num_seqs, manager_cap)),
+                             draft_decode_shapes=tuple(decode_capture_shapes(draft_requests, 1, max_num_seqs, manager_cap)),
+                             recorded=tuple(recorded))
+
+
+def multi_module_mtp(model: ModelSpec, k: int) -> bool:
+    """Whether method mtp runs vLLM's multi-module MTP speculator, one MTP module per draft step (config/speculative.py
+    SpeculativeConfig.use_multi_module_mtp, 0.34.0 wheel): min(n_predict, num_speculative_tokens) > 1, unless the
+    config shares the indexer across MTP iterations (index_share_for_mtp_iteration) or the drafter is MiniMax-M3's."""
+    if min(model.mtp_layers, k) <= 1:
+        return False
+    config = model.text_config or model.raw_config or {}
+    return not config.get("index_share_for_mtp_iteration") and model.model_type not in ("minimax_m3", "minimax_m3_mtp")
 
 
 def _capture_settings(args: EngineArgs, rules: VersionRules) -> tuple[tuple[int, ...] | None, int | None, tuple[str, str]]:
@@ -490,6 +569,12 @@ class CudaGraphPlan:
     # cudagraph_capture_sizes) no longer gives; None elsewhere
     piecewise_sizes: tuple[int, ...] | None = None
     full_decode_graphs: int | None = None
+    # 0.34+ (rules row cudagraph_decode_keys "requests"): the split sizes behind `sizes` (split_capture_sizes), whether
+    # they are compute capability 10.x's wide grids, and the drafter's one-token decode graphs (FULL, its own manager);
+    # None / False / 0 before
+    split: SplitCaptureSizes | None = None
+    wide_grids: bool = False
+    drafter_decode_graphs: int = 0
 
     @property
     def largest(self) -> int:
@@ -505,11 +590,19 @@ class CudaGraphPlan:
         return _full_graph_sizes(self.sizes, max_num_seqs, q) if self.full_decode_graphs is None else self.full_decode_graphs
 
     def to_dict(self) -> dict:
-        return {"mode": self.mode, "capture_sizes": list(self.sizes), "num_capture_sizes": len(self.sizes),
-                "largest": self.largest, "rounded_to_multiple_of": self.rounded_to,
-                "drafter_layers": self.drafter_layers, "drafter_graphs": self.drafter_graphs,
-                "drafter_shares_graph_pool": bool(self.drafter_graphs), "capture_sizes_source": self.source,
-                "lora_cases": self.lora_cases}
+        out = {"mode": self.mode, "capture_sizes": list(self.sizes), "num_capture_sizes": len(self.sizes),
+               "largest": self.largest, "rounded_to_multiple_of": self.rounded_to,
+               "drafter_layers": self.drafter_layers, "drafter_graphs": self.drafter_graphs,
+               "drafter_shares_graph_pool": bool(self.drafter_graphs), "capture_sizes_source": self.source,
+               "lora_cases": self.lora_cases}
+        if self.split is not None:  # 0.34+: the graphs behind vLLM's recorded sizes
+            out.update(prefill_capture_sizes=list(self.piecewise_sizes or ()),
+                       decode_capture_requests=[n for n, _ in self.split.decode_shapes],
+                       decode_query_len=self.split.decode_shapes[0][1] if self.split.decode_shapes else None,
+                       full_decode_graphs=self.full_decode_graphs,
+                       drafter_decode_requests=[n for n, _ in self.split.draft_decode_shapes],
+                       drafter_decode_graphs=self.drafter_decode_graphs)
+        return out
 
 
 def lora_graph_cases(args: EngineArgs, rules: VersionRules, runner: str) -> int:
@@ -821,6 +914,7 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
         return CudaGraphPlan(mode=None, sizes=tuple(sizes), rounded_to=1, source=source)
     pooling = args.runner_type == "pooling" or model.is_pooling
     mode = args.cudagraph_mode or ("PIECEWISE" if pooling else rules.cudagraph_mode_default)
+    requested = mode
     note = ""
     if spec and mode in _FULL_DECODE_MODES:
         why = _spec_decode_piecewise({l.recurrent.kind for l in model.layers if l.recurrent}, args, rules, gpu)
@@ -828,24 +922,8 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
             mode, note = "PIECEWISE", f"with speculative decoding {why}, so vLLM downgrades the graphs to PIECEWISE"
     q, rounded_to = 1 + k, 1
     runner = model_runner(model, args, rules)
-    cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
-    if rules.cudagraph_wide_defaults_cc10 and cc10 and given is None:
-        # 0.34+ on compute capability 10.x (rules row cudagraph_wide_defaults_cc10): the prefill and decode graphs
-        # take their own wider grids (config/vllm.py VllmConfig._split_cudagraph_capture_sizes); the recorded
-        # cudagraph_capture_sizes are their union, the prefill ones left out where the mode has no PIECEWISE part
-        # (FULL_DECODE_ONLY). A drafter's own decode sizes (get_draft_decode_cudagraph_request_sizes) are not added.
-        mnbt = int(args.max_num_batched_tokens)
-        prefill = prefill_capture_grid(min(8192, mnbt))
-        decode_tokens = min(mnbt, 8192)
-        shapes = decode_capture_shapes(decode_capture_grid(args.max_num_seqs), q, args.max_num_seqs, decode_tokens)
-        separate = mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")
-        decode_sizes = {n * qq for n, qq in shapes}
-        mixed = mode != "FULL_DECODE_ONLY"
-        sizes = sorted(decode_sizes | (set(prefill) if mixed else set()))
-        lora = lora_graph_cases(args, rules, runner)
-        return CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=1, drafter_layers=_drafter_decoder_layers(model, args),
-                             drafter_graphs=0, mode_note=note, source="default", lora_cases=lora, piecewise_sizes=tuple(prefill) if mixed else (),
-                             full_decode_graphs=len(shapes) if separate else 0)
+    if rules.cudagraph_decode_keys == "requests":
+        return _split_graph_plan(model, gpu, args, rules, sizes, source, given is not None, mode, requested, note, runner)
 
     # an empty list (every given size above max_num_batched_tokens) is left as it is: adjust_cudagraph_sizes_for_spec_decode
     # returns at once on no sizes (config/compilation.py, 0.11.1-0.33.0)
@@ -864,6 +942,77 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
     return CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=rounded_to, drafter_layers=layers,
                          drafter_graphs=graphs, mode_note=note, source=source,
                          lora_cases=lora_graph_cases(args, rules, runner))
+
+
+def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules, shared: list[int],
+                      source: str, given: bool, mode: str, requested: str, note: str, runner: str) -> CudaGraphPlan:
+    """The graphs of a release that keys its uniform-decode graphs on request counts (rules row cudagraph_decode_keys
+    "requests", 0.34+; split_capture_sizes): no speculative-decoding rounding of the sizes
+    (adjust_cudagraph_sizes_for_spec_decode is gone with model runner v1); the target's PIECEWISE graphs at the prefill
+    sizes; its FULL graphs the uniform-decode shapes n x q where the mode has a separate decode routine
+    (FULL_AND_PIECEWISE, FULL_DECODE_ONLY), the prefill sizes where it is FULL, none where it is PIECEWISE
+    (CudaGraphManager._init_candidates: num_full_graphs counts the manager's FULL descriptors); the drafter's one-token
+    decode graphs in its own FULL_DECODE_ONLY manager where the decode mode is FULL
+    (spec_decode/autoregressive/speculator.py init_cudagraph_manager, 0.34.0 wheel). `requested` is the mode vLLM's
+    config holds when it records the sizes (before a speculative-decoding downgrade at the runner)."""
+    spec = args.speculative
+    k = spec[1] if spec else 0
+    q = 1 + k
+    cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
+    wide = rules.cudagraph_wide_defaults_cc10 and cc10 and not given
+    method = None
+    if spec:
+        method = "mtp" if spec[0] == "mtp" else _speculative_method(speculative_object(args.speculative_config))
+    draft = (k >= 2 and method in rules.draft_decode_cudagraph_methods
+             and not (method == "mtp" and multi_module_mtp(model, k)))
+    split = split_capture_sizes(shared, q=q, max_num_seqs=args.max_num_seqs, max_tokens=int(args.max_num_batched_tokens),
+                                wide=wide, draft=draft, decode_only=requested == "FULL_DECODE_ONLY" and not given)
+    mixed = mode != "FULL_DECODE_ONLY"
+    if mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY"):
+        full = len(split.decode_shapes)
+    else:
+        full = len(split.prefill) if mode == "FULL" else 0
+    drafter_decode = len(split.draft_decode_shapes) if mode in _FULL_DECODE_MODES else 0
+    return CudaGraphPlan(mode=mode, sizes=split.recorded, rounded_to=1, drafter_layers=_drafter_decoder_layers(model, args),
+                         drafter_graphs=0, mode_note=note, source=source, lora_cases=lora_graph_cases(args, rules, runner),
+                         piecewise_sizes=split.prefill if mixed else (), full_decode_graphs=full, split=split,
+                         wide_grids=wide, drafter_decode_graphs=drafter_decode)
+
+
+def _span(counts: list[int]) -> str:
+    return "none" if not counts else f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,} ... {counts[-1]:,}"
+
+
+def split_graphs_note(graphs: CudaGraphPlan, rules: VersionRules) -> str:
+    """The --explain / assumptions line of a release that keys decode graphs on request counts (split_capture_sizes):
+    the target's PIECEWISE and FULL graphs, the drafter's decode graphs and vLLM's recorded sizes."""
+    split = graphs.split
+    assert split is not None
+    q = split.decode_shapes[0][1] if split.decode_shapes else None
+    requests = [n for n, _ in split.decode_shapes]
+    parts = [f"CUDA graphs: vLLM {rules.version} keys its uniform-decode graphs on request counts and no longer rounds "
+             "the capture sizes for speculative decoding (compilation.py adjust_cudagraph_sizes_for_spec_decode is gone; "
+             "config/vllm.py VllmConfig._split_cudagraph_capture_sizes, v1/worker/gpu/cudagraph_utils.py "
+             "CudaGraphManager._init_candidates): "
+             f"{graphs.piecewise_count} PIECEWISE prefill size(s) up to {max(graphs.piecewise_sizes or (0,)):,} tokens"]
+    if graphs.full_decode_graphs and graphs.mode != "FULL" and q:
+        parts.append(f"{graphs.full_decode_graphs} FULL uniform-decode graph(s) of n x {q} tokens for n = {_span(requests)} "
+                     f"requests ({requests[0] * q:,} ... {requests[-1] * q:,} tokens)")
+    elif graphs.mode == "FULL":
+        parts.append(f"{graphs.full_decode_graphs} FULL graph(s) at the prefill sizes (cudagraph_mode FULL)")
+    else:
+        parts.append(f"no FULL decode graphs ({graphs.mode})")
+    drafts = [n for n, _ in split.draft_decode_shapes]
+    if graphs.drafter_decode_graphs:
+        parts.append(f"the drafter's one-token draft decodes {graphs.drafter_decode_graphs} FULL graph(s) of its own for "
+                     f"{_span(drafts)} requests (VllmConfig.get_draft_decode_cudagraph_request_sizes), measured with the "
+                     "target's in one graph pool and, as before 0.34, not counted apart in kvplan's graph memory")
+    elif drafts:
+        parts.append(f"the drafter's decode sizes ({_span(drafts)} requests) are recorded but, with no FULL decode mode, "
+                     "not captured")
+    parts.append(f"vLLM records cudagraph_capture_sizes as their union: {len(graphs.sizes)} size(s), "
+                 f"max_cudagraph_capture_size {graphs.largest:,}")
+    return "; ".join(parts)
 
 
 # a --compilation-config mode (or level) that compiles nothing: CompilationMode.NONE (0.11+), level 0 NO_COMPILATION

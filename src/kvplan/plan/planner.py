@@ -20,7 +20,7 @@ from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, with_suffix_toke
 from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
-                                    model_runner, model_runner_choice)
+                                    model_runner, model_runner_choice, split_graphs_note)
 from kvplan.plan.defaults import ct_moe_mixed_schemes, quant_capability_error, resolve_args, vllm_quant_method
 from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes, extended_line, extensible_kv_cache,
                                     fallback_note, kv_memory_hint, measured_pool, memory_after_warmup_line,
@@ -785,7 +785,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             notes.append(f"CUDA graphs: --enable-lora captures each size {graphs.lora_cases} times, without and with "
                          "active LoRA (CompilationConfig.cudagraph_specialize_lora, on by default; "
                          "v1/cudagraph_dispatcher.py), so twice the graphs and their memory")
-        if graphs.piecewise_sizes is not None:
+        if graphs.wide_grids:
             top_reqs = graphs.full_count(resolved.max_num_seqs, resolved.decode_query_len)
             notes.append(f"CUDA graphs: vLLM {rules.version} on compute capability 10.x splits the capture sizes: "
                          f"{len(graphs.piecewise_sizes)} prefill sizes up to {max(graphs.piecewise_sizes, default=0):,} "
@@ -793,10 +793,13 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          "(config/vllm.py VllmConfig._split_cudagraph_capture_sizes, config/compilation.py "
                          "prefill_cudagraph_capture_grid / decode_cudagraph_capture_grid); the per-graph memory rate was "
                          "fitted on captures of at most 1,024 tokens")
+        if graphs.split is not None and (spec or graphs.drafter_decode_graphs):
+            notes.append(split_graphs_note(graphs, rules))
         if graphs.source != "default":
-            shown = ", ".join(map(str, graphs.sizes)) if len(graphs.sizes) <= 12 else (
-                f"{', '.join(map(str, graphs.sizes[:6]))}, ... {graphs.sizes[-1]}")
-            notes.append(f"CUDA graphs: {len(graphs.sizes)} capture size(s) ({shown or 'none'}) from {graphs.source} "
+            given_sizes = graphs.sizes if graphs.split is None else graphs.split.prefill
+            shown = ", ".join(map(str, given_sizes)) if len(given_sizes) <= 12 else (
+                f"{', '.join(map(str, given_sizes[:6]))}, ... {given_sizes[-1]}")
+            notes.append(f"CUDA graphs: {len(given_sizes)} capture size(s) ({shown or 'none'}) from {graphs.source} "
                          "(config/vllm.py VllmConfig._set_cudagraph_sizes), not vLLM's default list")
         if graphs.rounded_to > 1:
             how = (f"1 + {spec[1]} = {graphs.rounded_to}" if graphs.rounded_to == 1 + spec[1] else
@@ -830,6 +833,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     notes += [skip_note] if skip_note else []
     warns += [skip_warning] if skip_warning else []
     extensible, extensible_off = extensible_kv_cache(gpu, resolved, rules)
+    capture_f = ""
     if extensible and cg:
         # model runner v2's profile_cudagraph_memory returns 0 with the extensible KV cache, which measures the capture
         # after warmup instead (v1/worker/gpu/model_runner.py GPUModelRunner.profile_cudagraph_memory, 0.34.0 wheel):
@@ -837,6 +841,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(f"CUDA graphs: no estimate before the KV allocation (vLLM {rules.version}'s extensible KV cache "
                      f"measures the capture, ~{capture / GIB:.2f} GiB, after warmup: GPUModelRunner.profile_cudagraph_memory "
                      "returns 0)")
+        capture_f = cg_f  # the capture's own formula, which the cudagraph_capture term shows
         cg, cg_f = 0, "0: not estimated with the extensible KV cache (GPUModelRunner.profile_cudagraph_memory, 0.34.0)"
     available = requested - w.bytes - nt - act - cg
     if rules.kv_pool_sizing == "extensible" and rules.is_v1 and not extensible:
@@ -1031,7 +1036,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         Term("init_free", pool.init_free_bytes, "bytes", f"total - startup_used = {total / GIB:.2f} - {pool.startup_used_bytes / GIB:.2f} GiB",
              "MemorySnapshot at Worker.init_device"),
         Term("cudagraph_capture", capture if resolved.captures_cuda_graphs else 0, "bytes",
-             "the captured CUDA-graph pool, resident when the pool is measured (fitted per layer and size, era " + rules.era + ")", src),
+             "the captured CUDA-graph pool, resident when the pool is measured (fitted per layer and size, era " + rules.era + ")"
+             + (f": {capture_f}" if capture_f else ""), src),
         Term("non_kv_used", pool.non_kv_used_bytes, "bytes", "weights + non_torch + cudagraph_capture: init_free - free after warmup - committed",
              "vllm/v1/worker/extensible_kv_cache.py measure_kv_cache_bytes, 0.34.0"),
         Term("transient_peak", pool.transient_peak_bytes, "bytes", "activation_peak + cudagraph (peak_activation_memory; the sizing "
