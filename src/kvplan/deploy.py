@@ -36,6 +36,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
 from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_margin_bytes, device_shortfall_bytes, env_flag_on,
+                          kv_sizing_warmup_steps,
                           inductor_compiles, override_changes_text, parse_mm_limits, parse_speculative_config,
                           speculative_draft, speculative_object, vllm_quant_method)
 from kvplan.resolve import GIB, GPUS_PER_NODE, is_commit_sha
@@ -654,14 +655,22 @@ def spec_from_plan(
     draft_id, draft_revision, draft_bytes = hub_drafter(plan)
     w_gib = w_total / GIB
 
+    # vLLM >= 0.34's KV-cache sizing warmup, a phase only where the start runs it (rules row kv_cache_sizing_warmup,
+    # the extensible KV cache sizing the pool)
+    rules = _get(plan, "rules")
+    sizing_steps = (kv_sizing_warmup_steps(rules, sized_after_warmup, a, pooling=pooling,
+                                           encoder_decoder=bool(_get(m, "is_encoder_decoder", default=False)))
+                    if rules is not None and hasattr(rules, "kv_cache_sizing_warmup") else 0)
+
     def predict(compile_cache: str, download: bool) -> StartupPrediction:
         pred = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager, compile_cache=compile_cache,
-                               storage="cloud_block_ssd", download=download)
+                               storage="cloud_block_ssd", download=download, kv_sizing_warmup_steps=sizing_steps)
         if not draft_bytes:
             return pred
         # the drafter's checkpoint is downloaded and loaded too: those two phases at the weights of both
         both = predict_startup((w_total + draft_bytes) / GIB, tp, pipeline_parallel_size=pp, enforce_eager=eager,
-                               compile_cache=compile_cache, storage="cloud_block_ssd", download=download)
+                               compile_cache=compile_cache, storage="cloud_block_ssd", download=download,
+                               kv_sizing_warmup_steps=sizing_steps)
         return replace(pred, download_s=both.download_s, load_s=both.load_s)
 
     first = predict("cold", download=not local_dir)
@@ -1156,11 +1165,14 @@ def _probe_text(spec: ScaffoldSpec) -> str:
 
 
 # the startup model's records (kvplan.startup) predate vLLM 0.34, whose extensible KV cache adds steps before the server
-# is ready (v1/worker/gpu_worker.py compile_or_warm_up_model -> gpu/warmup.py run_kv_cache_sizing_warmup, then
-# measure_kv_cache_blocks and extend_kv_cache, 0.34.0 wheel): no time for them is known, so none is added; say so
+# is ready (v1/worker/gpu_worker.py _compile_or_warm_up_model -> gpu/warmup.py run_kv_cache_sizing_warmup before the
+# CUDA-graph capture, then measure_kv_cache_blocks and extend_kv_cache, 0.34.0 wheel): the sizing warmup's full-budget
+# steps are timed at the profile run's term (the same forward; kvplan.startup), the pool's commit is not; say so
 _AFTER_WARMUP_STARTUP_NOTE = (" No vLLM {version} start is among the startups the prediction is fitted on: with the "
-                              "extensible KV cache a start also runs a KV-cache sizing warmup after CUDA-graph capture "
-                              "and commits the pool after it, which the prediction does not count.")
+                              "extensible KV cache a start also runs a KV-cache sizing warmup before CUDA-graph capture "
+                              "(the `kv sizing warmup` row: its full-budget steps, each timed as the profile run, the same "
+                              "forward over max_num_batched_tokens tokens; unmeasured on a 0.34 start) and commits the pool "
+                              "after capture, which the prediction does not count.")
 
 
 def _probe_text_of(spec: ScaffoldSpec) -> str:

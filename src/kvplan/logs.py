@@ -3784,11 +3784,17 @@ def _activation_without_graph_estimate(activation: float, estimate: Optional[flo
         return activation
     if estimate is not None:
         return round(activation - estimate, 2)
-    if "memory_after_warmup" in hit_names and not hit_names & {"graph_equivalent", "graph_actual"}:
+    if hit_names & {"memory_after_warmup", "extended_kv_cache"} and not hit_names & {"graph_equivalent", "graph_actual"}:
         # 0.34.0 with the extensible KV cache makes no CUDA-graph estimate at all (v1/worker/gpu/model_runner.py
         # GPUModelRunner.profile_cudagraph_memory returns 0 with it), so determine_available_memory prints neither the
         # 'is enabled ... is equivalent to ...' line nor the 'is disabled' warning, and _compile_or_warm_up_model no
         # 'CUDA graph pool memory' line: the summary's peak activation is the profile's own
+        return activation
+    if "available_kv" in hit_names and not hit_names & {"graph_equivalent", "graph_actual"}:
+        # determine_available_memory logs 'Available KV cache memory' and, right after it, wherever an estimate was
+        # made (cudagraph_memory_estimate > 0), the 'is equivalent to' line or the 'is disabled' warning; the capture
+        # then logs 'CUDA graph pool memory' (v1/worker/gpu_worker.py, 0.27.0 and 0.33.0 wheels). A log with the first
+        # and none of them made no estimate (model runner v2 before 0.29, no graphs): the peak is the profile's own
         return activation
     eager = str(acc.engine_args.get("enforce_eager", acc.command_args.get("enforce_eager", ""))).lower() in ("true", "1")
     given = [str(source.get("compilation_config") or "") for source in (acc.engine_args, acc.command_args)]

@@ -7,7 +7,7 @@ sources, described in ``shared/docs/startup-times.md``; the 3 records flagged
 :func:`fit_startup_model` returns on that file: medians per phase and log-linear
 least squares over the whole family, never a value picked to match one record.
 
-    T_ready = import + boot + download + load + compile + profile + capture + tail
+    T_ready = import + boot + download + load + compile + profile [+ kv_sizing_warmup] + capture + tail
 
     import   = 6 s                                  (before vLLM's first log line; startup-times.md)
     boot     = 8.9 s at TP1, 24 s at TP>1           (log start -> "Starting to load model"; medians)
@@ -21,7 +21,20 @@ least squares over the whole family, never a value picked to match one record.
              = 0                                    --enforce-eager
     profile  = 1.94 s                               (memory profiling / warmup run; median, n=37)
     capture  = 3.09 * TP^1.446                      (CUDA-graph capture; 0 with --enforce-eager; n=92)
+    kv_sizing_warmup = steps * profile              (vLLM >= 0.34 with the extensible KV cache only; see below)
     tail     = 2 s                                  (init engine -> "Application startup complete"; median)
+
+The KV-cache sizing warmup (vLLM 0.34.0: v1/worker/gpu_worker.py Worker._compile_or_warm_up_model calls
+v1/worker/gpu/warmup.py run_kv_cache_sizing_warmup after warmup_kernels, before the CUDA-graph capture, only with the
+extensible KV cache) runs, through execute_model and sample_tokens, a mixed step of max_num_batched_tokens scheduled
+tokens (run_mixed_prefill_decode_warmup: prefills up to max_model_len - 1 tokens each, one decode request), i.e. a
+forward over the profile run's token budget (profile_run's dummy batch is max_num_batched_tokens tokens) with the
+sampler; a second such step where prompt logprobs (max_logprobs, 20 by default) are requested on a single prompt of
+max_model_len < max_num_batched_tokens tokens; the 2-token prefill of the decode request before each. No startup record
+is of 0.34, so the phase has no time of its own: each full-budget step is charged the profile term above (its median
+`Memory profiling takes` / `Initial profiling/warmup run took`, the same forward), `steps` of them
+(plan.extensible.kv_sizing_warmup_steps). The 2-token steps, MLA's context-prefill step and the pool's commit after
+it are not timed.
 
 W in GiB of weights (``W_total`` whole model, ``W_rank`` = ``W_total / TP``).
 
@@ -120,25 +133,32 @@ class StartupPrediction:
     tail_s: float
     storage: str
     compile_cache: str
+    # vLLM >= 0.34's KV-cache sizing warmup: `kv_sizing_warmup_steps` full-budget steps, each at the profile term; a
+    # phase only for a start that runs it (steps > 0)
+    kv_sizing_warmup_s: float = 0.0
+    kv_sizing_warmup_steps: int = 0
 
     @property
     def total_s(self) -> float:
         return (
             self.import_s + self.boot_s + self.download_s + self.load_s
-            + self.compile_s + self.profile_s + self.capture_s + self.tail_s
+            + self.compile_s + self.profile_s + self.capture_s + self.kv_sizing_warmup_s + self.tail_s
         )
 
     def phases(self) -> dict[str, float]:
-        return {
+        phases = {
             "import": self.import_s,
             "boot": self.boot_s,
             "download": self.download_s,
             "load": self.load_s,
             "compile": self.compile_s,
             "profile": self.profile_s,
-            "capture": self.capture_s,
-            "tail": self.tail_s,
         }
+        if self.kv_sizing_warmup_steps:  # runs before the capture (Worker._compile_or_warm_up_model, 0.34.0)
+            phases["kv sizing warmup"] = self.kv_sizing_warmup_s
+        phases["capture"] = self.capture_s
+        phases["tail"] = self.tail_s
+        return phases
 
 
 def predict_startup(
@@ -150,13 +170,18 @@ def predict_startup(
     compile_cache: str = "cold",
     storage: str = "local_disk",
     download: bool = False,
+    kv_sizing_warmup_steps: int = 0,
     coefficients: StartupCoefficients = COEFFICIENTS,
 ) -> StartupPrediction:
     """Predict startup seconds for `weights_gib_total` GiB of weights over TP x PP ranks.
 
     `compile_cache` is "cold" (first start) or "warm"; ignored with `enforce_eager`.
     `storage` is one of STORAGE_CLASSES; `download` adds fetching the weights from the Hub.
+    `kv_sizing_warmup_steps`: the full-budget steps of vLLM >= 0.34's KV-cache sizing warmup (0 where the start runs
+    none: plan.extensible.kv_sizing_warmup_steps), each charged the profile term.
     """
+    if kv_sizing_warmup_steps < 0:
+        raise ValueError(f"kv_sizing_warmup_steps must be 0 or more, not {kv_sizing_warmup_steps!r}")
     if compile_cache not in ("cold", "warm"):
         raise ValueError(f"compile_cache must be 'cold' or 'warm', not {compile_cache!r}")
     c = coefficients
@@ -186,6 +211,8 @@ def predict_startup(
         tail_s=c.tail_s,
         storage=storage,
         compile_cache=state,
+        kv_sizing_warmup_s=kv_sizing_warmup_steps * c.profile_s,
+        kv_sizing_warmup_steps=int(kv_sizing_warmup_steps),
     )
 
 

@@ -265,6 +265,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # other platform, or where the driver lacks VMM (gpu_worker.py extensible_kv_cache_unsupported_reason):
     # plan.extensible_kv_cache decides.
     "kv_pool_sizing": [((0, 0, 0), "estimate"), ((0, 34, 0), "extensible")],
+    # Whether a start whose pool the extensible KV cache sizes runs the KV-cache sizing warmup, full-budget steps through
+    # execute_model / sample_tokens between kernel warmup and the CUDA-graph capture (v1/worker/gpu_worker.py
+    # Worker._compile_or_warm_up_model -> v1/worker/gpu/warmup.py run_kv_cache_sizing_warmup, 0.34.0 wheel; absent
+    # from the 0.33.0 wheel): a phase of the startup-time model (kvplan.startup, plan.extensible.kv_sizing_warmup_steps)
+    "kv_cache_sizing_warmup": [((0, 0, 0), False), ((0, 34, 0), True)],
     # gpu_memory_utilization's default where the extensible KV cache is on: 1.0 (CacheConfig.
     # resolved_gpu_memory_utilization, config/cache.py in the 0.34.0 wheel: the given value, else 1.0 with the extensible
     # KV cache, else DEFAULT_GPU_MEMORY_UTILIZATION 0.92, the row above); None before it exists
@@ -830,6 +835,22 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # "Estimated CUDA graph memory: %.2f GiB total" in the predicted log of model runner v1 from 0.20, where the
     # estimate is subtracted (section 1.5; the section has the line on MRV1 from 0.18, where it is only logged)
     "log_cudagraph_estimate": [((0, 0, 0), False), ((0, 20, 0), True)],
+    # The summary V1's Worker.compile_or_warm_up_model logs after the CUDA-graph capture wherever the pool was profiled
+    # (kv_cache_memory_bytes unset): "Free memory on device (F/T GiB) on startup. Desired GPU memory utilization is
+    # (u, R GiB). Actual usage is ..." with two `--kv-cache-memory=` suggestions (requested or free - those terms -
+    # 150 MiB) and "Current kv cache memory in use is K" (v1/worker/gpu_worker.py; plan._summary_line). None in the
+    # 0.10.1 wheel; 0.10.2 prints W GiB for weight, A for peak activation, N for non-torch memory and C for CUDAGraph
+    # memory, the suggestions in bytes alone and K in bytes ("weights-bytes"); 0.11.0 adds each suggestion's GiB and
+    # prints K in GiB ("weights", read in 0.11.0 and 0.26.0, A the profile's torch peak alone); from 0.27.0 "X GiB for
+    # consumed memory (weights + non-torch)", A the transient peak plus the applied CUDA-graph estimate ("consumed",
+    # read in 0.27.0, 0.33.0 and 0.34.0, which prints it under the extensible KV cache too, K the capacity, before
+    # measure_kv_cache_blocks' 'Memory after warmup')
+    "summary_log_format": [((0, 0, 0), ""), ((0, 10, 2), "weights-bytes"), ((0, 11, 0), "weights"), ((0, 27, 0), "consumed")],
+    # "CUDA graph pool memory: A GiB (actual), E GiB (estimated), difference: D GiB (p%)." after the real capture,
+    # wherever an estimate was made (Worker.compile_or_warm_up_model, cudagraph_memory_estimate > 0; read in the 0.26.0,
+    # 0.27.0, 0.33.0 and 0.34.0 wheels; from 0.18 per vllm-memory-model.md section 1.5). The predicted log prints it
+    # where the plan applies an estimate (0.20 on): 0.18-0.19 log one kvplan does not hold.
+    "log_cudagraph_pool_memory": [((0, 0, 0), False), ((0, 18, 0), True)],
     # Scheduler defaults for `vllm serve` (section 2.3); see `batch_defaults`.
     # (the >= 160 GiB class is in the 0.28.0 wheel's EngineArgs.get_batch_defaults; from 0.33.0 an integrated part
     # whose NVML has no memory query is sized by its CUDA total, GB10 (cc 12.1) excepted: NvmlCudaPlatform.
@@ -1542,6 +1563,7 @@ class VersionRules:
     era: str
     default_gpu_memory_utilization: float
     kv_pool_sizing: str
+    kv_cache_sizing_warmup: bool
     extensible_gpu_memory_utilization: float | None
     requested_is_ceil: bool
     cudagraph_subtracted: bool
@@ -1625,6 +1647,8 @@ class VersionRules:
     v0_blocks_log_device: str
     available_kv_log: str
     log_cudagraph_estimate: bool
+    summary_log_format: str
+    log_cudagraph_pool_memory: bool
     batch_defaults: str
     admit_whole_prompt: bool
     kv_cache_auto_follows_checkpoint: tuple[str, ...]

@@ -56,7 +56,7 @@ from kvplan.plan.terms import (AWQ_DEQUANT_MIN_TOKENS, FI_AR_FUSION_MAX_MB, FI_A
                                dense_hidden_rows, fi_allreduce_workspace_bytes, fp8_act_quant_bytes, marlin_method,
                                measured_terms, mrv2_sampler_bytes_per_logit, mrv2_sampler_state_bytes,
                                profile_sampler_term, quantized_moe_experts, term_features)
-from kvplan.plan.extensible import device_shortfall_bytes
+from kvplan.plan.extensible import device_shortfall_bytes, kv_sizing_warmup_steps
 from kvplan.plan.defaults import PP_SPECULATIVE, accepted_tp_sizes, resolve_args, vllm_quant_method
 from kvplan.plan.planner import (FP8E4NV_ERROR, Plan, cold_start_margin_bytes, largest_given_pool_bytes,
                                  override_changes_text, plan, site_calibration_dict, state_blocks_refusal)
@@ -70,7 +70,7 @@ __all__ = [
     "_is_mm_prefix_lm", "_llava_next_item", "_multimodal_profile_bytes", "_pixtral_item", "_prefix_lm_item_tokens",
     "_state_bytes", "accepted_tp_sizes", "awq_dequant_bytes", "awq_linear_kernel", "build_groups", "cdiv",
     "check_env_name", "cold_start_margin_bytes", "cold_start_pool_loss_bytes", "computed_profile_terms",
-    "cudagraph_capture_sizes", "cutlass_fp4_moe_bytes", "deepstack_buffer_bytes", "dense_hidden_rows", "device_shortfall_bytes", "env_flag_on",
+    "cudagraph_capture_sizes", "cutlass_fp4_moe_bytes", "deepstack_buffer_bytes", "dense_hidden_rows", "device_shortfall_bytes", "env_flag_on", "kv_sizing_warmup_steps",
     "fi_allreduce_workspace_bytes", "fix_command_text", "fp8_act_quant_bytes", "human_int", "inductor_compiles",
     "is_auto_length", "largest_given_pool_bytes", "marlin_method", "marlin_moe_experts", "measured_terms", "model_runner",
     "model_runner_choice", "mrope_cache_factor", "mrv2_sampler_bytes_per_logit", "mrv2_sampler_state_bytes",

@@ -114,6 +114,31 @@ def startup_used_bytes(args: EngineArgs) -> int:
     return STARTUP_USED_PARALLEL_BYTES if world > 1 else STARTUP_USED_ONE_GPU_BYTES
 
 
+# vLLM's default max_logprobs (config/model.py ModelConfig, 0.34.0 wheel), which kvplan takes no flag for: the sizing
+# warmup requests that many prompt logprobs
+DEFAULT_MAX_LOGPROBS = 20
+
+
+def kv_sizing_warmup_steps(rules: VersionRules, extensible: bool, args: EngineArgs, *, pooling: bool = False,
+                           encoder_decoder: bool = False) -> int:
+    """The full-budget steps of vLLM's KV-cache sizing warmup (v1/worker/gpu/warmup.py run_kv_cache_sizing_warmup,
+    0.34.0 wheel), each a forward over max_num_batched_tokens scheduled tokens with the sampler: 0 where the release
+    runs none (rules row kv_cache_sizing_warmup), the pool is not the extensible KV cache's, or the model is a pooling
+    (run_mixed_prefill_decode_warmup returns at once) or encoder-decoder one; 1, and a second where prompt logprobs
+    (max_logprobs, DEFAULT_MAX_LOGPROBS) are measured on a single prompt because max_model_len < max_num_batched_tokens
+    with more than one request slot. (The decode request's 2-token prefill before each, and MLA's context-prefill
+    step, are smaller steps not counted.)"""
+    if not (rules.kv_cache_sizing_warmup and extensible) or pooling or encoder_decoder:
+        return 0
+    budget = getattr(args, "max_num_batched_tokens", None)
+    max_len = getattr(args, "max_model_len", None)
+    if not budget:
+        return 1
+    split = (DEFAULT_MAX_LOGPROBS != 0 and max_len is not None and min(budget, max_len) < budget
+             and (getattr(args, "max_num_seqs", None) or 0) > 1)
+    return 2 if split else 1
+
+
 def segment_strides(groups, bytes_per_block: int) -> list[int]:
     """The bytes each segment of the reservation adds per block: one segment per layer region under the
     layer-outermost layouts (ExtensibleKVCache._segments; hybrid groups alias the same regions), else one of the

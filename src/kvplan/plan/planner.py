@@ -24,7 +24,7 @@ from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, C
 from kvplan.plan.defaults import ct_moe_mixed_schemes, quant_capability_error, resolve_args, vllm_quant_method
 from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes, extended_line, extensible_kv_cache,
                                     fallback_note, kv_memory_hint, measured_pool, memory_after_warmup_line,
-                                    unified_memory_warning,
+                                    startup_used_bytes, unified_memory_warning, utilization_text,
                                     utilization_warning)
 from kvplan.plan.kv import (window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, mamba_cache_mode, rank_weights)
@@ -1063,10 +1063,47 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     # a state-block refusal comes while the CUDA graphs are set up, after the pool is sized and logged: the pool's lines,
     # then vLLM's ValueError (not a KV-cache check's error line)
     state_refused = failure == "state_blocks"
+    # V1's post-capture summary (versions.py row summary_log_format): printed once the capture is done, wherever the
+    # pool was profiled; its terms join --explain
+    summary = None
+    if (rules.is_v1 and rules.summary_log_format and resolved.kv_cache_memory_bytes is None and not state_refused
+            and failure not in ("load", "architecture", "platform")
+            and ((fits or after_warmup_error) if pool is not None else (fits and not error))):
+        # free memory at the init snapshot: total - startup_used on a discrete GPU; a unified-memory GPU's is the OS's
+        # available memory (extensible.unified_memory_warning), which the plan does not hold
+        unified = gpu.form == "integrated" and (gpu.vendor or "").upper() == "NVIDIA"
+        used = None if unified else pool.startup_used_bytes if pool is not None else startup_used_bytes(resolved)
+        summary = summary_figures(rules, total, util, requested, w.bytes, nt, act, cg,
+                                  capture if resolved.captures_cuda_graphs else 0,
+                                  capacity if pool is not None else available, used)
+        if pool is None and used is not None:
+            terms = terms + (
+                Term("startup_used", used, "bytes", "in use before vLLM's init snapshot (CUDA context, cuBLAS; NCCL and "
+                     "all-reduce buffers under TP/PP): not fitted, a judgement from the records' 'Free memory on device' "
+                     "lines, which read 0.07-0.61 GiB on one GPU by its size (0.19 on an L4, 0.51-0.61 on an H100); only "
+                     "the summary's free figure and its second suggestion read it", "plan.extensible STARTUP_USED_*"),
+                Term("init_free", summary.init_free, "bytes", f"total - startup_used = {total / GIB:.2f} - {used / GIB:.2f} GiB",
+                     "MemorySnapshot at Worker.init_device"),
+            )
+        if pool is None:
+            terms = terms + (Term("cudagraph_capture", summary.cudagraph_capture, "bytes",
+                                  "the captured CUDA-graph pool (fitted per layer and size, era " + rules.era + ")", src),)
+        peak_f = ("activation_peak + cudagraph (peak_activation_memory: the transient peak and the applied estimate)"
+                  if summary.peak_activation != act else "activation_peak (peak_activation_memory)")
+        limit_f = "weights + non_torch + summary_peak_activation + cudagraph_capture + 150 MiB"
+        terms = terms + (
+            Term("summary_peak_activation", summary.peak_activation, "bytes", peak_f,
+                 "vllm/v1/worker/gpu_worker.py Worker.determine_available_memory"),
+            Term("kv_cache_memory_to_requested_limit", summary.to_requested_limit, "bytes", f"requested - ({limit_f}): "
+                 "the summary's first --kv-cache-memory suggestion", "gpu_worker.py Worker.compile_or_warm_up_model"),
+        )
+        if summary.to_gpu_limit is not None:
+            terms = terms + (Term("kv_cache_memory_to_gpu_limit", summary.to_gpu_limit, "bytes", f"init_free - ({limit_f}): "
+                                  "the summary's second --kv-cache-memory suggestion", "gpu_worker.py Worker.compile_or_warm_up_model"),)
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
                      tokens, conc, max_len, fits, None if state_refused else error, bs, resolved,
                      runner=runner, pool=pool, capacity=capacity, after_warmup_error=after_warmup_error,
-                     util_warning=util_warning)
+                     util_warning=util_warning, summary=summary)
     if state_refused:
         log += ("ValueError: " + error,)
     if failure == "load":  # the weights' allocations fail mid-load: no "Model loading took", budget or pool line
@@ -1547,16 +1584,103 @@ def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, 
                    f"initializing the engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."), est
 
 
+# What Worker.compile_or_warm_up_model leaves out of its --kv-cache-memory suggestions "to avoid OOM"
+# (redundancy_buffer_memory, v1/worker/gpu_worker.py, 0.10.2-0.34.0 wheels)
+SUMMARY_REDUNDANCY_BYTES = 150 << 20
+
+
+@dataclass(frozen=True)
+class SummaryFigures:
+    """The figures of V1's post-capture summary ('Free memory on device (F/T GiB) on startup. ... Actual usage is ...',
+    versions.py row summary_log_format), each a plan term (bytes per rank)."""
+
+    init_free: int | None   # total - startup_used (MemorySnapshot at Worker.init_device); None where kvplan cannot
+    # see it (a unified-memory GPU, whose free memory vLLM reads as the OS's available memory)
+    total: int
+    util: float
+    requested: int
+    weights: int
+    non_torch: int
+    peak_activation: int    # as printed: 0.27 on add the applied CUDA-graph estimate (peak_activation_memory)
+    cudagraph_capture: int  # the real capture's pool
+    kv_in_use: float        # available_kv_cache_memory_bytes: the pool, or 0.34's capacity
+
+    @property
+    def non_kv(self) -> int:
+        return self.weights + self.non_torch + self.peak_activation + self.cudagraph_capture
+
+    @property
+    def to_requested_limit(self) -> int:
+        return self.requested - self.non_kv - SUMMARY_REDUNDANCY_BYTES
+
+    @property
+    def to_gpu_limit(self) -> int | None:
+        return None if self.init_free is None else self.init_free - self.non_kv - SUMMARY_REDUNDANCY_BYTES
+
+
+def summary_figures(rules: VersionRules, total: int, util: float, requested: float, weights: int, nt: int, act: int,
+                    cg: int, capture: int, kv_in_use: float, startup_used: int | None) -> SummaryFigures:
+    """The summary's figures from the plan's terms: peak activation is the profile's peak (0.10.2-0.26:
+    torch_peak_increase) or, from 0.27, the transient peak plus the applied CUDA-graph estimate (gpu_worker.py
+    determine_available_memory, 0.27.0-0.34.0 wheels; 0 under 0.34's extensible KV cache)."""
+    peak = act + (cg if rules.summary_log_format == "consumed" and rules.cudagraph_subtracted else 0)
+    return SummaryFigures(init_free=None if startup_used is None else int(total - startup_used), total=int(total),
+                          util=util, requested=int(requested), weights=int(weights), non_torch=int(nt), peak_activation=int(peak),
+                          cudagraph_capture=int(capture), kv_in_use=kv_in_use)
+
+
+def summary_line(rules: VersionRules, f: SummaryFigures) -> str:
+    """V1's post-capture summary as vLLM `rules.version` prints it (Worker.compile_or_warm_up_model; format_gib is
+    str(round(x / GiB, 2)), the utilization Python's repr of the float; "…" for the figures of a free memory kvplan
+    cannot see)."""
+    free = "…" if f.init_free is None else _format_gib(f.init_free)
+    to_gpu, to_gpu_gib = (("…", "…") if f.to_gpu_limit is None else (str(f.to_gpu_limit), _format_gib(f.to_gpu_limit)))
+    head = (f"Free memory on device ({free}/{_format_gib(f.total)} GiB) on startup. Desired GPU memory "
+            f"utilization is ({utilization_text(f.util)}, {_format_gib(f.requested)} GiB). ")
+    if rules.summary_log_format == "consumed":
+        usage = (f"Actual usage is {_format_gib(f.weights + f.non_torch)} GiB for consumed memory (weights + non-torch), "
+                 f"{_format_gib(f.peak_activation)} GiB for peak activation, and {_format_gib(f.cudagraph_capture)} GiB for "
+                 "CUDAGraph memory. ")
+    else:
+        usage = (f"Actual usage is {_format_gib(f.weights)} GiB for weight, {_format_gib(f.peak_activation)} GiB for peak "
+                 f"activation, {_format_gib(f.non_torch)} GiB for non-torch memory, and {_format_gib(f.cudagraph_capture)} GiB "
+                 "for CUDAGraph memory. ")
+    if rules.summary_log_format == "weights-bytes":
+        return (head + usage + f"Replace gpu_memory_utilization config with `--kv-cache-memory={f.to_requested_limit}` to "
+                f"fit into requested memory, or `--kv-cache-memory={to_gpu}` to fully utilize gpu memory. Current kv "
+                f"cache memory in use is {int(f.kv_in_use)} bytes.")
+    return (head + usage + f"Replace gpu_memory_utilization config with `--kv-cache-memory={f.to_requested_limit}` "
+            f"({_format_gib(f.to_requested_limit)} GiB) to fit into requested memory, or `--kv-cache-memory={to_gpu}` "
+            f"({to_gpu_gib} GiB) to fully utilize gpu memory. Current kv cache memory in use is "
+            f"{_format_gib(f.kv_in_use)} GiB.")
+
+
+def _cudagraph_pool_line(capture: int, estimate: int) -> str:
+    """'CUDA graph pool memory: ...' after the real capture (Worker.compile_or_warm_up_model, rounding each figure to
+    2 decimals)."""
+    diff = abs(capture - estimate)
+    return (f"CUDA graph pool memory: {round(capture / GIB, 2)} GiB (actual), {round(estimate / GIB, 2)} GiB (estimated), "
+            f"difference: {round(diff / GIB, 2)} GiB ({100 * diff / max(capture, 1):.1f}%).")
+
+
 def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float, weights: int, nt: int, act: int, cg: int,
                capture: int, available: float, num_blocks: int, bytes_per_block: int, tokens: int, conc: float,
                max_len: int, fits: bool, error: str | None, bs: int, args: EngineArgs, runner: str = "v1",
                pool: MeasuredPool | None = None, capacity: float | None = None, after_warmup_error: bool = False,
-               util_warning: str | None = None) -> tuple[str, ...]:
+               util_warning: str | None = None, summary: SummaryFigures | None = None) -> tuple[str, ...]:
     """The startup lines this vLLM version would print (formats: section 8). Model runner v2 prints no "Estimated CUDA
     graph memory" line (v1/worker/gpu/model_runner.py). With the extensible KV cache (`pool`), "Available KV cache
     memory" is the `capacity`; the capacity lines follow the CUDA-graph capture and the post-warmup measurement
-    (v1/engine/core.py _initialize_kv_caches, 0.34.0), and an error of the second fit check comes after them."""
+    (v1/engine/core.py _initialize_kv_caches, 0.34.0), and an error of the second fit check comes after them. After
+    the capture V1 compares the capture with its estimate (where one was applied) and prints the `summary`
+    (summary_line; None where vLLM prints none)."""
     lines = []
+
+    def after_capture() -> None:
+        if rules.is_v1 and rules.log_cudagraph_pool_memory and cg > 0 and args.captures_cuda_graphs:
+            lines.append(_cudagraph_pool_line(capture, cg))
+        if summary is not None:
+            lines.append(summary_line(rules, summary))
     fmt = rules.weights_log_format
     w = weights / GIB
     lines.append({"gb": f"Loading model weights took {w:.4f} GB",
@@ -1579,6 +1703,7 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
     if pool is not None and (fits or after_warmup_error):
         if args.captures_cuda_graphs:
             lines.append(f"Graph capturing finished in … secs, took {capture / GIB:.2f} GiB")
+        after_capture()
         if util_warning:
             lines.append("WARNING " + util_warning)
         lines.append(memory_after_warmup_line(pool, bytes_per_block))
@@ -1602,6 +1727,8 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
         lines.append(f"Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
     if args.captures_cuda_graphs and fits:
         lines.append(f"Graph capturing finished in … secs, took {capture / GIB:.2f} GiB")
+    if fits and not error:
+        after_capture()
     if error:
         lines.append("ValueError: " + error)
     return tuple(lines)
