@@ -311,19 +311,22 @@ def _model_len_limit(plan) -> int:
 
 
 
-def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token_threshold: int = 0
-                  ) -> tuple[EngineConfig, "StepModel", "SchedulerRules"]:
+def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token_threshold: int = 0,
+                  spec_acceptance: Optional["SpecAcceptance"] = None) -> tuple[EngineConfig, "StepModel", "SchedulerRules"]:
     """The engine, step model and scheduler rules of the server a plan describes, as `vllm serve` runs it with the
     plan's flags: prefix caching on where the flag or the version's default turns it on (`plan.prefix_caching_on`),
     the plan's warnings among the step model's notes, the release's scheduler rules. Every command that simulates a
     plan (kvplan simulate and capacity, the page's /api/simulate) builds its server here, so that one set of flags is
-    one simulated server wherever it is asked."""
+    one simulated server wherever it is asked. `spec_acceptance` (given: the drafter's acceptance) puts the plan's
+    speculative decoding in the step model (`spec_decode_for`)."""
     from kvplan.plan import prefix_caching_on
 
     pc = prefix_caching_on(plan.args, plan.rules, plan.model.is_hybrid)
     cfg = engine_config_from_plan(plan, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
                                   long_prefill_token_threshold=long_prefill_token_threshold)
     sm = StepModel.from_plan(plan)
+    if spec_acceptance is not None and spec_acceptance.given():
+        sm = replace(sm, spec=spec_decode_for(plan, sm, spec_acceptance))
     notes = tuple(f"plan: {w}" for w in plan.warnings)  # what fit prints beside the verdict (a GPU variant picked, ...)
     if num_gpu_blocks is not None and not plan.fits:
         # the pool is the user's, but the plan says this engine never gets that far: say so beside the figures
@@ -630,6 +633,8 @@ class StepModel:
     # a decode reads min(context, window) tokens of them
     windows: tuple = ()
     state_bytes_per_seq: float = 0.0  # recurrent (Mamba / GDN) state per sequence per rank: read and written each step
+    # speculative decoding with a known acceptance (SpecDecode; None: one token per decode step, no draft cost)
+    spec: Optional["SpecDecode"] = None
 
     # ---- the roofline terms
     def _compute_s(self, flops: float, eta: Optional[float] = None) -> float:
@@ -643,14 +648,15 @@ class StepModel:
         touched = 1.0 - (1.0 - self.expert_selection_fraction) ** routed  # distinct experts hit, in expectation
         return self.weights_bytes_per_rank + self.expert_bytes_per_rank * touched
 
-    def fixed_part_s(self, tokens: int, seqs: int) -> float:
+    def fixed_part_s(self, tokens: int, seqs: int, logits: Optional[int] = None) -> float:
         """Everything that does not depend on context length: overhead, linear layers, collectives.
         The LM head runs once per scheduled request (`seqs`: vLLM computes logits only at each request's last
         scheduled position, gpu_model_runner `logits_indices`), not per prefill token. The MoE expert layers
-        assume every expert-parallel rank carries as many tokens as this one (`moe_part_s`)."""
-        return sum(self._fixed_terms(tokens, seqs))
+        assume every expert-parallel rank carries as many tokens as this one (`moe_part_s`). `logits`: the positions
+        the LM head runs at where not one per request (speculative decoding: 1 + k per decoding request)."""
+        return sum(self._fixed_terms(tokens, seqs, logits))
 
-    def _fixed_terms(self, tokens: int, seqs: int) -> tuple:
+    def _fixed_terms(self, tokens: int, seqs: int, logits: Optional[int] = None) -> tuple:
         """(fixed overhead, per-request work, dense weights or linear FLOPs (the slower), kernel launches,
         tensor-parallel collectives, expert layers, recurrent state read and written) in seconds: the parts of
         `fixed_part_s`."""
@@ -660,7 +666,7 @@ class StepModel:
         if c.gemm_batch_factors and tokens > 1:
             t_mem *= gemm_batch_factor(c.gemm_batch_factors, tokens)
         t_fl = self._compute_s((self.linear_flops_per_token - self.expert_flops_per_token) * tokens
-                               + self.lm_head_flops_per_seq * seqs)
+                               + self.lm_head_flops_per_seq * (seqs if logits is None else logits))
         lat = c.allreduce_latency_s if self.collective_latency_s is None else self.collective_latency_s
         t_comm = 0.0
         if self.num_allreduces:
@@ -705,7 +711,8 @@ class StepModel:
                 "query_heads_per_kv_head": self.query_heads_per_kv_head, "mixed_decode_factor": self.mixed_decode_factor,
                 "windows": [{"window_tokens": w, "kv_bytes_per_token": b, "flops_per_token_pair": f} for w, b, f in self.windows],
                 "state_bytes_per_seq": self.state_bytes_per_seq,
-                "coefficients": asdict(self.coeffs), "notes": list(self.notes)}
+                "coefficients": asdict(self.coeffs), "notes": list(self.notes),
+                **({"speculative_decoding": self.spec.to_dict()} if self.spec is not None else {})}
 
     def moe_part_s(self, tokens: float, group_tokens: float) -> float:
         """Expert layers and expert-parallel collectives of a rank holding `tokens` when its EP group holds
@@ -936,7 +943,230 @@ def step_model_report(step_model: StepModel, config: EngineConfig, mean_running:
         context = round(workload_summary["prompt_tokens"]["mean"] + workload_summary["completion_tokens"]["mean"] / 2)
     context = min(context, config.max_model_len)
     steps = [step_model.explain_step(seqs, seqs * context), step_model.explain_step(0, 0, [(config.max_num_batched_tokens, 0)])]
+    if step_model.spec is not None:  # the same decode step verifying 1 + k tokens a request, with the drafter's passes
+        steps.insert(1, step_model.spec.explain_step(step_model, seqs, seqs * context))
     return {**step_model.to_dict(), "example_steps": steps}
+
+
+# =====================================================================================
+# Speculative decoding in the step model
+# =====================================================================================
+
+# The acceptance a drafter reaches depends on the drafter, the target and the text, not on anything the plan holds:
+# it is an input, in one of three forms (vLLM's names for the two it logs, vllm/v1/spec_decode/metrics.py
+# SpecDecodingLogging.log, wheel 0.34.0, where "Mean acceptance length" = 1 + accepted / drafts, "the bonus token"
+# included, and "Avg Draft acceptance rate" = accepted / drafted tokens).
+SPEC_ACCEPTANCE_FLAGS = {
+    "acceptance_rate": "--spec-acceptance-rate",
+    "mean_acceptance_length": "--spec-mean-acceptance-length",
+    "draft_acceptance_rate": "--spec-draft-acceptance-rate",
+}
+
+
+@dataclass(frozen=True)
+class SpecAcceptance:
+    """How often the drafter's tokens are accepted, as given (at most one of the three; none: not known).
+    acceptance_rate: Leviathan et al. 2023's alpha ("Fast Inference from Transformers via Speculative Decoding",
+        ICML 2023, section 3.1), the chance that a draft token is accepted, taken as the same for every position
+        given the ones before it were (i.i.d.); vLLM logs it as the first value of "Per-position acceptance rate".
+    mean_acceptance_length: vLLM's logged "Mean acceptance length", tokens emitted per request per step (1 + the
+        accepted draft tokens: the bonus token included), 1 .. 1 + num_speculative_tokens.
+    draft_acceptance_rate: vLLM's logged "Avg Draft acceptance rate" (accepted / drafted tokens) as a fraction 0 .. 1
+        (the log prints it in percent)."""
+
+    acceptance_rate: Optional[float] = None
+    mean_acceptance_length: Optional[float] = None
+    draft_acceptance_rate: Optional[float] = None
+
+    def given(self) -> list[str]:
+        return [name for name in SPEC_ACCEPTANCE_FLAGS if getattr(self, name) is not None]
+
+    def tokens_per_step(self, k: int) -> tuple[float, str]:
+        """(expected tokens a decoding request emits per step with k draft tokens, how that was read). Checks the
+        value's range; refuses more than one form."""
+        given = self.given()
+        if len(given) > 1:
+            raise InputError(SPEC_ACCEPTANCE_FLAGS[given[1]], f"{' and '.join(SPEC_ACCEPTANCE_FLAGS[g] for g in given)} "
+                             "both say how many draft tokens are accepted", "give one of them")
+        name = given[0]
+        flag, v = SPEC_ACCEPTANCE_FLAGS[name], float(getattr(self, name))
+        if not math.isfinite(v):
+            raise InputError(flag, f"must be a number, got {v}", _SPEC_ACCEPTANCE_FIX)
+        if name == "mean_acceptance_length":
+            if not 1.0 <= v <= 1.0 + k:
+                raise InputError(flag, f"{v:g} is outside 1 .. {1 + k} (1 + num_speculative_tokens {k}): vLLM's mean "
+                                 "acceptance length counts the bonus token and at most every draft token",
+                                 f"give a value from 1 to {1 + k}, e.g. the 'Mean acceptance length' of vLLM's "
+                                 "'SpecDecoding metrics' log line")
+            return v, f"{flag} {v:g} (vLLM's mean acceptance length: the bonus token and the accepted draft tokens)"
+        if not 0.0 <= v <= 1.0:
+            raise InputError(flag, f"{v:g} is outside 0 .. 1", "give a fraction, e.g. 0.6 for 60 %"
+                             + (" (vLLM's log prints the draft acceptance rate in percent)"
+                                if name == "draft_acceptance_rate" else ""))
+        if name == "draft_acceptance_rate":
+            return 1.0 + k * v, f"{flag} {v:g}: 1 + {k} x {v:g} (vLLM's accepted / drafted tokens)"
+        return expected_tokens_per_step(v, k), (f"{flag} {v:g}: (1 - a^(k+1)) / (1 - a) with a = {v:g}, k = {k} "
+                                               "(i.i.d. acceptance, Leviathan et al. 2023)")
+
+
+_SPEC_ACCEPTANCE_FIX = ("give the drafter's acceptance: --spec-acceptance-rate A (per-token, 0..1), "
+                        "--spec-mean-acceptance-length L or --spec-draft-acceptance-rate R (vLLM's logged metrics)")
+
+
+def expected_tokens_per_step(acceptance_rate: float, k: int) -> float:
+    """Tokens one verification step emits per request on average: the accepted prefix of the k draft tokens plus the
+    target's own (bonus or correction) token, 1 + a + ... + a^k = (1 - a^(k+1)) / (1 - a) when each draft token is
+    accepted with probability a independently of the position (Leviathan et al. 2023, Theorem 3.8; k + 1 at a = 1)."""
+    a = float(acceptance_rate)
+    if a >= 1.0:
+        return float(k + 1)
+    return (1.0 - a ** (k + 1)) / (1.0 - a)
+
+
+@dataclass(frozen=True)
+class SpecDecode:
+    """Speculative decoding in the step model. Each decode step of a request verifies 1 + k tokens in the target's
+    forward (the k draft tokens and the bonus position: the scheduler takes 1 + k tokens of the step's budget for it,
+    v1/core/sched/scheduler.py Scheduler.schedule `token_budget -= num_new_tokens`, its spec tokens included; the LM
+    head runs at all 1 + k positions, v1/worker/gpu/model_runner.py `num_logits = num_draft_tokens_per_req +
+    num_bonus_tokens`, wheel 0.34.0) and emits `tokens_per_step` of them on average. The drafter runs k passes after the target's (model runner v2, vllm/v1/worker/gpu/spec_decode,
+    wheel 0.34.0): the first over the step's whole batch (speculator.py DraftModelSpeculator: "draft prefill on the
+    target batch", prefill chunks included, writing the drafter's KV), then k - 1 of one token per request
+    (autoregressive/speculator.py _multi_step_decode, `for step in range(1, num_speculative_steps)`). `drafter`: its
+    step model (an EAGLE head or a draft model, at the target's GPU and coefficients); None for n-gram / suffix
+    drafting (no GPU forward). `target_kv_bytes_per_token`: the target's own layers' KV per context token (the plan's
+    figure counts the drafter's layers in the same pages)."""
+
+    method: str
+    num_speculative_tokens: int
+    tokens_per_step: float
+    source: str
+    drafter: Optional["StepModel"] = None
+    target_kv_bytes_per_token: Optional[float] = None
+
+    @property
+    def verify_tokens(self) -> int:
+        return 1 + self.num_speculative_tokens
+
+    def target_of(self, step_model: "StepModel") -> "StepModel":
+        """The target's step model reading its own layers' KV only."""
+        kv = self.target_kv_bytes_per_token
+        return step_model if kv is None or kv == step_model.kv_bytes_per_token else replace(step_model, kv_bytes_per_token=kv)
+
+    def verify_context_token_s(self, target: "StepModel") -> float:
+        """The target's decode attention per context token with 1 + k query tokens: the KV read once, its FLOPs
+        1 + k times."""
+        return max(target.kv_bytes_per_token / (target.hbm_bytes_per_s * target.coeffs.eta_kv_mem),
+                   self.verify_tokens * target._compute_s(target.attn_flops_per_token_pair))
+
+    def explain_step(self, step_model: "StepModel", decode_seqs: int, decode_context_tokens: int) -> dict:
+        """A speculative decode step of `decode_seqs` requests (as StepModel.explain_step has a plain one): the target's
+        verification and the drafter's passes in milliseconds, and the time per emitted token."""
+        n, ctx, q, k = decode_seqs, decode_context_tokens, self.verify_tokens, self.num_speculative_tokens
+        t = self.target_of(step_model)
+        terms = {f"target_verify_{q}_tokens": t.fixed_part_s(n * q, n, n * q) + self.verify_context_token_s(t) * ctx
+                 + t.window_decode_s(n, ctx)[0]}
+        if self.drafter is not None:
+            d = self.drafter
+            terms[f"drafter_{k}_passes"] = (d.fixed_part_s(n * q, n) + (k - 1) * d.fixed_part_s(n, n)
+                                            + k * d.per_context_token_s * ctx)
+        total = sum(terms.values())
+        return {"decode_seqs": n, "decode_context_tokens": ctx, "prefill_chunks": [],
+                "terms_ms": {key: round(v * 1e3, 4) for key, v in terms.items() if v}, "total_ms": round(total * 1e3, 4),
+                "speculative": {"tokens_per_step": self.tokens_per_step,
+                                "ms_per_token": round(total * 1e3 / self.tokens_per_step, 4)}}
+
+    def to_dict(self) -> dict:
+        d = {"method": self.method, "num_speculative_tokens": self.num_speculative_tokens,
+             "mean_acceptance_length": self.tokens_per_step, "acceptance": self.source,
+             "verify_tokens_per_request": self.verify_tokens, "drafter_passes": self.num_speculative_tokens if self.drafter else 0}
+        if self.drafter is not None:
+            d["drafter"] = {"weights_bytes_per_rank": self.drafter.weights_bytes_per_rank,
+                            "kv_bytes_per_token": self.drafter.kv_bytes_per_token, "num_layers": self.drafter.num_layers}
+        return d
+
+    def note(self) -> str:
+        k = self.num_speculative_tokens
+        drafter = ("the n-gram drafter runs on the CPU: no GPU forward, its time not charged" if self.drafter is None else
+                   f"the {self.method} drafter runs {k} pass(es) a step (the first over the step's tokens, then one token "
+                   "per request)")
+        return (f"speculative decoding ({self.method}, {k} tokens): {self.tokens_per_step:.3f} tokens per request per "
+                f"decode step from {self.source}; the target verifies {self.verify_tokens} tokens per decoding request "
+                f"and {drafter}; simulated as one-token steps each lasting 1/{self.tokens_per_step:.3f} of the "
+                "speculative step (a step with prefill chunks: their added cost in full), so latencies and throughput "
+                "are expected values and ITL percentiles are smoothed (vLLM emits a step's accepted tokens together); "
+                f"the {k} lookahead slot(s) per request are not held in the simulated pool")
+
+
+def spec_decode_for(plan, step_model: "StepModel", acceptance: SpecAcceptance) -> SpecDecode:
+    """The plan's speculative decoding at the acceptance given, with the drafter's step model; refused where the plan
+    has none or where the drafter's size is not a term of the plan."""
+    given = acceptance.given()
+    flag = SPEC_ACCEPTANCE_FLAGS[given[0]]
+    spec = getattr(plan.args, "speculative", None)
+    if not spec:
+        raise InputError(flag, "the plan has no speculative decoding: there is no draft to accept",
+                         "give --speculative-config (e.g. '{\"method\": \"ngram\", \"num_speculative_tokens\": 3}'), or "
+                         f"leave {flag} out")
+    method, k = spec[0], int(spec[1])
+    per_step, source = acceptance.tokens_per_step(k)
+    if method == "ngram":
+        return SpecDecode(method, k, per_step, source)
+    info = dict(getattr(plan, "speculative", None) or {})
+    if method == "mtp":
+        raise InputError(flag, f"the drafter's cost is unknown: the plan counts the checkpoint's {plan.model.mtp_layers} "
+                         "MTP layer(s) inside the model's weights, so the bytes and FLOPs of one MTP forward (a term the "
+                         "step model needs for each of the k draft passes) are not a term of the plan, and kvplan does "
+                         "not guess them", f"leave {flag} out (the simulation then notes that speculative decoding is "
+                         "outside the step model), or plan an EAGLE / draft-model drafter or ngram")
+    draft = getattr(plan.args, "draft", None)
+    parts = dict(info.get("draft_weights_parts") or {})
+    if draft is None or not parts:
+        raise InputError(flag, f"the {method} drafter's weights are not in the plan (draft_weights_parts), which its "
+                         "k forward passes read", f"leave {flag} out")
+    return SpecDecode(method, k, per_step, source, drafter=_drafter_step_model(plan, step_model, method, draft, parts, info),
+                      target_kv_bytes_per_token=step_model.kv_bytes_per_token - _drafter_kv_bytes_per_token(plan, draft, info))
+
+
+def _drafter_kv_bytes_per_token(plan, draft, info: dict) -> float:
+    from kvplan.resolve import heads_per_rank
+    from kvplan.weights import kv_dtype_bytes
+
+    tp = int(getattr(plan.args, "tensor_parallel_size", 1) or 1)
+    layers = int(info.get("draft_kv_layers") or 0)
+    return float(layers * 2 * heads_per_rank(draft.num_kv_heads, tp) * draft.head_dim
+                 * kv_dtype_bytes(plan.args.kv_cache_dtype or "auto", plan.args.dtype))
+
+
+def _drafter_step_model(plan, target: "StepModel", method: str, draft, parts: dict, info: dict) -> "StepModel":
+    """The drafter's own step model, at the target's GPU, TP and coefficients. Its streamed bytes are the plan's
+    drafter parts (kvplan.weights.drafter_weights): an EAGLE head's layers, fc and (EAGLE-3) its own draft-vocabulary
+    lm_head, or (EAGLE) the target's lm_head it shares, read once per pass; an own embedding table (pipeline stages)
+    is a lookup. A draft model is a whole model (its untied input embedding a lookup)."""
+    from kvplan.resolve import DTYPE_BYTES
+    from kvplan.weights import draft_vocab_size
+
+    tp = int(getattr(plan.args, "tensor_parallel_size", 1) or 1)
+    dtype_b = float(DTYPE_BYTES[plan.args.dtype])
+    kv = _drafter_kv_bytes_per_token(plan, draft, info)
+    common = dict(num_layers=draft.num_layers, hidden_size=draft.hidden_size,
+                  num_attention_heads=draft.num_attention_heads, num_kv_heads=draft.num_kv_heads, head_dim=draft.head_dim,
+                  kv_bytes_per_token=kv, hbm_bytes_per_s=target.hbm_bytes_per_s, peak_flops_per_s=target.peak_flops_per_s,
+                  tensor_parallel_size=tp, coeffs=target.coeffs)
+    if method == "draft_model":
+        whole = float(info.get("draft_weights_bytes") or sum(parts.values())) * tp
+        sm = StepModel.from_numbers(weights_bytes=whole, active_params=float(draft.active_params), vocab_size=draft.vocab_size,
+                                    embedding_bytes=embedding_bytes(draft), **common)
+    else:
+        streamed = float(sum(b for name, b in parts.items() if not name.startswith("embed_tokens")))
+        if method == "eagle3":
+            vocab = draft_vocab_size(draft)
+        else:  # the target's lm_head, shared: vocab x hidden / TP at the model dtype
+            vocab = int(plan.model.vocab_size)
+            streamed += target.lm_head_flops_per_seq / 2.0 * dtype_b
+        sm = StepModel.from_numbers(weights_bytes=streamed * tp, active_params=streamed * tp / dtype_b, vocab_size=vocab,
+                                    rank_bytes=(streamed, 0.0), **common)
+    return replace(sm, link_bytes_per_s=target.link_bytes_per_s, collective_latency_s=target.collective_latency_s, notes=())
 
 
 def _layer_reads(plan) -> dict:
@@ -1587,8 +1817,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         padded = [cfg.graph_tokens(t) for t in range(graph_sizes[-1] + 1)]
         fixed_unpadded = step_model.fixed_part_s
 
-        def fixed_part(tokens: int, seqs: int) -> float:
-            return fixed_unpadded(padded[tokens] if tokens < len(padded) else tokens, seqs)
+        def fixed_part(tokens: int, seqs: int, logits: Optional[int] = None) -> float:
+            return fixed_unpadded(padded[tokens] if tokens < len(padded) else tokens, seqs, logits)
     else:
         fixed_part = step_model.fixed_part_s
     per_ctx = step_model.per_context_token_s
@@ -1598,6 +1828,35 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     win_c0: list = []  # window layers: the decoders' c0 (context less D), ascending, so each reads its own context
     pf_attn = step_model.prefill_attention_s
     fixed_cache: dict = {}
+
+    # speculative decoding (StepModel.spec): a decode step verifies q = 1 + k tokens per request and emits E on average;
+    # the engine still moves each decoder one token a step, each step lasting 1/E of the speculative step (below)
+    spec = step_model.spec
+    q = spec.verify_tokens if spec is not None else 1
+    if spec is not None:
+        k_draft = spec.num_speculative_tokens
+        inv_e = 1.0 / spec.tokens_per_step
+        drafter = spec.drafter
+        target_sm = spec.target_of(step_model)
+        per_ctx_v = spec.verify_context_token_s(target_sm)  # decode attention over q query tokens
+        d_ctx = drafter.per_context_token_s if drafter is not None else 0.0
+        ctx_rate = per_ctx_v + k_draft * d_ctx  # seconds of a speculative step per context token of a decoder
+        if target_sm is not step_model:
+            per_ctx = target_sm.per_context_token_s
+            per_ctx_mixed = per_ctx * mixed_factor
+
+        def draft_s(tokens: int, seqs: int, ctx: float, chunks: list) -> float:
+            """The drafter's k passes: the first over the step's tokens, then one token per request."""
+            if drafter is None:
+                return 0.0
+            t = drafter.fixed_part_s(tokens, seqs) + d_ctx * ctx
+            for _, ch, pre in chunks:
+                t += drafter.prefill_attention_s(ch, pre)
+            return t + (k_draft - 1) * (drafter.fixed_part_s(seqs, seqs) + d_ctx * ctx)
+
+        def spec_decode_s(n: int, ctx: float) -> float:
+            """A pure-decode speculative step of n requests reading ctx context tokens (window layers apart)."""
+            return fixed_part(n * q, n, n * q) + ctx_rate * ctx + draft_s(n * q, n, ctx, ())
 
     # ------------------------------------------------------------------ blocks
 
@@ -1898,6 +2157,16 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 k = k_pool
         if lingering:
             k = min(k, 1)  # they are released after this step
+        if spec is not None:  # each engine step: 1/E of the speculative step (context rates included)
+            a0 = spec_decode_s(n_dec, S_dec + n_dec) * inv_e
+            b = ctx_rate * n_dec * inv_e
+            if window_decode:
+                read_s, growth_s, k_win = window_decode(n_dec, S_dec + n_dec, win_c0, D + 1)
+                if k_win is not None and k_win < k:
+                    k = k_win
+                a0 += read_s * inv_e
+                b += growth_s * inv_e
+            return k, a0, b
         a0 = fixed_cache.get(n_dec)
         if a0 is None:
             a0 = fixed_cache[n_dec] = fixed_part(n_dec, n_dec)
@@ -2033,12 +2302,33 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
 
     def step_time_s(tokens: int, dec_tokens: int, chunks: list) -> float:
         """Seconds a detailed step with these decode tokens and prefill chunks takes on its own."""
+        if spec is not None:
+            return spec_step_time_s(tokens, dec_tokens, chunks)
         dt = fixed_part(tokens, dec_tokens + len(chunks)) + (per_ctx_mixed if chunks else per_ctx) * (S_dec + dec_tokens)
         if window_decode and dec_tokens:
             dt += window_decode(dec_tokens, S_dec + dec_tokens, win_c0, D + 1)[0] * (mixed_factor if chunks else 1.0)
         for _, ch, pre in chunks:
             dt += pf_attn(ch, pre)
         return dt
+
+    def spec_step_time_s(tokens: int, dec_tokens: int, chunks: list) -> float:
+        """`step_time_s` with speculative decoding. The speculative step (decoders verifying q tokens each, the chunks,
+        the drafter's passes) emits E tokens per decoder; this engine step moves them one, so it is charged the
+        chunks' added cost in full and 1/E of the decode-only step: T(decoders + chunks) - (1 - 1/E) T(decoders), at
+        least T(decoders) / E as the step time never falls when tokens are added."""
+        ctx = S_dec + dec_tokens
+        seqs = dec_tokens + len(chunks)
+        v_tokens = tokens + dec_tokens * (q - 1)
+        win = window_decode(dec_tokens, ctx, win_c0, D + 1)[0] if window_decode and dec_tokens else 0.0
+        if not chunks:
+            return (spec_decode_s(dec_tokens, ctx) + win) * inv_e
+        t = (fixed_part(v_tokens, seqs, seqs + dec_tokens * (q - 1)) + mixed_factor * (per_ctx_v * ctx + win)
+             + draft_s(v_tokens, seqs, ctx, chunks))
+        for _, ch, pre in chunks:
+            t += pf_attn(ch, pre)
+        if not dec_tokens:
+            return t
+        return t - (1.0 - inv_e) * (spec_decode_s(dec_tokens, ctx) + win)
 
     def finish_step(dt: float, u0: int, tokens: int, dec_tokens: int, chunks: list) -> None:
         """Advance the clock by a detailed step of dt seconds and apply its outcome."""
@@ -2158,7 +2448,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             # a running prefill's next chunk is not in that count, so it keeps them held)
             release_lingering()
         if not lockstep and n_dec and n_dec == nrun and (not waiting or nrun + len(lingering) >= max_seqs
-                                                          or not admissible_head(budget - n_dec)):
+                                                          or not admissible_head(budget - n_dec * q)):
             k, a0, b = decode_run_length()
             # stop where an arrival could change the schedule, or at the barrier
             t_stop = barrier
@@ -2183,7 +2473,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         dec_tokens = 0
         if n_dec and not prefill_only:
             dec_tokens, preempted = schedule_decoders()
-            t_budget -= dec_tokens
+            t_budget -= dec_tokens if q == 1 else min(t_budget, dec_tokens * q)  # speculative: 1 + k tokens each
         if (mixed or prefill_only) and prefilling:
             t_budget, chunk_preempted = schedule_prefill_chunks(t_budget, chunks, dec_tokens > 0)
             if chunk_preempted:
@@ -2219,7 +2509,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         dt = step_time_s(tokens, dec_tokens, chunks)
         if lockstep:
             # the group's step: every rank waits for the slowest; its tokens as its expert layers saw them (padded)
-            dt = yield ("step", dt, cfg.graph_tokens(tokens))
+            dt = yield ("step", dt, cfg.graph_tokens(tokens + dec_tokens * (q - 1)))
         finish_step(dt, u0, tokens, dec_tokens, chunks)
 
     if used or (cache is not None and (cache.in_use_blocks() or cache.free_blocks() != usable)):
@@ -2558,25 +2848,30 @@ def simulate_plan(plan, workload: Workload, config: EngineConfig, step_model: St
                   **kw) -> SimResult:
     """The server a plan describes (see `_simulate_server`)."""
     dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
-    return _simulate_server(_as_served(plan, workload), config, step_model, rules, dp, plan.model.is_moe, **kw)
+    return _simulate_server(_as_served(plan, workload, step_model.spec), config, step_model, rules, dp, plan.model.is_moe,
+                            **kw)
 
 
-def _as_served(plan, workload: Workload) -> Workload:
+def _as_served(plan, workload: Workload, spec: Optional[SpecDecode] = None) -> Workload:
     """The workload as the planned server runs it: one prefill per request for a pooling model; with speculative
-    decoding the pool keeps the drafter's pages but each step still emits one token (no acceptance rate is known)."""
+    decoding the pool keeps the drafter's pages, and each step emits one token unless the acceptance is known
+    (`spec`, the step model's)."""
     if plan.model.is_pooling:
         workload = workload.prefill_only()
-    notes = served_caveats(plan)
+    notes = served_caveats(plan, spec)
     return replace(workload, notes=workload.notes + notes) if notes else workload
 
 
-def served_caveats(plan) -> tuple[str, ...]:
+def served_caveats(plan, spec_decode: Optional[SpecDecode] = None) -> tuple[str, ...]:
     """What the step model leaves out of the planned server: speculative decoding's draft and verification cost and
-    its accepted tokens, LoRA's extra matmuls. Said by simulate among its notes and by capacity beside its rate (a
-    capacity answered with a drafter configured read as the drafter's speedup)."""
+    its accepted tokens (unless `spec_decode` puts them in: then how), LoRA's extra matmuls. Said by simulate among its
+    notes and by capacity beside its rate (a capacity answered with a drafter configured read as the drafter's
+    speedup)."""
     out = []
     spec = getattr(plan.args, "speculative", None)
-    if spec:
+    if spec_decode is not None:
+        out.append(spec_decode.note())
+    elif spec:
         out.append(f"speculative decoding ({spec[0]}, {spec[1]} tokens) is not in the step model: one token per step, no "
                    "draft cost and no accepted extra tokens (the KV pool and state pages are the plan's, drafter included)")
     if getattr(plan.args, "enable_lora", False):
@@ -2589,10 +2884,11 @@ def plan_capacity(plan, workload_at: Callable[[float], Workload], config: Engine
     """`find_capacity` for the server a plan describes (a replica is the whole data-parallel group)."""
     dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
     workload_of = workload_at
-    workload_at = lambda rate: _as_served(plan, workload_of(rate))  # noqa: E731
+    workload_at = lambda rate: _as_served(plan, workload_of(rate), step_model.spec)  # noqa: E731
     fleet_of = kw.pop("fleet_at", None)
     if fleet_of is not None:
-        kw["fleet_at"] = lambda rate, k: (lambda w: None if w is None else _as_served(plan, w))(fleet_of(rate, k))
+        kw["fleet_at"] = lambda rate, k: (lambda w: None if w is None else _as_served(plan, w, step_model.spec))(
+            fleet_of(rate, k))
     # a checkpoint already quantized (AWQ, GPTQ, FP8, ...) is not made faster by 'a quantized model': Qwen2.5-72B-AWQ
     # missing a TTFT on two A100s was told to plan one
     quantized = bool(plan.args.quantization or getattr(plan.model, "quant", None))
@@ -2674,7 +2970,8 @@ _REFUSAL_CELLS = {"load": "weights too big", "memory": "KV pool too small", "kv_
 def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo: SLO, *, burstiness: float = 1.0,
                   seed: int = 0, target_rate_per_s: Optional[float] = None, router: str = "round-robin",
                   prices: Optional[GpuPrices] = None, on_row: Optional[Callable[[int, int, dict], None]] = None,
-                  on_probe: Optional[Callable[[float, bool], None]] = None, max_probes: int = 24) -> list[dict]:
+                  on_probe: Optional[Callable[[float, bool], None]] = None, max_probes: int = 24,
+                  spec_acceptance: Optional[SpecAcceptance] = None) -> list[dict]:
     """`kvplan capacity --vary`: one capacity search per deployment of `kvplan sweep --vary` (api.parse_vary's
     `varied`, planned by api.sweep_rows, so a row is the server `kvplan fit` plans for its flags), over one workload
     `base` (scaled to each probed rate, as `kvplan capacity` scales it). Each row: the varied values, "gpu" (as
@@ -2710,7 +3007,8 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
                      # the plan's warnings, as sweep prints them: which card a bare 'A100' was planned as, a first
                      # (compiling) start that may be refused where the warm start ranked
                      "warnings": list(r.get("warnings") or ()), "notes": []}
-        _capacity_row(row, p, r, base, slo, burstiness, seed, target_rate_per_s, router, prices, on_probe, max_probes)
+        _capacity_row(row, p, r, base, slo, burstiness, seed, target_rate_per_s, router, prices, on_probe, max_probes,
+                      spec_acceptance)
         if p is not None and not row["cell"]:
             from kvplan.resolve import other_speed_note
 
@@ -2761,7 +3059,7 @@ def capacity_cost(usd_per_gpu_hour: float, gpus_per_replica: int, cap, target_ra
 
 
 def _capacity_row(row: dict, p, r: dict, base: Workload, slo: SLO, burstiness, seed, target_rate_per_s, router, prices,
-                  on_probe, max_probes) -> None:
+                  on_probe, max_probes, spec_acceptance: Optional[SpecAcceptance] = None) -> None:
     """One deployment's answer of capacity_rows, filled into `row`."""
     if p is None:
         row.update(cell="bad input", reason=r["error_input"])
@@ -2772,14 +3070,14 @@ def _capacity_row(row: dict, p, r: dict, base: Workload, slo: SLO, burstiness, s
                    reason=p.error or p.failure)
         return
     try:
-        config, step_model, rules = serving_setup(p)
+        config, step_model, rules = serving_setup(p, spec_acceptance=spec_acceptance)
     except InputError as exc:  # a card the step-time model cannot time (no bandwidth in the catalog): this row's
         # answer, where it ended the whole comparison ('capacity --vary gpu=L4,L20' lost the L4's search)
         row.update(cell="no step model", reason=f"{exc.message}; {exc.fix}" if exc.fix else exc.message)
         return
     # the step-time model's caveats on this row's rate (a card without peak FLOPS is timed on bandwidth alone, so its
     # prefills and TTFT come out optimistic), as `kvplan simulate` notes them; the plan's own warnings are "warnings"
-    row["notes"] = [n for n in step_model.notes if not n.startswith("plan: ")] + list(served_caveats(p))
+    row["notes"] = [n for n in step_model.notes if not n.startswith("plan: ")] + list(served_caveats(p, step_model.spec))
     try:
         check_servable(p, base, config)
     except InputError as exc:

@@ -37,6 +37,23 @@ _WORKLOAD_PARAMS: list[tuple[str, object, object]] = [
 ]
 
 
+_SPEC = "Speculative decoding (with --speculative-config)"
+_SPEC_RATE_HELP = ("Per-token acceptance probability a (0..1) of the draft tokens, taken as the same at every position "
+                   "(Leviathan et al. 2023's alpha; the first value of vLLM's 'Per-position acceptance rate'): each "
+                   "decode step emits (1 - a^(k+1)) / (1 - a) tokens per request. Not vLLM's 'Avg Draft acceptance rate'. "
+                   "Without one of these three, speculative decoding stays outside the step model (one token per step).")
+_SPEC_LENGTH_HELP = ("vLLM's logged 'Mean acceptance length' (1 + accepted draft tokens per draft, 1 .. 1 + k): the tokens "
+                     "each decode step emits per request.")
+_SPEC_DRAFT_HELP = ("vLLM's logged 'Avg Draft acceptance rate' (accepted / drafted tokens) as a fraction 0..1 (the log "
+                    "prints percent): 1 + k x it tokens per step.")
+
+
+def _spec_acceptance(rate, length, draft_rate):
+    from kvplan.simulate import SpecAcceptance
+
+    return SpecAcceptance(acceptance_rate=rate, mean_acceptance_length=length, draft_acceptance_rate=draft_rate)
+
+
 def _workload_spec(workload=None, prompt_len=None, completion_len=None, rate=None, burstiness=1.0, arrivals=None,
                    max_requests=None, seed=0):
     from kvplan.workload import WorkloadSpec
@@ -45,7 +62,8 @@ def _workload_spec(workload=None, prompt_len=None, completion_len=None, rate=Non
                         burstiness=burstiness, arrivals=arrivals, max_requests=max_requests, seed=seed)
 
 
-def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_threshold, json_out: bool = False):
+def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_threshold, json_out: bool = False,
+           spec_acceptance=None):
     """(plan, EngineConfig, StepModel, SchedulerRules). A plan that does not start ends the command (exit 1); with
     --json its JSON, as `kvplan fit --json` prints it (fits false, vLLM's error, the fixes), is the output."""
     from kvplan.errors import InputError
@@ -80,7 +98,8 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
         raise typer.Exit(1)
     if num_gpu_blocks is not None and num_gpu_blocks < 2:
         raise InputError("--num-gpu-blocks", f"{num_gpu_blocks} leaves no usable block", "vLLM needs >= 2 (one is the null block)")
-    cfg, sm, rules = serving_setup(p, num_gpu_blocks=num_gpu_blocks, long_prefill_token_threshold=long_prefill_threshold or 0)
+    cfg, sm, rules = serving_setup(p, num_gpu_blocks=num_gpu_blocks, long_prefill_token_threshold=long_prefill_threshold or 0,
+                                   spec_acceptance=spec_acceptance)
     from kvplan.resolve import other_speed_note
 
     speeds = other_speed_note(flags.gpu, p.gpu)  # 'H100': timed as the SXM card, where the PCIe one is as named
@@ -202,6 +221,10 @@ def _step_line(e: dict) -> str:
     what = (f"decode step of {e['decode_seqs']} request{'s' if e['decode_seqs'] != 1 else ''} at {e['decode_context_tokens'] // max(1, e['decode_seqs']):,} tokens "
             "of context" if e["decode_seqs"] else f"prefill step of {e['prefill_chunks'][0][0]:,} tokens")
     parts = ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in e["terms_ms"].items())
+    if e.get("speculative"):  # the decode step as speculative decoding runs it, and its time per token emitted
+        sp = e["speculative"]
+        return (f"speculative {what}: {e['total_ms']:.2f} ms ({parts}), {sp['ms_per_token']:.2f} ms per token at "
+                f"{sp['tokens_per_step']:.3f} tokens per step")
     return f"{what}: {e['total_ms']:.2f} ms ({parts})"
 
 
@@ -354,6 +377,9 @@ def simulate(
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write PNGs (concurrency, KV usage, latency CDFs) to this folder."),
     requests_csv: Optional[str] = typer.Option(None, "--requests", help="Write one CSV row per request (arrival, first token, finish, queue/TTFT/TPOT/end-to-end ms, preemptions): the data the percentiles are taken over."),
+    spec_acceptance_rate: Optional[float] = typer.Option(None, "--spec-acceptance-rate", help=_SPEC_RATE_HELP, rich_help_panel=_SPEC),
+    spec_mean_acceptance_length: Optional[float] = typer.Option(None, "--spec-mean-acceptance-length", help=_SPEC_LENGTH_HELP, rich_help_panel=_SPEC),
+    spec_draft_acceptance_rate: Optional[float] = typer.Option(None, "--spec-draft-acceptance-rate", help=_SPEC_DRAFT_HELP, rich_help_panel=_SPEC),
     *,
     flags: FitFlags,
     workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
@@ -389,7 +415,8 @@ def simulate(
     if not json_out:
         _note_bare_slo(slo_spec)
     wl = build_workload(workload_spec)
-    p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold, json_out)
+    p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold, json_out,
+                               _spec_acceptance(spec_acceptance_rate, spec_mean_acceptance_length, spec_draft_acceptance_rate))
     check_servable(p, wl, cfg)  # a workload vLLM refuses whole is an error, not a table of '-'
     with _Progress(len(wl), enabled=(not json_out) and len(wl) >= 100_000 and sys.stderr.isatty()) as prog:
         res = simulate_plan(p, wl, cfg, sm, rules, slo=slo_spec, progress=prog if prog.enabled else None,
@@ -436,6 +463,9 @@ def capacity(
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
     vary: List[str] = typer.Option([], "--vary", help="Compare deployments: NAME=v1,v2,... as kvplan sweep --vary takes it (e.g. gpu=L4,L40S,H100 and tensor_parallel_size=1,2,4; one or two names), one capacity search and one row per combination; or flags paired, one row per tuple: gpu,tensor_parallel_size=L4:4,L40S:2,H100:1 (4 x L4 vs 2 x L40S vs 1 x H100). A value holding ',' or ':' goes in quotes or escapes them with a backslash: model,gpu=\"/ckpt/qwen:8b\":H100 or /ckpt/qwen\\:8b:H100.", rich_help_panel=_SIM),
     gpu_hour_usd: Optional[str] = typer.Option(None, "--gpu-hour-usd", help="USD per GPU-hour: one price for every GPU (2.5) or one per GPU (L4=0.8,H100=2.5); a GPU named twice (H100=2.5,H100=1.2: on-demand and spot, two clouds) is costed at each, a row per price under $/GPU-h. Adds the cost per hour and per million requests.", rich_help_panel=_SIM),
+    spec_acceptance_rate: Optional[float] = typer.Option(None, "--spec-acceptance-rate", help=_SPEC_RATE_HELP, rich_help_panel=_SPEC),
+    spec_mean_acceptance_length: Optional[float] = typer.Option(None, "--spec-mean-acceptance-length", help=_SPEC_LENGTH_HELP, rich_help_panel=_SPEC),
+    spec_draft_acceptance_rate: Optional[float] = typer.Option(None, "--spec-draft-acceptance-rate", help=_SPEC_DRAFT_HELP, rich_help_panel=_SPEC),
     *,
     flags: FitFlags,
     workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
@@ -474,14 +504,15 @@ def capacity(
         from kvplan.simulate import GpuPrices
 
         prices = GpuPrices(gpu_hour_usd)
+    acceptance = _spec_acceptance(spec_acceptance_rate, spec_mean_acceptance_length, spec_draft_acceptance_rate)
     if vary:
         _capacity_compare(model, flags, vary, workload_spec, slo_spec, target_rate, router, num_gpu_blocks,
-                          prefix_caching, prices, json_out)
+                          prefix_caching, prices, json_out, acceptance)
     spec = replace(workload_spec, rate_per_s=1.0)
     # a trace shorter than the default sample is taken whole, its own timing kept: it was resampled to 5,000 requests
     # with fresh Poisson arrivals, without a word, so a 400-request trace's bursts were never probed
     base = build_workload(spec, default_requests=CAPACITY_REQUESTS)
-    p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, 0, json_out)
+    p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, 0, json_out, acceptance)
     # as simulate refuses it: the bisection's answer was 'no rate meets the SLO; fix: ... or judge a percentile of 0.0'
     check_servable(p, base, cfg)
 
@@ -526,7 +557,7 @@ def capacity(
     d = cap.to_dict()
     d.update(model=p.model.id, gpu=p.gpu.name, tensor_parallel_size=p.args.tensor_parallel_size, workload=base.name,
              worst_case_concurrency=_worst_case(p, cfg), warnings=list(p.warnings),
-             notes=[n for n in sm.notes if not n.startswith("plan: ")] + list(served_caveats(p)))
+             notes=[n for n in sm.notes if not n.startswith("plan: ")] + list(served_caveats(p, sm.spec)))
     costs = []
     if price_list and cap.max_rate_per_s > 0:
         from kvplan.simulate import capacity_cost
@@ -625,7 +656,7 @@ def capacity(
 
 
 def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spec, target_rate, router, num_gpu_blocks,
-                      prefix_caching, prices, json_out: bool) -> None:
+                      prefix_caching, prices, json_out: bool, spec_acceptance=None) -> None:
     """`kvplan capacity --vary`: one capacity search per deployment (simulate.capacity_rows), a table of them best
     first (or --json's rows); a progress line per row on stderr. Ends the command: 0 when a row meets the SLO."""
     from rich.table import Table
@@ -674,6 +705,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
         err_console.print(f"comparing {combos} deployment{'s' if combos != 1 else ''}: a search of the rate within "
                           f"{slo_spec.describe()} for each ({len(base):,} requests per probe)", highlight=False)
     rows = capacity_rows(model, flags, varied, base, slo_spec, burstiness=spec.burstiness, seed=spec.seed,
+                         spec_acceptance=spec_acceptance,
                          target_rate_per_s=target_rate, router=router, prices=prices, on_row=on_row)
     if json_out:
         sys.stdout.write(to_json({"varied": names, "workload": base.name, "slo": slo_spec.describe(),
