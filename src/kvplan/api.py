@@ -16,8 +16,9 @@ from kvplan.resolve import (GPUS_PER_NODE, NO_GPU_NOTE, ChoiceNote, GPUSpec, Mod
                             gpu_catalog, gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
 from kvplan.versions import DEFAULT_RELEASE, NEWEST_READ, check_serve_values, driver_requirement, rules_for
 
-# the flags a caller gives; awq_kernel is the plan's own reading of the checkpoint (plan.awq_linear_kernel), not a flag
-_ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__) - {"awq_kernel"}
+# the flags a caller gives; awq_kernel and gptq_kernel are the plan's own readings of the checkpoint
+# (plan.awq_linear_kernel, plan.kv.gptq_linear_kernel), not flags
+_ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__) - {"awq_kernel", "gptq_kernel"}
 
 
 # vllm.LLM(...) / EngineArgs arguments that move no GPU memory, which a caller pasting their LLM(...) keywords passes

@@ -1338,6 +1338,47 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # specified quantization=awq explicitly, so forcing awq", awq_marlin.py, 0.20.0/0.22.1/0.23.0 wheels;
     # plan.awq_linear_kernel)
     "awq_auto_marlin": [((0, 0, 0), False), ((0, 24, 0), True)],
+    # A GPTQ checkpoint's dense Linear layers: which kernel vLLM's choose_mp_linear_kernel gives them (plan.kv.
+    # gptq_linear_kernel), which decides whether the checkpoint's qzeros stay in the "Model loading took" figure.
+    # --quantization gptq: up to 0.21 GPTQMarlinConfig.override_quantization_method leaves the checkpoint to the plain
+    # GPTQ method ("... you specified quantization=gptq explicitly, so forcing gptq", gptq_marlin.py, 0.21.0 wheel); from
+    # 0.22.0 AutoGPTQConfig serves "gptq", "gptq_marlin", "auto_gptq" and "marlin" alike through the kernel choice
+    # (auto_gptq.py override_quantization_method, quantization/__init__.py method map, 0.22.0, 0.23.0, 0.27.1 wheels).
+    "gptq_flag_auto_kernel": [((0, 0, 0), False), ((0, 22, 0), True)],
+    # MarlinLinearKernel.get_min_capability: 80 (kernels/mixed_precision/marlin.py, 0.6.3.post1-0.13.0 wheels), 75 from
+    # 0.14 (0.14.1, 0.20.2, 0.27.1, 0.33.0, 0.34.0 wheels; kernels/linear/mixed_precision/marlin.py from 0.20)
+    "marlin_linear_min_cc": [((0, 0, 0), (8, 0)), ((0, 14, 0), (7, 5))],
+    # MacheteLinearKernel, tried before Marlin (_POSSIBLE_KERNELS, every release read 0.6.3.post1-0.34.0): (which
+    # compute capabilities it takes, its group sizes). "from_90": get_min_capability 90 and no other device check
+    # (0.6.3.post1, 0.8.5.post1, 0.9.2 wheels), "only_90": can_implement asks is_device_capability(90) (0.10.2, 0.14.1,
+    # 0.20.2, 0.27.1, 0.33.0, 0.34.0; 0.10.0-0.10.1.1 not read). Group sizes MACHETE_SUPPORTED_GROUP_SIZES [-1, 128]
+    # (machete_utils.py, 0.6.3.post1, 0.8.5.post1), query_machete_supported_group_sizes [-1, 64, 128] for float16 /
+    # bfloat16 activations from 0.9.2. Its shape check: per-rank in_features a multiple of 64, out_features of 128
+    # (check_machete_supports_shape, MACHETE_PREPACKED_BLOCK_SHAPE).
+    "gptq_machete": [((0, 0, 0), ("from_90", (-1, 128))), ((0, 9, 2), ("from_90", (-1, 64, 128))),
+                     ((0, 10, 2), ("only_90", (-1, 64, 128)))],
+    # AllSparkLinearKernel, between Machete and Marlin: 8-bit (uint8b128) per-channel weights on compute capability
+    # 8.0-8.9 (allspark_utils.py check_allspark_supported_dtype_shape; 0.8.5.post1, 0.9.2, 0.10.2, 0.14.1, 0.20.2, 0.27.1
+    # wheels; not in 0.7.3's or 0.31.0's kernel lists; 0.8.0-0.8.4 and 0.28-0.30 not read)
+    "gptq_allspark": [((0, 0, 0), False), ((0, 8, 5), True), ((0, 31, 0), False)],
+    # Whether a symmetric GPTQ checkpoint's qzeros count in "Model loading took" where MarlinLinearKernel serves the
+    # dense Linear layers. GPTQ-Marlin builds the kernel with zero_points=False (gptq_marlin.py / auto_gptq.py
+    # create_weights; GPTQMarlinConfig.TYPE_MAP holds symmetric types only), so MarlinLinearKernel.
+    # process_weights_after_loading replaces the loaded qzeros by an empty int32 Parameter (setattr(layer, w_zp_name,
+    # marlin_make_empty_g_idx(device)): 0.6.3.post1, 0.6.4.post1, 0.7.3, 0.8.5.post1, 0.9.2, 0.10.2, 0.14.1, 0.20.2,
+    # 0.27.1 wheels; marlin_make_empty in 0.33.0), and the g_idx too without act order (up to 0.32; 0.33.0 registers
+    # none). That runs inside the loader's load_model (model_loader/loader.py _process_weights_after_loading up to
+    # 0.8.5, base_loader.py process_weights_after_loading from 0.10.2), inside the DeviceMemoryProfiler around the
+    # runner's load_model, and that profiler reads torch.cuda.max_memory_allocated right after
+    # reset_peak_memory_stats (platforms/cuda.py get_current_memory_usage; gc.collect() first from 0.10.2): bytes held
+    # by live tensors, so the freed qzeros are not in the figure. From 0.34.0 the kernel retires them instead
+    # (MPLinearKernel._retire_unused_zp -> model_executor/utils.py retire_parameter: "It stays registered with its
+    # loaded data (so it can be loaded again)") and registers a separate empty w_zp: they count again. Machete,
+    # AllSpark and the Exllama / plain GPTQ kernels never drop them (machete.py, allspark.py transform qzeros only with
+    # zero points; exllama.py builds a same-sized zeros tensor). GPTQ-Marlin MoE keeps the experts' w13/w2_qzeros
+    # (gptq_marlin.py GPTQMarlinMoEMethod.process_weights_after_loading leaves them, 0.8.5.post1; auto_gptq.py
+    # AutoGPTQMoEMethod.process_weights_after_loading re-registers them converted, 0.33.0).
+    "gptq_marlin_zeros_kept": [((0, 0, 0), False), ((0, 34, 0), True)],
     # MLA keeps a model-dtype copy of a quantized kv_b_proj: process_weights_after_loading dequantizes it
     # (get_and_maybe_dequant_weights: "we currently do not have quantized bmm's which are needed for `W_UV` and
     # `W_UK_T`, we just store fp16/bf16 copies") and keeps W_UV / W_UK_T as views of that copy, inside the model load
@@ -1723,6 +1764,11 @@ class VersionRules:
     modelopt_exclude_split: bool
     layer_module_paths: tuple
     awq_auto_marlin: bool
+    gptq_flag_auto_kernel: bool
+    marlin_linear_min_cc: tuple
+    gptq_machete: tuple
+    gptq_allspark: bool
+    gptq_marlin_zeros_kept: bool
     mla_kv_b_copy: bool
     marlin_moe_tile_pad: str
     marlin_dense_tile_pad: bool

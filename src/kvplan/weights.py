@@ -1554,7 +1554,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      marlin_moe: tuple[int, bool] | None = None, mtp_fc_unquantized: bool = False,
                      ct_experts_ignore: bool = True, mla_absorbed: bool = False,
                      marlin_dense: int | tuple | None = None, ct_fused_first: bool = True,
-                     mla_requantize: bool = True) -> RankWeights:
+                     mla_requantize: bool = True, dense_zeros_freed: bool = False) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
@@ -1596,6 +1596,11 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     hidden) in the model dtype, q_in being q_lora_rank or, without one, the hidden size; for every FP8 MLA layer W_QR
     in the model dtype, W_Q_UK and W_UV_O requantized to FP8 (in the model dtype where `mla_requantize` is False:
     VLLM_MLA_DISABLE_REQUANTIZATION=1) and kv_b_proj's dequantized copy (heads/TP x (qk_nope + v) x kv_lora_rank).
+
+    `dense_zeros_freed`: the release frees the checkpoint's packed zero points of the quantized dense Linear layers
+    before it measures the load (symmetric GPTQ on Marlin up to 0.33: plan.gptq_zero_points_freed, versions.py
+    "gptq_marlin_zeros_kept"): those layers are held at their weights and scales alone, the routed experts keep theirs;
+    a checkpoint's exact bytes lose them the same way.
 
     `dp`: data-parallel engines. Without expert parallelism vLLM shards a MoE model's experts over all TP x DP ranks
     (fused_moe FusedMoEParallelConfig flatten_tp_across_dp; layer.py "self.tp_size * self.dp_size" from 0.8), so each
@@ -1679,9 +1684,21 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                          f"scheme ({built.scheme}), though another group's target names them ({named.scheme}, as the "
                          "files hold them: CompressedTensorsMoEMethod.get_moe_method reads target_scheme_map['Linear'] "
                          "first); vLLM 0.12.0 or newer builds them with their own group's")
+    # symmetric GPTQ on Marlin up to 0.33: the dense layers' qzeros are replaced by an empty tensor after loading
+    # (MarlinLinearKernel.process_weights_after_loading), so the measured load holds their weights and scales alone
+    zeros_freed = (dense_zeros_freed and quant is not None and not unsized and quant.zero_points
+                   and quant.method == "gptq")
+    if zeros_freed:
+        kept_rule = bytes_per_param
+        freed_rule = _param_bytes_rule(replace(quant, zero_points=False), db, bnb_nested_absmax, bnb_experts,
+                                       spec.model_type, module_paths, spec=spec, fused_first=ct_fused_first,
+                                       experts_linear=not ct_experts_ignore)
+
+        def bytes_per_param(c: Component) -> float:
+            return kept_rule(c) if c.kind == "experts" else freed_rule(c)
     # a double-quantized bitsandbytes checkpoint stores 8-bit statistics that vLLM 0.10+ holds as float32
     bnb_widened = quant is not None and quant.method == "bitsandbytes" and quant.double_quant and bnb_nested_absmax != "kept"
-    widened = bnb_widened or ct_experts_built  # the loaded bytes differ from what the files hold
+    widened = bnb_widened or ct_experts_built or zeros_freed  # the loaded bytes differ from what the files hold
     as_stored = (_param_bytes_rule(quant, db, "kept" if bnb_widened else bnb_nested_absmax, bnb_experts, spec.model_type,
                                    module_paths, spec=spec, fused_first=ct_fused_first,
                                    experts_linear=not ct_experts_ignore) if widened else bytes_per_param)
@@ -1791,6 +1808,10 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         stage_layers.append(layers)
         stage_widened.append(widen)
         stage_uses.append(uses)
+    if zeros_freed and any(stage_widened):
+        notes.append(f"GPTQ on Marlin: the dense layers' packed zero points (qzeros) are freed after loading, before "
+                     f"vLLM measures the load: {min(stage_widened) / 1024 ** 3:+.3f} GiB per rank against "
+                     f"the checkpoint's tensors (MarlinLinearKernel.process_weights_after_loading; kept from 0.34.0)")
     if ct_experts_built and any(stage_widened):
         notes.append(f"compressed-tensors before 0.12.0: the routed experts its ignore list names are built with the "
                      f"'Linear' group's scheme all the same (CompressedTensorsMoEMethod.get_moe_method reads no ignore "

@@ -617,7 +617,8 @@ COUNT_EXAMPLES = {
 def unknown_keyword(name: str, where: str, also=()) -> InputError:
     """The InputError for a keyword `where` (kvplan.fit, kvplan.EngineArgs, ...) does not take: the nearest engine flag
     (or name in `also`, `where`'s own keywords) as "did you mean ...?", else the flags it takes."""
-    flags = set(EngineArgs.__dataclass_fields__) - {"awq_kernel"}  # awq_kernel: resolve_args' reading, not a flag
+    # awq_kernel, gptq_kernel: resolve_args' readings, not flags
+    flags = set(EngineArgs.__dataclass_fields__) - {"awq_kernel", "gptq_kernel"}
     near = difflib.get_close_matches(name, sorted(flags | set(also)), n=1)
     hint = f"did you mean {near[0]}?" if near else f"the flags are vllm serve's in snake_case: {', '.join(sorted(flags))}"
     return InputError(name, f"not an argument {where} takes", hint)
@@ -705,6 +706,9 @@ class EngineArgs:
     # set by resolve_args, not a vllm serve flag: "awq" where vLLM serves an AWQ checkpoint's Linear layers with its
     # plain AWQ method, "marlin" where AWQ-Marlin converts them (awq_linear_kernel); None for other checkpoints
     awq_kernel: str | None = None
+    # set by resolve_args, not a vllm serve flag: the kernel of a GPTQ checkpoint's dense Linear layers ("marlin",
+    # "machete", "allspark", "exllama"; kv.gptq_linear_kernel), "" where not known or not GPTQ; None: not resolved yet
+    gptq_kernel: str | None = None
     env: tuple[tuple[str, str], ...] = ()  # environment variables the server runs with (ENV_EFFECTS: those that move memory)
     # vLLM's --hf-overrides JSON: keys set on the model's config before anything is derived from it (rope_scaling for
     # a longer context, num_key_value_heads, ...); --rope-scaling / --rope-theta, the older flags of 0.4.3-0.11.0

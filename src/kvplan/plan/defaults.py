@@ -19,7 +19,7 @@ from kvplan.plan.cudagraphs import model_runner, mrv2_env_value
 from kvplan.plan.extensible import default_utilization
 from kvplan.plan.kv import runs_mla
 from kvplan.plan.multimodal import _largest_active_mm_item, _mm_items_tokens, _prefix_lm_item_tokens
-from kvplan.plan.kv import dense_quants, experts_quant
+from kvplan.plan.kv import dense_quants, experts_quant, gptq_linear_kernel
 from kvplan.plan.terms import awq_kernel_note, awq_linear_kernel
 from kvplan.resolve import BNB_IN_FLIGHT, GPUSpec, ModelSpec, QuantSpec, context_limit
 from kvplan.versions import (VersionRules, batch_defaults, canonical_quant, first_release_where, parse_version,
@@ -889,7 +889,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     resolved = replace(args, max_model_len=max_len, enable_prefix_caching=prefix, gpu_memory_utilization=util, tensor_parallel_size=tp,
                        pipeline_parallel_size=pp, kv_cache_dtype=kv_dtype, dtype=dtype,
                        quantization=(quant.method if quant else None), block_size=block_size, max_num_seqs=max_seqs,
-                       awq_kernel=awq_kernel,
+                       awq_kernel=awq_kernel, gptq_kernel=gptq_linear_kernel(model, gpu, args, rules, quant) or "",
                        max_num_batched_tokens=tokens, mamba_ssm_cache_dtype=mamba_dtype,
                        vllm_version=rules.version, num_gpus=args.num_gpus or tp * pp * dp, data_parallel_size=dp)
     return resolved, quant, notes

@@ -117,6 +117,7 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             mla_kv_b_copy=rules.mla_kv_b_copy,
                             marlin_moe=marlin_moe_experts(model, gpu, rules, quant),
                             marlin_dense=marlin_dense_group(model, gpu, rules, quant),
+                            dense_zeros_freed=gptq_zero_points_freed(model, gpu, args, rules, quant),
                             mtp_fc_unquantized=(model.model_type.startswith(rules.mtp_fc_unquantized)
                                                 or (quant is not None and quant.method == "modelopt"
                                                     and str(quant.scheme or "").startswith("nvfp4")
@@ -244,6 +245,102 @@ def marlin_dense_group(model: ModelSpec, gpu: GPUSpec, rules: VersionRules,
     if not any(g is not None for _, g in groups):
         return None
     return groups if quant.method == "compressed-tensors" and quant.group_schemes else groups[0][1]
+
+
+# Group sizes the Marlin int4/int8 kernels take (MARLIN_SUPPORTED_GROUP_SIZES, -1 = per channel) and the weight types
+# they convert: AWQ 4-bit with its zero point, GPTQ 4- or 8-bit symmetric -- vLLM 0.20.0 wheel,
+# model_executor/layers/quantization/utils/marlin_utils.py, awq_marlin.py AWQMarlinConfig.TYPE_MAP /
+# is_awq_marlin_compatible and gptq_marlin.py GPTQMarlinConfig.TYPE_MAP / is_gptq_marlin_compatible (each needs the
+# listed keys present in quantization_config, else no conversion).
+MARLIN_GROUP_SIZES = (-1, 32, 64, 128)
+
+
+def marlin_method(spec: ModelSpec, gpu: GPUSpec, version: str) -> str | None:
+    """awq_marlin / gptq_marlin where vLLM `version` would convert this AWQ / GPTQ checkpoint to Marlin by itself on
+    `gpu` (its override_quantization_method, which claims the checkpoint when no --quantization or the Marlin name is
+    given): the release has the method and the GPU passes its capability step (versions.QUANT_MIN_CAPABILITY), and
+    the checkpoint's quantization_config is one the Marlin kernels take. None otherwise (vLLM then serves the plain
+    method)."""
+    from kvplan.versions import quant_min_capability
+
+    method = spec.quant.method
+    marlin = f"{method}_marlin"
+    need = quant_min_capability(marlin, version)  # None: the release has no such method
+    if gpu.vendor != "NVIDIA" or gpu.cc is None or need is None or gpu.cc < need:
+        return None
+    qc = spec.raw_config.get("quantization_config") or (spec.text_config or {}).get("quantization_config") or {}
+    if str(qc.get("quant_method", "")).lower() != method or qc.get("group_size") not in MARLIN_GROUP_SIZES:
+        return None
+    if method == "awq":
+        fits = qc.get("bits") == 4 and qc.get("zero_point") is not None
+    else:
+        fits = qc.get("bits") in (4, 8) and qc.get("sym") is True and qc.get("desc_act") is not None
+    return marlin if fits else None
+
+
+def _dense_linear_shapes(model: ModelSpec, tp: int) -> tuple[tuple[int, int], ...] | None:
+    """(in_features, out_features) on a rank of a plain decoder's dense Linear layers, as the kernel config sees them
+    (MPLinearLayerConfig.partition_weight_shape: a fused layer's output partitions summed): qkv_proj, o_proj, and
+    gate_up_proj / down_proj where the model has a dense MLP. None for a model whose layers are not all plain attention
+    (MLA, recurrent, compressed, windowed by another head layout), whose shapes this does not spell out."""
+    if any(l.kind not in ("full", "sliding", "chunked") for l in model.layers) or not model.head_dim:
+        return None
+    h, d = model.hidden_size, model.head_dim
+    q, kv = model.num_attention_heads // tp, heads_per_rank(model.num_kv_heads, tp)
+    shapes = [(h, (q + 2 * kv) * d), (q * d, h)]
+    if model.intermediate_size and not model.num_experts:
+        i = model.intermediate_size // tp
+        shapes += [(h, 2 * i if model.gated is not False else i), (i, h)]
+    return tuple(shapes)
+
+
+def gptq_linear_kernel(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
+                       quant: QuantSpec | None) -> str | None:
+    """The kernel vLLM gives a GPTQ checkpoint's dense Linear layers on this GPU: "marlin" (MarlinLinearKernel),
+    "machete" (Hopper), "allspark" (8-bit per channel on Ampere / Ada), "exllama" (the plain GPTQ method, or the
+    Exllama kernel below Marlin's capability). None where it is not known: not a GPTQ checkpoint, a GPU not NVIDIA's or
+    of unknown capability, an asymmetric checkpoint, or layers Machete would take only in part (its shape check is per
+    layer). choose_mp_linear_kernel tries Machete, AllSpark, Marlin, then Exllama (rules rows gptq_machete,
+    gptq_allspark, marlin_linear_min_cc); up to 0.21 --quantization gptq, or a GPU or checkpoint GPTQ-Marlin does not
+    take (plan.terms.marlin_method), leaves the layers to the plain GPTQ method (rules row gptq_flag_auto_kernel)."""
+    if quant is None or quant.method != "gptq" or gpu.vendor != "NVIDIA" or gpu.cc is None:
+        return None
+    qc = _quantization_config(model)
+    if qc.get("sym") is False:
+        return None
+    flag = canonical_quant(args.quantization or "")
+    if not rules.gptq_flag_auto_kernel and (flag == "gptq" or marlin_method(replace(model, quant=quant), gpu,
+                                                                             rules.version) is None):
+        return "exllama"
+    group = quant.group_size or -1
+    scope, groups = rules.gptq_machete
+    if (gpu.cc == (9, 0) or (scope == "from_90" and gpu.cc >= (9, 0))) and quant.bits in (4, 8) and group in groups:
+        shapes = _dense_linear_shapes(model, args.tensor_parallel_size)
+        if shapes is None:
+            return None
+        fits = [k % 64 == 0 and n % 128 == 0 for k, n in shapes]
+        if qc.get("desc_act") and args.tensor_parallel_size > 1 and not rules.gptq_flag_auto_kernel:
+            return None  # act order on a row-parallel layer: Machete refuses that layer alone
+        if all(fits):
+            return "machete"
+        if any(fits):
+            return None
+    if rules.gptq_allspark and quant.bits == 8 and group == -1 and (8, 0) <= gpu.cc < (9, 0):
+        return "allspark"
+    if gpu.cc >= rules.marlin_linear_min_cc:
+        return "marlin"
+    return "exllama"
+
+
+def gptq_zero_points_freed(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
+                           quant: QuantSpec | None) -> bool:
+    """Whether the release frees the checkpoint's qzeros of the dense Linear layers before "Model loading took" is
+    measured: symmetric GPTQ on MarlinLinearKernel up to 0.33 (rules row gptq_marlin_zeros_kept). The kernel as
+    resolve_args read it from the flags given (args.gptq_kernel), else read from `args` as they stand."""
+    if rules.gptq_marlin_zeros_kept:
+        return False
+    kernel = args.gptq_kernel if args.gptq_kernel is not None else gptq_linear_kernel(model, gpu, args, rules, quant)
+    return kernel == "marlin"
 
 
 def mxfp4_marlin_forced(args: EngineArgs, rules: VersionRules, cc: tuple[int, int] | None) -> bool:

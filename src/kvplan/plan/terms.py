@@ -20,7 +20,7 @@ from kvplan.plan.cudagraphs import (_FULL_DECODE_MODES, _NO_COMPILATION_MODES, C
                                     _eager_forward, cold_start_pool_loss_bytes, cudagraph_plan,
                                     MRV2_FULL_SAMPLES, model_runner, mrv2_graph_estimate_bytes, rocm_graph_units)
 from kvplan.plan.kv import (_attention_page_per_token, _sparse_mla_latent_bytes, drafter_kv_layers, experts_quant,
-                            marlin_moe_experts, mxfp4_marlin_forced, stage_cache_layers)
+                            marlin_method, marlin_moe_experts, mxfp4_marlin_forced, stage_cache_layers)
 from kvplan.plan.multimodal import SKIP_MM_PROFILING_NOTE, _multimodal_profile_bytes, mm_profiling_skipped
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16
 from kvplan.versions import INTEGRATED_MEMORY_CC, VersionRules, canonical_quant
@@ -908,37 +908,6 @@ def pipeline_cold_start_loss(model: ModelSpec, args: EngineArgs, rules: VersionR
 # weight in the activation dtype and torch.matmul multiplies it; fewer tokens run ops.awq_gemm without the copy.
 # The Marlin methods (awq_marlin.py, auto_awq.py AutoAWQMarlinLinearMethod) never build it.
 AWQ_DEQUANT_MIN_TOKENS = 256
-
-
-# Group sizes the Marlin int4/int8 kernels take (MARLIN_SUPPORTED_GROUP_SIZES, -1 = per channel) and the weight types
-# they convert: AWQ 4-bit with its zero point, GPTQ 4- or 8-bit symmetric -- vLLM 0.20.0 wheel,
-# model_executor/layers/quantization/utils/marlin_utils.py, awq_marlin.py AWQMarlinConfig.TYPE_MAP /
-# is_awq_marlin_compatible and gptq_marlin.py GPTQMarlinConfig.TYPE_MAP / is_gptq_marlin_compatible (each needs the
-# listed keys present in quantization_config, else no conversion).
-MARLIN_GROUP_SIZES = (-1, 32, 64, 128)
-
-
-def marlin_method(spec: ModelSpec, gpu: GPUSpec, version: str) -> str | None:
-    """awq_marlin / gptq_marlin where vLLM `version` would convert this AWQ / GPTQ checkpoint to Marlin by itself on
-    `gpu` (its override_quantization_method, which claims the checkpoint when no --quantization or the Marlin name is
-    given): the release has the method and the GPU passes its capability step (versions.QUANT_MIN_CAPABILITY), and
-    the checkpoint's quantization_config is one the Marlin kernels take. None otherwise (vLLM then serves the plain
-    method)."""
-    from kvplan.versions import quant_min_capability
-
-    method = spec.quant.method
-    marlin = f"{method}_marlin"
-    need = quant_min_capability(marlin, version)  # None: the release has no such method
-    if gpu.vendor != "NVIDIA" or gpu.cc is None or need is None or gpu.cc < need:
-        return None
-    qc = spec.raw_config.get("quantization_config") or (spec.text_config or {}).get("quantization_config") or {}
-    if str(qc.get("quant_method", "")).lower() != method or qc.get("group_size") not in MARLIN_GROUP_SIZES:
-        return None
-    if method == "awq":
-        fits = qc.get("bits") == 4 and qc.get("zero_point") is not None
-    else:
-        fits = qc.get("bits") in (4, 8) and qc.get("sym") is True and qc.get("desc_act") is not None
-    return marlin if fits else None
 
 
 def awq_linear_kernel(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec | None, given: str | None,
