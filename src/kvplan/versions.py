@@ -647,6 +647,20 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   decode decode_cudagraph_capture_grid(max_num_seqs) (64 sizes at 1024) within max_decode_cudagraph_capture_tokens
     #   8192 (decode_cudagraph_capture_shapes). plan.cudagraphs.cudagraph_plan
     "cudagraph_wide_defaults_cc10": [((0, 0, 0), False), ((0, 34, 0), True)],
+    # --performance-mode interactivity (VllmConfig.performance_mode, vLLM PR #34936; absent from the 0.16.0 wheel's
+    # config/vllm.py and engine/arg_utils.py, present in 0.17.0's and every later one read, 0.17.0-0.34.0): where vLLM
+    # builds its default grid (no cudagraph_capture_sizes given; max_cudagraph_capture_size alone still takes it),
+    # every size 1 .. min(largest, N) replaces 1, 2, 4 at its head ("Fine-grained CUDA graphs at small batch sizes",
+    # VllmConfig._set_cudagraph_sizes, 0.17.0, 0.33.0 and 0.34.0 wheels), and from 0.34 the wider prefill grid of a
+    # compute-capability-10.x GPU takes every count below N + 1 too (config/compilation.py
+    # prefill_cudagraph_capture_grid(dense_head=True), called from VllmConfig._split_cudagraph_capture_sizes). N; 0
+    # where the release has no performance mode.
+    "cudagraph_interactivity_head": [((0, 0, 0), 0), ((0, 17, 0), 32)],
+    # --performance-mode throughput: the usage-context defaults of max_num_batched_tokens and max_num_seqs, each where
+    # not given, times this factor before the post-adjustments (engine/arg_utils.py
+    # EngineArgs._set_default_max_num_seqs_and_batched_tokens_args, 0.17.0, 0.33.0 and 0.34.0 wheels: "If throughput
+    # mode is set, double max_num_batched_tokens and max_num_seqs"). 1 where the release has no performance mode.
+    "performance_mode_throughput_factor": [((0, 0, 0), 1), ((0, 17, 0), 2)],
     # vLLM's default --compilation-config cudagraph_mode on V1: PIECEWISE in 0.10 (config/compilation.py
     # __post_init__, 0.10.2 wheel), FULL_AND_PIECEWISE from 0.11.0 (config/__init__.py VllmConfig.__post_init__
     # "default to full and piecewise for most models"; pooling and encoder-decoder models keep PIECEWISE). V0 has no
@@ -1517,6 +1531,8 @@ class VersionRules:
     compilation_capture_sizes_whole: bool
     cudagraph_uniform_decode_sizes: str
     cudagraph_wide_defaults_cc10: bool
+    cudagraph_interactivity_head: int
+    performance_mode_throughput_factor: int
     fp8_e4m3_kv_pre_ada: str
     cudagraph_mode_default: str
     cudagraph_lora_cases: str
@@ -2001,6 +2017,9 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # CacheConfig.enable_extensible_kv_cache, a BooleanOptionalAction (--enable-extensible-kv-cache and
     # --no-enable-extensible-kv-cache): absent from the 0.33.0 wheel's engine/arg_utils.py, present in 0.34.0's
     "--enable-extensible-kv-cache": (0, 34, 0), "--no-enable-extensible-kv-cache": (0, 34, 0),
+    # VllmConfig.performance_mode (balanced, interactivity, throughput), vLLM PR #34936 (merged 2026-02-20): absent
+    # from the 0.16.0 wheel's engine/arg_utils.py, present in 0.17.0's and every later one read (0.17.0-0.34.0)
+    "--performance-mode": (0, 17, 0),
     # LoRAConfig.max_cpu_loras: in the 0.4.2 wheel's engine/arg_utils.py (and LoRAConfig's max_cpu_loras >= max_loras
     # check in config.py), every later one read; LoRAConfig.target_modules as --lora-target-modules: absent from the
     # 0.18.0 wheel's engine/arg_utils.py, present in 0.19.0's, 0.20.0's and 0.33.0's

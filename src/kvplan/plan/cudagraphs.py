@@ -200,13 +200,22 @@ def _step8_grid(top: int) -> list[int]:
     return [1, 2, 4] + list(range(8, top + 1, 8))
 
 
-def _size_grid(largest: int) -> list[int]:
-    """vLLM's default grid: 1, 2, 4, multiples of 8 below 256, multiples of 16 from 256, up to `largest`."""
-    return [s for s in [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, largest + 1, 16)) if s <= largest]
+def _size_grid(largest: int, head: int = 0) -> list[int]:
+    """vLLM's default grid: 1, 2, 4, multiples of 8 below 256, multiples of 16 from 256, up to `largest`; with `head`
+    (--performance-mode interactivity, rules row cudagraph_interactivity_head) every size 1 .. min(largest, head) in
+    place of 1, 2, 4 (config/vllm.py VllmConfig._set_cudagraph_sizes, 0.17.0-0.34.0 wheels)."""
+    first = list(range(1, min(largest, head) + 1)) if head else [1, 2, 4]
+    return sorted({s for s in first + list(range(8, 256, 8)) + list(range(256, largest + 1, 16)) if s <= largest})
+
+
+def interactivity_head(args: EngineArgs, rules: VersionRules) -> int:
+    """The dense head of the default grid (rules row cudagraph_interactivity_head) where --performance-mode
+    interactivity is given and the release has the mode; 0 otherwise."""
+    return rules.cudagraph_interactivity_head if args.performance == "interactivity" else 0
 
 
 def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculative_tokens: int = 0,
-                            rules: VersionRules | None = None, gpu: GPUSpec | None = None) -> list[int]:
+                            rules: VersionRules | None = None, gpu: GPUSpec | None = None, head: int = 0) -> list[int]:
     """vLLM's default CUDA-graph capture sizes before any speculative-decoding rounding (vllm/config/vllm.py
     VllmConfig._set_cudagraph_sizes, section 1.5). Without `rules`: the grid up to min(2 x max_num_seqs, 512,
     max_num_batched_tokens) that every release shares without speculative decoding. With them, the release's rows
@@ -214,7 +223,9 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculati
     cudagraph_uniform_decode_sizes): the decode query length q = 1 + num_speculative_tokens widens the largest size to
     2 x max_num_seqs x q (0.13.0 on), a compute-capability-10.x GPU raises the 512 ceiling to 1024 (0.28.0 on),
     max_num_batched_tokens is appended when within the largest size (0.21.0 on), and the uniform decode sizes n x q
-    (0.29.0 on; max_num_seqs itself without speculative decoding, 0.31.0 on)."""
+    (0.29.0 on; max_num_seqs itself without speculative decoding, 0.31.0 on). `head`: --performance-mode
+    interactivity's every size 1 .. min(largest, head) at the grid's head (0.17.0 on; interactivity_head); the request
+    counts of the uniform decode sizes keep 1, 2, 4 (VllmConfig._set_cudagraph_sizes' request_counts)."""
     if rules is None:
         return _size_grid(min(max_num_seqs * 2, 512, max_tokens))
     if rules.engine == "v0":  # one FULL graph per batch size up to max_num_seqs padded (versions.py cudagraph_size_grid)
@@ -229,7 +240,7 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculati
     ceiling = rules.cudagraph_max_size_cc10 if cc10 else 512
     base = min(max_num_seqs * q * 2, ceiling)
     largest = min(max_tokens, base)
-    sizes = _size_grid(largest)
+    sizes = _size_grid(largest, head)
     if rules.cudagraph_capture_max_tokens and max_tokens <= largest:
         sizes.append(max_tokens)
     if rules.cudagraph_uniform_decode_sizes != "none":
@@ -254,11 +265,13 @@ def _walk_grid(limit: int, step) -> list[int]:
     return [*grid, limit] if limit else []
 
 
-def prefill_capture_grid(max_tokens: int) -> list[int]:
+def prefill_capture_grid(max_tokens: int, head: int = 0) -> list[int]:
     """0.34's prefill (token-count) grid: 1, 2, 4, every 8 up to 64, four sizes per doubling up to 1024, then every 256
     and every 512 past 7,314 tokens: 54 sizes at 8,192 (config/compilation.py prefill_cudagraph_capture_grid, 0.34.0,
-    performance_mode "balanced")."""
-    return _walk_grid(max_tokens, lambda t: min(t, max(8, t / 4), 0.07 * max(t, 4096)))
+    performance_mode "balanced"). `head` (performance_mode "interactivity", its dense_head): every count 1 .. head below
+    max_tokens besides."""
+    grid = _walk_grid(max_tokens, lambda t: min(t, max(8, t / 4), 0.07 * max(t, 4096)))
+    return sorted({*grid, *(t for t in range(1, head + 1) if t < max_tokens)}) if head else grid
 
 
 def decode_capture_grid(max_requests: int) -> list[int]:
@@ -367,11 +380,13 @@ def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int
                        "'cudagraph_capture_sizes specified in compilation_config ... is overridden by config')")
         return sizes, source
     largest = min(mnbt, top)
-    sizes = _size_grid(largest)
+    head = interactivity_head(args, rules)  # the default grid's branch, which a largest size alone still takes
+    sizes = _size_grid(largest, head)
     if rules.cudagraph_capture_max_tokens and mnbt <= largest:
         sizes.append(mnbt)
     sizes = sorted(set(sizes))
-    source = f"{via[1]} {top}: vLLM's grid up to it"
+    source = f"{via[1]} {top}: vLLM's grid up to it" + (f" (every size 1-{min(largest, head)} at its head: "
+                                                         "--performance-mode interactivity)" if head else "")
     if sizes and sizes[-1] != top:
         source += (f", truncated to {sizes[-1]:,} (max_num_batched_tokens {mnbt:,}; vLLM warns 'Truncating "
                    "max_cudagraph_capture_size')" if top > mnbt else f", whose largest size is {sizes[-1]:,}")
@@ -815,7 +830,7 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
         sizes, source = given
     else:
         sizes = cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens, num_speculative_tokens=k,
-                                        rules=rules, gpu=gpu)
+                                        rules=rules, gpu=gpu, head=interactivity_head(args, rules))
         source = "default"
     if not rules.is_v1:
         return CudaGraphPlan(mode=None, sizes=tuple(sizes), rounded_to=1, source=source)
@@ -835,7 +850,7 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
         # cudagraph_capture_sizes are their union, the prefill ones left out where the mode has no PIECEWISE part
         # (FULL_DECODE_ONLY). A drafter's own decode sizes (get_draft_decode_cudagraph_request_sizes) are not added.
         mnbt = int(args.max_num_batched_tokens)
-        prefill = prefill_capture_grid(min(8192, mnbt))
+        prefill = prefill_capture_grid(min(8192, mnbt), interactivity_head(args, rules))
         decode_tokens = min(mnbt, 8192)
         shapes = decode_capture_shapes(decode_capture_grid(args.max_num_seqs), q, args.max_num_seqs, decode_tokens)
         separate = mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")

@@ -20,7 +20,7 @@ from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, with_suffix_toke
 from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
-                                    model_runner, model_runner_choice)
+                                    interactivity_head, model_runner, model_runner_choice)
 from kvplan.plan.defaults import ct_moe_mixed_schemes, quant_capability_error, resolve_args, vllm_quant_method
 from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes, extended_line, extensible_kv_cache,
                                     fallback_note, kv_memory_hint, measured_pool, memory_after_warmup_line,
@@ -367,6 +367,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--compilation-config": args.compilation_config or None,
                             "--cudagraph-capture-sizes": args.capture_sizes_given,
                             "--max-cudagraph-capture-size": args.max_cudagraph_capture_size,
+                            "--performance-mode": args.performance_mode,
                             "--cuda-graph-sizes": args.cuda_graph_sizes_given,
                             "--limit-mm-per-prompt": args.limit_mm_per_prompt or None,
                             "--language-model-only": True if args.language_model_only else None,
@@ -742,6 +743,17 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          "(config/vllm.py VllmConfig._split_cudagraph_capture_sizes, config/compilation.py "
                          "prefill_cudagraph_capture_grid / decode_cudagraph_capture_grid); the per-graph memory rate was "
                          "fitted on captures of at most 1,024 tokens")
+        head = interactivity_head(resolved, rules)
+        if head and graphs.source == "default":
+            shown = ", ".join(map(str, graphs.sizes)) if len(graphs.sizes) <= 40 else (
+                f"{', '.join(map(str, graphs.sizes[:36]))}, ... {graphs.sizes[-1]}")
+            dense = sorted(s for s in (graphs.piecewise_sizes if graphs.piecewise_sizes is not None else graphs.sizes)
+                           if s <= head)
+            notes.append(f"CUDA graphs: --performance-mode interactivity: vLLM {rules.version}'s default grid takes every "
+                         f"size 1-{max(dense, default=0)} at its head instead of 1, 2, 4 (config/vllm.py "
+                         "VllmConfig._set_cudagraph_sizes" + (", config/compilation.py prefill_cudagraph_capture_grid "
+                         "dense_head" if graphs.piecewise_sizes is not None else "") + f"): {len(graphs.sizes)} "
+                         f"capture sizes ({shown})")
         if graphs.source != "default":
             shown = ", ".join(map(str, graphs.sizes)) if len(graphs.sizes) <= 12 else (
                 f"{', '.join(map(str, graphs.sizes[:6]))}, ... {graphs.sizes[-1]}")
