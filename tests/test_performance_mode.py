@@ -98,3 +98,17 @@ def test_refused_before_0_17_and_unknown_values():
     with pytest.raises(InputError) as e:
         _fit(version="0.33.0", performance_mode="latency")
     assert "balanced, interactivity, throughput" in str(e.value)
+
+
+@pytest.mark.parametrize("value, kept", [("interactivity", "interactivity"), ("throughput", "throughput"),
+                                         ("balanced", None)])
+def test_a_logs_performance_mode_reaches_the_record(value, kept):
+    from kvplan.logs import parse_lines
+
+    line = ("(APIServer pid=1) INFO 05-01 10:00:00 [utils.py:233] non-default args: {'model': 'Qwen/Qwen3-8B', "
+            f"'max_model_len': 8192, 'performance_mode': '{value}'}}")
+    assert parse_lines([line]).to_record()["args"].get("performance_mode") == kept
+    cmd = f"vllm serve Qwen/Qwen3-8B --max-model-len 8192 --performance-mode {value}"
+    from kvplan.logs import parse_command_args
+
+    assert parse_command_args(cmd).get("performance_mode") == value

@@ -1064,6 +1064,26 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # medusa, mlp_speculator, custom_class). None from 0.34.0: VllmConfig._get_model_runner_unsupported_features lists no
     # speculative method (config/vllm.py; suffix decoding runs on v2's GPU suffix speculator, config/speculative.py),
     # the GPU model runner being v2 alone.
+    # --speculative-config's enable_adaptive_verification (SpeculativeConfig, config/speculative.py; absent from the
+    # 0.28.0 wheel, present from 0.29.0) and the starts vLLM refuses with it on (plan.cudagraphs.
+    # adaptive_verification_refusal). "unread": the release has no such field (kvplan checks nothing). "dspark_only"
+    # (0.29.0 wheel): SpeculativeConfig.__post_init__ refuses it for any method but dspark ("Adaptive verification
+    # only supported with DSpark"). "full_graphs" (0.30.0-0.33.0 wheels): any method; with use_local_argmax_reduction
+    # refused unless the method estimates acceptance without the draft logits (row
+    # adaptive_verification_own_confidence_methods); on model runner v1 refused by VllmConfig._validate_v1_model_runner
+    # ("Model Runner V1 does not support: adaptive draft verification"); then VllmConfig._validate_adaptive_verification
+    # refuses LoRA, a cudagraph_mode without FULL graphs (NONE, PIECEWISE, --enforce-eager) and pipeline parallelism.
+    # "decode_graphs" (0.34.0 wheel): the same (no model runner v1 left), and besides a separate decode routine with
+    # FULL decode graphs but no decode capture sizes ("Adaptive verification needs decode CUDA graphs, but
+    # decode_cudagraph_capture_request_sizes is empty").
+    "adaptive_verification": [((0, 0, 0), "unread"), ((0, 29, 0), "dspark_only"), ((0, 30, 0), "full_graphs"),
+                              ((0, 34, 0), "decode_graphs")],
+    # The methods whose adaptive verification does not read the draft logits, so use_local_argmax_reduction beside it
+    # is not refused: method != "dspark" in SpeculativeConfig.__post_init__ (0.30.0-0.33.0 wheels); from 0.34.0 the
+    # speculator config's adaptive_verification_uses_draft_logits, False for DSparkSpeculatorConfig and
+    # SuffixSpeculatorConfig (v1/worker/gpu/spec_decode/dspark/config.py, suffix/config.py, 0.34.0 wheel)
+    "adaptive_verification_own_confidence_methods": [((0, 0, 0), ()), ((0, 30, 0), ("dspark",)),
+                                                     ((0, 34, 0), ("dspark", "suffix"))],
     "mrv2_v1_spec_methods": [((0, 0, 0), ()), ((0, 22, 0), ("ngram", "suffix", "draft_model")),
                              ((0, 31, 0), ("ngram", "suffix")), ((0, 32, 0), ("suffix",)),
                              # 0.34.0: no model runner v1; suffix has its own v2 speculator
@@ -1532,6 +1552,8 @@ class VersionRules:
     cudagraph_uniform_decode_sizes: str
     cudagraph_wide_defaults_cc10: bool
     cudagraph_interactivity_head: int
+    adaptive_verification: str
+    adaptive_verification_own_confidence_methods: tuple[str, ...]
     performance_mode_throughput_factor: int
     fp8_e4m3_kv_pre_ada: str
     cudagraph_mode_default: str

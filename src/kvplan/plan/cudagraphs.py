@@ -280,6 +280,22 @@ def decode_capture_grid(max_requests: int) -> list[int]:
     return _walk_grid(max_requests, lambda n: 0.65 * n ** (2 / 3))
 
 
+def varlen_decode_capture_grid(max_tokens: int, dense_head: bool = False) -> list[int]:
+    """0.34's token-count grid of adaptive verification's decode graphs: 1, 2, 4 (every count 1-32 with performance_mode
+    "interactivity"), 8, then four sizes per doubling up to 1,024, every 128 up to 4,096 and every 256 beyond, up to
+    and with `max_tokens` (config/compilation.py varlen_decode_cudagraph_capture_grid, 0.34.0 wheel)."""
+    if not max_tokens:
+        return []
+    grid = set(range(1, 33)) if dense_head else {1, 2, 4}
+    low = 8
+    grid.add(low)
+    while low < 1024:
+        grid.update(range(low + low // 4, 2 * low + 1, low // 4))
+        low *= 2
+    grid.update(range(1024, 4096, 128), range(4096, max_tokens, 256))
+    return sorted({s for s in grid if s < max_tokens} | {max_tokens})
+
+
 def decode_capture_shapes(sizes: Iterable[int], q: int, max_reqs: int, max_tokens: int) -> list[tuple[int, int]]:
     """The (requests, q) uniform-decode graphs for request counts `sizes`: up to min(max_reqs, max_tokens // q)
     requests, the first size past that limit captured at the limit (config/compilation.py
@@ -505,6 +521,10 @@ class CudaGraphPlan:
     # cudagraph_capture_sizes) no longer gives; None elsewhere
     piecewise_sizes: tuple[int, ...] | None = None
     full_decode_graphs: int | None = None
+    # 0.34+ with adaptive verification (rules row adaptive_verification "decode_graphs"): the token counts of the FULL
+    # decode graphs uniform decode batches replay instead of the request-count ones (varlen_decode_capture_grid); ()
+    # elsewhere
+    adaptive_sizes: tuple[int, ...] = ()
 
     @property
     def largest(self) -> int:
@@ -524,7 +544,8 @@ class CudaGraphPlan:
                 "largest": self.largest, "rounded_to_multiple_of": self.rounded_to,
                 "drafter_layers": self.drafter_layers, "drafter_graphs": self.drafter_graphs,
                 "drafter_shares_graph_pool": bool(self.drafter_graphs), "capture_sizes_source": self.source,
-                "lora_cases": self.lora_cases}
+                "lora_cases": self.lora_cases,
+                **({"adaptive_verification_sizes": list(self.adaptive_sizes)} if self.adaptive_sizes else {})}
 
 
 def lora_graph_cases(args: EngineArgs, rules: VersionRules, runner: str) -> int:
@@ -844,6 +865,9 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
     q, rounded_to = 1 + k, 1
     runner = model_runner(model, args, rules)
     cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
+    if (rules.adaptive_verification == "decode_graphs" and spec and mode in _FULL_DECODE_MODES
+            and adaptive_verification_on(args)):
+        return _adaptive_graphs(model, gpu, args, rules, mode, note, sizes, source, given is not None, runner)
     if rules.cudagraph_wide_defaults_cc10 and cc10 and given is None:
         # 0.34+ on compute capability 10.x (rules row cudagraph_wide_defaults_cc10): the prefill and decode graphs
         # take their own wider grids (config/vllm.py VllmConfig._split_cudagraph_capture_sizes); the recorded
@@ -879,6 +903,135 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
     return CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=rounded_to, drafter_layers=layers,
                          drafter_graphs=graphs, mode_note=note, source=source,
                          lora_cases=lora_graph_cases(args, rules, runner))
+
+
+def _adaptive_graphs(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules, mode: str,
+                     note: str, shared: list[int], source: str, given: bool, runner: str) -> CudaGraphPlan:
+    """The graphs a 0.34 start captures with adaptive verification on (rules row adaptive_verification
+    "decode_graphs"; adaptive_verification_refusal has passed). The decode routine is a separate one
+    (v1/worker/gpu/spec_decode/adaptive_verification.py resolve_adaptive_cudagraph_mode: FULL becomes
+    FULL_AND_PIECEWISE, or FULL_DECODE_ONLY where nothing is compiled), and uniform decode batches, whose requests
+    verify up to q tokens each, replay token-keyed FULL graphs of varlen_decode_capture_grid up to the largest decode
+    request count x q, within max_num_batched_tokens (and 8,192 decode tokens on the wider grids of compute
+    capability 10.x) instead of the request-count graphs (config/vllm.py VllmConfig.get_varlen_decode_cudagraph_token_sizes
+    and _split_cudagraph_capture_sizes; v1/worker/gpu/cudagraph_utils.py CudaGraphManager, varlen_decode). The
+    PIECEWISE (prefill) sizes are the shared ones, or the prefill grid where vLLM takes the wider grids."""
+    compiled = _compilation_mode(args) not in _NO_COMPILATION_MODES
+    resolved = mode if mode == "FULL_DECODE_ONLY" else "FULL_AND_PIECEWISE" if compiled else "FULL_DECODE_ONLY"
+    if resolved != mode:
+        note = "; ".join(n for n in (note, f"adaptive verification runs decode batches on a routine of their own, so vLLM "
+                                     f"resolves cudagraph_mode {mode} to {resolved} (v1/worker/gpu/spec_decode/"
+                                     "adaptive_verification.py resolve_adaptive_cudagraph_mode)") if n)
+    q, seqs, mnbt = args.decode_query_len, int(args.max_num_seqs), int(args.max_num_batched_tokens)
+    head = interactivity_head(args, rules)
+    cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
+    wide = rules.cudagraph_wide_defaults_cc10 and cc10 and not given
+    cap = 8192 if wide else None  # max_decode_cudagraph_capture_tokens on the wider grids
+    prefill = prefill_capture_grid(min(8192, mnbt), head) if wide else list(shared)
+    requests = _decode_request_sizes(gpu, args, rules, shared, given)
+    top = max(requests, default=0) * q
+    varlen = varlen_decode_capture_grid(min(top, mnbt, cap or top), bool(head))
+    decode_tokens = {n * qq for n, qq in decode_capture_shapes(requests, q, seqs, min(mnbt, cap or mnbt))}
+    mixed = resolved != "FULL_DECODE_ONLY"
+    sizes = sorted(decode_tokens | set(varlen) | (set(prefill) if mixed else set()))
+    return CudaGraphPlan(mode=resolved, sizes=tuple(sizes), rounded_to=1, drafter_layers=_drafter_decoder_layers(model, args),
+                         drafter_graphs=0, mode_note=note, source="default" if wide else source,
+                         lora_cases=lora_graph_cases(args, rules, runner), piecewise_sizes=tuple(prefill) if mixed else (),
+                         full_decode_graphs=len(varlen), adaptive_sizes=tuple(varlen))
+
+
+# the rule name RefusedByVLLMError carries for every adaptive-verification refusal (adaptive_verification_refusal)
+ADAPTIVE_VERIFICATION = "speculative decoding's adaptive verification"
+# how a refusal's fix begins: the setting to drop
+_DROP_ADAPTIVE = 'drop "enable_adaptive_verification" from --speculative-config (or set it false)'
+
+
+def adaptive_verification_on(args: EngineArgs) -> bool:
+    """Whether --speculative-config turns on adaptive verification ("enable_adaptive_verification": true; vLLM's
+    default false). A value other than true or false is refused."""
+    obj = speculative_object(args.speculative_config) if args.speculative_config else None
+    value = (obj or {}).get("enable_adaptive_verification", False)
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    raise InputError("--speculative-config", f"enable_adaptive_verification must be true or false, got {value!r}",
+                     '{"method": "mtp", "num_speculative_tokens": 3, "enable_adaptive_verification": true}')
+
+
+def _decode_request_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules, shared: list[int],
+                          given: bool) -> list[int]:
+    """0.34's decode_cudagraph_capture_request_sizes as config/vllm.py VllmConfig._split_cudagraph_capture_sizes
+    resolves them (0.34.0 wheel): --compilation-config's list, kept within [1, max_num_seqs]; else, on compute
+    capability 10.x with no deprecated sizes given (rules row cudagraph_wide_defaults_cc10), the request-count grid up
+    to max_num_seqs; else the request counts the decode query length q rounds the shared sizes up to,
+    min(cdiv(s, q), max_num_seqs) for each shared size s with cdiv(s, q) x q within the largest."""
+    seqs = int(args.max_num_seqs)
+    listed = compilation_object(args.compilation_config).get("decode_cudagraph_capture_request_sizes")
+    if isinstance(listed, list):
+        return sorted({n for n in listed if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= seqs})
+    cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
+    if rules.cudagraph_wide_defaults_cc10 and cc10 and not given:
+        return decode_capture_grid(seqs)
+    q, top = args.decode_query_len, max(shared, default=0)
+    return sorted({min(cdiv(s, q), seqs) for s in shared if cdiv(s, q) * q <= top})
+
+
+def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> None:
+    """RefusedByVLLMError, with vLLM's own message, where --speculative-config's "enable_adaptive_verification": true
+    meets what the release refuses it with (rules rows adaptive_verification, adaptive_verification_own_confidence_methods;
+    args resolved). In vLLM's order: SpeculativeConfig.__post_init__ (config/speculative.py) first, 0.29 refusing every
+    method but dspark (which kvplan does not plan) and 0.30+ use_local_argmax_reduction beside a method that estimates
+    acceptance from the draft logits; then VllmConfig.__post_init__ (config/vllm.py): model runner v1 (0.29-0.33,
+    _validate_v1_model_runner) and _validate_adaptive_verification: LoRA, no FULL CUDA graphs (cudagraph_mode NONE or
+    PIECEWISE, --enforce-eager, or no capture size left), 0.34's separate decode routine without decode capture sizes,
+    pipeline parallelism. Nothing where the release has no such setting or it is off."""
+    check = rules.adaptive_verification
+    if check == "unread" or not args.speculative or not adaptive_verification_on(args):
+        return
+    obj = speculative_object(args.speculative_config)
+    method = "mtp" if args.speculative[0] == "mtp" else _speculative_method(obj)
+
+    def refuse(message: str, fix: str) -> None:
+        raise RefusedByVLLMError("--speculative-config", message, fix, rule=ADAPTIVE_VERIFICATION)
+
+    if check == "dspark_only":
+        refuse("Adaptive verification only supported with DSpark",
+               f"{_DROP_ADAPTIVE}: vLLM {rules.version} takes it only with method dspark, which kvplan does not plan")
+    if obj.get("use_local_argmax_reduction") is True and method not in rules.adaptive_verification_own_confidence_methods:
+        refuse("Adaptive verification estimates per-position acceptance from the draft logits, which "
+               "use_local_argmax_reduction never materializes. Disable one of them.",
+               f'{_DROP_ADAPTIVE}, or drop "use_local_argmax_reduction"')
+    pooling = args.runner_type == "pooling" or model.is_pooling
+    if rules.mrv2_env != "removed" and not pooling and model_runner(model, args, rules) == "v1":
+        refuse("Model Runner V1 does not support: adaptive draft verification",
+               f"{_DROP_ADAPTIVE}: model runner v1 runs this deployment on vLLM {rules.version} "
+               f"({model_runner_choice(model, args, rules)[1]}), and only model runner v2 verifies adaptively")
+    if args.enable_lora:
+        refuse("Adaptive verification is not currently compatible with LoRA", f"{_DROP_ADAPTIVE}, or drop --enable-lora")
+    mode = args.cudagraph_mode or ("PIECEWISE" if pooling else rules.cudagraph_mode_default)
+    given = given_capture_sizes(args, rules) if args.captures_cuda_graphs else None
+    shared = (given[0] if given is not None else
+              cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens,
+                                      num_speculative_tokens=args.speculative[1], rules=rules, gpu=gpu,
+                                      head=interactivity_head(args, rules))) if args.captures_cuda_graphs else []
+    if not args.captures_cuda_graphs or mode not in _FULL_DECODE_MODES or not shared:
+        full = "--compilation-config '{\"cudagraph_mode\": \"FULL_AND_PIECEWISE\"}'"
+        how = ("drop --enforce-eager, which captures no CUDA graphs" if args.enforce_eager else
+               f"give {full} (cudagraph_mode NONE captures no CUDA graphs)" if not args.captures_cuda_graphs else
+               f"give {full} (cudagraph_mode {mode} captures no FULL graph)" if mode not in _FULL_DECODE_MODES else
+               f"give capture sizes within max_num_batched_tokens {int(args.max_num_batched_tokens):,} (none is left, "
+               "so vLLM sets cudagraph_mode NONE)")
+        refuse("Adaptive verification requires full CUDA graphs. Use cudagraph mode FULL, FULL_DECODE_ONLY, or "
+               "FULL_AND_PIECEWISE, or disable adaptive verification.", f"{_DROP_ADAPTIVE}, or {how}")
+    if (check == "decode_graphs" and mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")
+            and not _decode_request_sizes(gpu, args, rules, shared, given is not None)):
+        refuse("Adaptive verification needs decode CUDA graphs, but decode_cudagraph_capture_request_sizes is empty. "
+               "Capture decode graphs, or disable adaptive verification (e.g. on a prefill-only kv_producer instance, "
+               "which never verifies drafts).",
+               f"{_DROP_ADAPTIVE}, or capture sizes of {args.decode_query_len} tokens or more (1 + "
+               "num_speculative_tokens: a decode graph holds whole requests of that many tokens)")
+    if (args.pipeline_parallel_size or 1) > 1:
+        refuse("Adaptive verification is not currently compatible with pipeline parallelism",
+               f"{_DROP_ADAPTIVE}, or serve without pipeline parallelism (--pipeline-parallel-size 1)")
 
 
 # a --compilation-config mode (or level) that compiles nothing: CompilationMode.NONE (0.11+), level 0 NO_COMPILATION

@@ -18,6 +18,7 @@ from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, with_suffix_token_default, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
                               _env_rules, cdiv, serve_as, v1_fallback)
 from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
+                                    adaptive_verification_refusal,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
                                     interactivity_head, model_runner, model_runner_choice)
@@ -518,6 +519,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if model.is_pooling and resolved.runner_type != "pooling":
         resolved = replace(resolved, runner="pooling")  # resolved: vLLM's auto choice, made explicit
     check_model_runner_env(model, resolved, rules)
+    adaptive_verification_refusal(model, gpu, resolved, rules)
     check_flashinfer_sampler_env(model, gpu, rules)
     runner, runner_why = model_runner_choice(model, resolved, rules)
     if rules.window_inflight != "one":
@@ -735,7 +737,17 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             notes.append(f"CUDA graphs: --enable-lora captures each size {graphs.lora_cases} times, without and with "
                          "active LoRA (CompilationConfig.cudagraph_specialize_lora, on by default; "
                          "v1/cudagraph_dispatcher.py), so twice the graphs and their memory")
-        if graphs.piecewise_sizes is not None:
+        if graphs.adaptive_sizes:
+            pw = graphs.piecewise_sizes or ()
+            notes.append(f"CUDA graphs: adaptive verification (vLLM {rules.version}): uniform decode batches, each request "
+                         f"verifying up to {resolved.decode_query_len} tokens, replay {len(graphs.adaptive_sizes)} "
+                         f"token-keyed FULL graphs up to {graphs.adaptive_sizes[-1]:,} tokens "
+                         f"({', '.join(map(str, graphs.adaptive_sizes[:12]))}{', ...' if len(graphs.adaptive_sizes) > 12 else ''}) "
+                         "instead of request-count ones (config/compilation.py varlen_decode_cudagraph_capture_grid, "
+                         "config/vllm.py VllmConfig.get_varlen_decode_cudagraph_token_sizes, v1/worker/gpu/"
+                         "cudagraph_utils.py CudaGraphManager)" + (f", beside {len(pw)} PIECEWISE sizes up to "
+                                                                   f"{max(pw):,} tokens" if pw else ""))
+        elif graphs.piecewise_sizes is not None:
             top_reqs = graphs.full_count(resolved.max_num_seqs, resolved.decode_query_len)
             notes.append(f"CUDA graphs: vLLM {rules.version} on compute capability 10.x splits the capture sizes: "
                          f"{len(graphs.piecewise_sizes)} prefill sizes up to {max(graphs.piecewise_sizes, default=0):,} "
