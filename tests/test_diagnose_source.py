@@ -197,6 +197,12 @@ PARALLEL_AND_HYBRID_REFUSALS = [
      'invalid_engine_flags', 'vllm_version_flags', 'VLLM_USE_V2_MODEL_RUNNER'),  # config/vllm.py:VllmConfig.__post_init__ (0.27.1)
     ('AssertionError: Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, nixl_ep all2all backends on this platform. allgather_reducescatter is not supported.',
      'invalid_engine_flags', 'vllm_version_flags', '--all2all-backend'),  # config/vllm.py:VllmConfig.__post_init__ (0.27.1, 0.33.0)
+    ('ValueError: Adaptive verification requires full CUDA graphs. Use cudagraph mode FULL, FULL_DECODE_ONLY, or FULL_AND_PIECEWISE, or disable adaptive verification.',
+     'invalid_engine_flags', 'vllm_version_flags', 'enable_adaptive_verification'),  # config/vllm.py:VllmConfig._validate_adaptive_verification (0.30.0-0.34.0)
+    ('ValueError: Adaptive verification is not currently compatible with LoRA',
+     'invalid_engine_flags', 'vllm_version_flags', '--enable-lora'),  # config/vllm.py:VllmConfig._validate_adaptive_verification (0.29.0-0.34.0)
+    ('ValueError: Model Runner V1 does not support: adaptive draft verification',
+     'invalid_engine_flags', 'vllm_version_flags', 'VLLM_USE_V2_MODEL_RUNNER'),  # config/vllm.py:VllmConfig._validate_v1_model_runner (0.29.0-0.33.0)
     ('ValueError: torch_shm is known to fail without VLLM_WORKER_MULTIPROC_METHOD set to spawn',
      'invalid_engine_flags', 'vllm_version_flags', 'VLLM_WORKER_MULTIPROC_METHOD=spawn'),  # config/vllm.py:VllmConfig.__post_init__ (0.27.1, 0.33.0)
 ]

@@ -544,6 +544,12 @@ def spec_from_plan(
     if top:
         flags.append(Flag("--max-cudagraph-capture-size", str(top), "vLLM's capture-size grid up to this batch size, "
                           "as planned"))
+    perf = _get(a, "performance_mode")
+    if perf:
+        flags.append(Flag("--performance-mode", str(perf), {
+            "interactivity": "every CUDA-graph batch size 1-32 captured (more graph memory): as planned",
+            "throughput": "vLLM's default max_num_seqs and max_num_batched_tokens doubled: as planned"}.get(
+                str(perf).strip().lower(), "as planned")))
     mm_limits = _get(a, "limit_mm_per_prompt")
     if mm_limits:
         flags.append(Flag("--limit-mm-per-prompt", serve_mm_limits(mm_limits, parse_mm_limits(mm_limits), version),

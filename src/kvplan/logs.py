@@ -2092,6 +2092,16 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="cudagraph_mode {mode} was asked for, and the attention backend {backend} cannot capture that mode ({support}).",
          fix="Pass -cc.cudagraph_mode=PIECEWISE (or FULL_AND_PIECEWISE, the default) with compilation mode VLLM_COMPILE, or pick an attention backend that supports {mode}.",
          versions="0.27.1, 0.33.0", source="vllm/config/compilation.py CompilationConfig.resolve_cudagraph_mode_and_sizes (0.27.1, 0.33.0)"),
+    _sig("src_adaptive_verification", "adaptive verification", r"Adaptive verification (?P<why>requires full CUDA graphs|is not currently compatible with (?:LoRA|pipeline parallelism|enforce_eager/cudagraph_mode=none)|needs decode CUDA graphs|estimates per-position acceptance from the draft logits|only supported with DSpark)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="--speculative-config turned on enable_adaptive_verification, which this release refuses here: adaptive verification {why}.",
+         fix="Drop \"enable_adaptive_verification\" from --speculative-config (or set it false), or remove what it conflicts with: --enable-lora, --pipeline-parallel-size > 1, --enforce-eager or a cudagraph_mode without FULL graphs (NONE, PIECEWISE), use_local_argmax_reduction, capture sizes too small for one decode request of 1 + num_speculative_tokens tokens; 0.29 takes it with method dspark only.",
+         versions="0.29.0-0.34.0", source="vllm/config/vllm.py VllmConfig._validate_adaptive_verification, vllm/config/speculative.py SpeculativeConfig.__post_init__ (0.29.0, 0.33.0, 0.34.0)"),
+    _sig("src_adaptive_verification_v1", "does not support: adaptive draft verification", r"Model Runner V1 does not support: (?P<what>[^\n]*adaptive draft verification[^\n]*)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="Model runner v1 runs this deployment ({what}), and only model runner v2 verifies drafts adaptively.",
+         fix="Drop \"enable_adaptive_verification\" from --speculative-config, or use a speculative method model runner v2 runs (not suffix in 0.32-0.33) and leave VLLM_USE_V2_MODEL_RUNNER unset (not 0).",
+         versions="0.29.0-0.33.0", source="vllm/config/vllm.py VllmConfig._validate_v1_model_runner (0.29.0, 0.33.0)"),
     _sig("src_cudagraph_max_size", "should be consistent with the max value of cudagraph_capture_sizes", r"customized max_cudagraph_capture_size\(=(?P<max>\d+)\) should be consistent with the max value of cudagraph_capture_sizes\(=(?P<largest>\d+)\)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="max_cudagraph_capture_size {max} and the largest of cudagraph_capture_sizes {largest} disagree.",
@@ -3030,6 +3040,9 @@ class StartupLog:
             args["data_parallel_size"] = as_int(self.arg("data_parallel_size"))
         if self.arg("enable_expert_parallel"):
             args["enable_expert_parallel"] = self.arg("enable_expert_parallel")
+        perf = str(self.arg("performance_mode") or "").strip().strip("'\"").lower()
+        if perf in ("interactivity", "throughput"):  # --performance-mode (0.17+): the capture grid, the batch defaults
+            args["performance_mode"] = perf
         args.update(self.capture_settings_given())  # the CUDA-graph capture sizes the server was told to capture at
         args.update(self.config_overrides_given())  # the keys set on the model's config: the plan derives from them
         for name in PRINTED_ARGS:

@@ -41,7 +41,7 @@ ARG_FIELDS = RECORD_ARG_NAMES + (
     "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
     "expert_placement_strategy",
     "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "skip_mm_profiling",
-    "allow_deprecated_quantization",
+    "allow_deprecated_quantization", "performance_mode",
     "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta")
 
 # Other vLLM engine arguments a record may carry (EngineArgs in vllm/engine/arg_utils.py, 0.11.0; the OpenAI server's
@@ -563,7 +563,7 @@ def clean_record(rec: dict) -> dict:
     for k in _BOOL_ARGS:
         if k in args:
             args[k] = _as_bool(args[k], f"args.{k}")
-    for k in ("dtype", "kv_cache_dtype", "quantization", "runner", "entrypoint", "mamba_ssm_cache_dtype"):
+    for k in ("dtype", "kv_cache_dtype", "quantization", "runner", "entrypoint", "mamba_ssm_cache_dtype", "performance_mode"):
         if k in args:
             args[k] = str(args[k]).strip().replace("torch.", "")
             if k != "quantization":

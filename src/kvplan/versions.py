@@ -689,6 +689,20 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   (spec_decode/target_dependent_ar/speculator.py, decode_query_len=1, 0.33.0 wheel); kvplan's v2 graph memory
     #   counts neither (the profile measures the speculator's graphs in one pool with the target's).
     "draft_decode_cudagraph_methods": [((0, 0, 0), ()), ((0, 34, 0), ("eagle", "eagle3", "mtp", "draft_model"))],
+    # --performance-mode interactivity (VllmConfig.performance_mode, vLLM PR #34936; absent from the 0.16.0 wheel's
+    # config/vllm.py and engine/arg_utils.py, present in 0.17.0's and every later one read, 0.17.0-0.34.0): where vLLM
+    # builds its default grid (no cudagraph_capture_sizes given; max_cudagraph_capture_size alone still takes it),
+    # every size 1 .. min(largest, N) replaces 1, 2, 4 at its head ("Fine-grained CUDA graphs at small batch sizes",
+    # VllmConfig._set_cudagraph_sizes, 0.17.0, 0.33.0 and 0.34.0 wheels), and from 0.34 the wider prefill grid of a
+    # compute-capability-10.x GPU takes every count below N + 1 too (config/compilation.py
+    # prefill_cudagraph_capture_grid(dense_head=True), called from VllmConfig._split_cudagraph_capture_sizes). N; 0
+    # where the release has no performance mode.
+    "cudagraph_interactivity_head": [((0, 0, 0), 0), ((0, 17, 0), 32)],
+    # --performance-mode throughput: the usage-context defaults of max_num_batched_tokens and max_num_seqs, each where
+    # not given, times this factor before the post-adjustments (engine/arg_utils.py
+    # EngineArgs._set_default_max_num_seqs_and_batched_tokens_args, 0.17.0, 0.33.0 and 0.34.0 wheels: "If throughput
+    # mode is set, double max_num_batched_tokens and max_num_seqs"). 1 where the release has no performance mode.
+    "performance_mode_throughput_factor": [((0, 0, 0), 1), ((0, 17, 0), 2)],
     # vLLM's default --compilation-config cudagraph_mode on V1: PIECEWISE in 0.10 (config/compilation.py
     # __post_init__, 0.10.2 wheel), FULL_AND_PIECEWISE from 0.11.0 (config/__init__.py VllmConfig.__post_init__
     # "default to full and piecewise for most models"; pooling and encoder-decoder models keep PIECEWISE). V0 has no
@@ -1118,6 +1132,26 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # medusa, mlp_speculator, custom_class). None from 0.34.0: VllmConfig._get_model_runner_unsupported_features lists no
     # speculative method (config/vllm.py; suffix decoding runs on v2's GPU suffix speculator, config/speculative.py),
     # the GPU model runner being v2 alone.
+    # --speculative-config's enable_adaptive_verification (SpeculativeConfig, config/speculative.py; absent from the
+    # 0.28.0 wheel, present from 0.29.0) and the starts vLLM refuses with it on (plan.cudagraphs.
+    # adaptive_verification_refusal). "unread": the release has no such field (kvplan checks nothing). "dspark_only"
+    # (0.29.0 wheel): SpeculativeConfig.__post_init__ refuses it for any method but dspark ("Adaptive verification
+    # only supported with DSpark"). "full_graphs" (0.30.0-0.33.0 wheels): any method; with use_local_argmax_reduction
+    # refused unless the method estimates acceptance without the draft logits (row
+    # adaptive_verification_own_confidence_methods); on model runner v1 refused by VllmConfig._validate_v1_model_runner
+    # ("Model Runner V1 does not support: adaptive draft verification"); then VllmConfig._validate_adaptive_verification
+    # refuses LoRA, a cudagraph_mode without FULL graphs (NONE, PIECEWISE, --enforce-eager) and pipeline parallelism.
+    # "decode_graphs" (0.34.0 wheel): the same (no model runner v1 left), and besides a separate decode routine with
+    # FULL decode graphs but no decode capture sizes ("Adaptive verification needs decode CUDA graphs, but
+    # decode_cudagraph_capture_request_sizes is empty").
+    "adaptive_verification": [((0, 0, 0), "unread"), ((0, 29, 0), "dspark_only"), ((0, 30, 0), "full_graphs"),
+                              ((0, 34, 0), "decode_graphs")],
+    # The methods whose adaptive verification does not read the draft logits, so use_local_argmax_reduction beside it
+    # is not refused: method != "dspark" in SpeculativeConfig.__post_init__ (0.30.0-0.33.0 wheels); from 0.34.0 the
+    # speculator config's adaptive_verification_uses_draft_logits, False for DSparkSpeculatorConfig and
+    # SuffixSpeculatorConfig (v1/worker/gpu/spec_decode/dspark/config.py, suffix/config.py, 0.34.0 wheel)
+    "adaptive_verification_own_confidence_methods": [((0, 0, 0), ()), ((0, 30, 0), ("dspark",)),
+                                                     ((0, 34, 0), ("dspark", "suffix"))],
     "mrv2_v1_spec_methods": [((0, 0, 0), ()), ((0, 22, 0), ("ngram", "suffix", "draft_model")),
                              ((0, 31, 0), ("ngram", "suffix")), ((0, 32, 0), ("suffix",)),
                              # 0.34.0: no model runner v1; suffix has its own v2 speculator
@@ -1629,6 +1663,10 @@ class VersionRules:
     cudagraph_wide_defaults_cc10: bool
     cudagraph_decode_keys: str
     draft_decode_cudagraph_methods: tuple[str, ...]
+    cudagraph_interactivity_head: int
+    adaptive_verification: str
+    adaptive_verification_own_confidence_methods: tuple[str, ...]
+    performance_mode_throughput_factor: int
     fp8_e4m3_kv_pre_ada: str
     cudagraph_mode_default: str
     cudagraph_lora_cases: str
@@ -2121,6 +2159,9 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # CacheConfig.enable_extensible_kv_cache, a BooleanOptionalAction (--enable-extensible-kv-cache and
     # --no-enable-extensible-kv-cache): absent from the 0.33.0 wheel's engine/arg_utils.py, present in 0.34.0's
     "--enable-extensible-kv-cache": (0, 34, 0), "--no-enable-extensible-kv-cache": (0, 34, 0),
+    # VllmConfig.performance_mode (balanced, interactivity, throughput), vLLM PR #34936 (merged 2026-02-20): absent
+    # from the 0.16.0 wheel's engine/arg_utils.py, present in 0.17.0's and every later one read (0.17.0-0.34.0)
+    "--performance-mode": (0, 17, 0),
     # LoRAConfig.max_cpu_loras: in the 0.4.2 wheel's engine/arg_utils.py (and LoRAConfig's max_cpu_loras >= max_loras
     # check in config.py), every later one read; LoRAConfig.target_modules as --lora-target-modules: absent from the
     # 0.18.0 wheel's engine/arg_utils.py, present in 0.19.0's, 0.20.0's and 0.33.0's

@@ -188,6 +188,9 @@ def parse_capture_sizes(value, flag: str = "--cudagraph-capture-sizes",
     return tuple(sizes)
 
 
+# vLLM's --performance-mode choices (config/vllm.py PerformanceMode, 0.17.0-0.34.0 wheels), the default first
+PERFORMANCE_MODES = ("balanced", "interactivity", "throughput")
+
 # Speculative methods whose drafter is a separate checkpoint named by --speculative-config's "model": an EAGLE head
 # (one or more decoder layers fed the target's hidden states), an EAGLE-3 head (fed three of the target's hidden
 # states, with its own reduced draft vocabulary), or an independent small model ("draft_model").
@@ -683,6 +686,10 @@ class EngineArgs:
     # "1 2 4 8" or a sequence of ints); None: the release derives them (cudagraph_capture_sizes)
     cudagraph_capture_sizes: str | tuple[int, ...] | list[int] | None = None
     max_cudagraph_capture_size: int | None = None  # vLLM's --max-cudagraph-capture-size (0.11.1+): the default grid's top
+    # vLLM's --performance-mode (0.17+): balanced (vLLM's default; None here), interactivity (the default capture grid
+    # takes every batch size 1-32 at its head: plan.cudagraphs) or throughput (the default max_num_seqs and
+    # max_num_batched_tokens doubled: plan.defaults)
+    performance_mode: str | None = None
     # vLLM's --cuda-graph-sizes (0.9.0-0.12.x, as --cudagraph-capture-sizes takes it): one value N, the grid up to N
     # before 0.11.1; several, the sizes (_cuda_graph_sizes)
     cuda_graph_sizes: str | tuple[int, ...] | list[int] | None = None
@@ -786,6 +793,16 @@ class EngineArgs:
         return parse_capture_sizes(self.cuda_graph_sizes, *CAPTURE_SIZE_ARGS["cuda_graph_sizes"])
 
     @property
+    def performance(self) -> str:
+        """--performance-mode as vLLM takes it (PerformanceMode, config/vllm.py, 0.17.0-0.34.0 wheels): "balanced" where
+        not given."""
+        mode = "balanced" if self.performance_mode is None else str(self.performance_mode).strip().lower()
+        if mode not in PERFORMANCE_MODES:
+            raise InputError("--performance-mode", f"unknown performance mode {self.performance_mode!r}",
+                             f"one of {', '.join(PERFORMANCE_MODES)} (balanced is vLLM's default)")
+        return mode
+
+    @property
     def captures_cuda_graphs(self) -> bool:
         """Whether vLLM captures CUDA graphs: not with --enforce-eager, nor with --compilation-config cudagraph_mode
         NONE (config/compilation.py CUDAGraphMode.NONE: no capture, so no graph memory and no capture line)."""
@@ -819,6 +836,7 @@ class EngineArgs:
 
     def validate(self) -> None:
         self.speculative  # raises on a malformed or unmodelled --speculative-config
+        self.performance  # raises on an unknown --performance-mode
         self.cudagraph_mode  # raises on a malformed --compilation-config or an unknown cudagraph_mode
         self.mm_limits  # raises on a malformed --limit-mm-per-prompt
         self.capture_sizes_given  # raises on a malformed --cudagraph-capture-sizes

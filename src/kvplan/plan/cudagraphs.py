@@ -200,13 +200,22 @@ def _step8_grid(top: int) -> list[int]:
     return [1, 2, 4] + list(range(8, top + 1, 8))
 
 
-def _size_grid(largest: int) -> list[int]:
-    """vLLM's default grid: 1, 2, 4, multiples of 8 below 256, multiples of 16 from 256, up to `largest`."""
-    return [s for s in [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, largest + 1, 16)) if s <= largest]
+def _size_grid(largest: int, head: int = 0) -> list[int]:
+    """vLLM's default grid: 1, 2, 4, multiples of 8 below 256, multiples of 16 from 256, up to `largest`; with `head`
+    (--performance-mode interactivity, rules row cudagraph_interactivity_head) every size 1 .. min(largest, head) in
+    place of 1, 2, 4 (config/vllm.py VllmConfig._set_cudagraph_sizes, 0.17.0-0.34.0 wheels)."""
+    first = list(range(1, min(largest, head) + 1)) if head else [1, 2, 4]
+    return sorted({s for s in first + list(range(8, 256, 8)) + list(range(256, largest + 1, 16)) if s <= largest})
+
+
+def interactivity_head(args: EngineArgs, rules: VersionRules) -> int:
+    """The dense head of the default grid (rules row cudagraph_interactivity_head) where --performance-mode
+    interactivity is given and the release has the mode; 0 otherwise."""
+    return rules.cudagraph_interactivity_head if args.performance == "interactivity" else 0
 
 
 def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculative_tokens: int = 0,
-                            rules: VersionRules | None = None, gpu: GPUSpec | None = None) -> list[int]:
+                            rules: VersionRules | None = None, gpu: GPUSpec | None = None, head: int = 0) -> list[int]:
     """vLLM's default CUDA-graph capture sizes before any speculative-decoding rounding (vllm/config/vllm.py
     VllmConfig._set_cudagraph_sizes, section 1.5). Without `rules`: the grid up to min(2 x max_num_seqs, 512,
     max_num_batched_tokens) that every release shares without speculative decoding. With them, the release's rows
@@ -214,7 +223,9 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculati
     cudagraph_uniform_decode_sizes): the decode query length q = 1 + num_speculative_tokens widens the largest size to
     2 x max_num_seqs x q (0.13.0 on), a compute-capability-10.x GPU raises the 512 ceiling to 1024 (0.28.0 on),
     max_num_batched_tokens is appended when within the largest size (0.21.0 on), and the uniform decode sizes n x q
-    (0.29.0 on; max_num_seqs itself without speculative decoding, 0.31.0 on)."""
+    (0.29.0 on; max_num_seqs itself without speculative decoding, 0.31.0 on). `head`: --performance-mode
+    interactivity's every size 1 .. min(largest, head) at the grid's head (0.17.0 on; interactivity_head); the request
+    counts of the uniform decode sizes keep 1, 2, 4 (VllmConfig._set_cudagraph_sizes' request_counts)."""
     if rules is None:
         return _size_grid(min(max_num_seqs * 2, 512, max_tokens))
     if rules.engine == "v0":  # one FULL graph per batch size up to max_num_seqs padded (versions.py cudagraph_size_grid)
@@ -229,7 +240,7 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculati
     ceiling = rules.cudagraph_max_size_cc10 if cc10 else 512
     base = min(max_num_seqs * q * 2, ceiling)
     largest = min(max_tokens, base)
-    sizes = _size_grid(largest)
+    sizes = _size_grid(largest, head)
     if rules.cudagraph_capture_max_tokens and max_tokens <= largest:
         sizes.append(max_tokens)
     if rules.cudagraph_uniform_decode_sizes != "none":
@@ -254,17 +265,35 @@ def _walk_grid(limit: int, step) -> list[int]:
     return [*grid, limit] if limit else []
 
 
-def prefill_capture_grid(max_tokens: int) -> list[int]:
+def prefill_capture_grid(max_tokens: int, head: int = 0) -> list[int]:
     """0.34's prefill (token-count) grid: 1, 2, 4, every 8 up to 64, four sizes per doubling up to 1024, then every 256
     and every 512 past 7,314 tokens: 54 sizes at 8,192 (config/compilation.py prefill_cudagraph_capture_grid, 0.34.0,
-    performance_mode "balanced")."""
-    return _walk_grid(max_tokens, lambda t: min(t, max(8, t / 4), 0.07 * max(t, 4096)))
+    performance_mode "balanced"). `head` (performance_mode "interactivity", its dense_head): every count 1 .. head below
+    max_tokens besides."""
+    grid = _walk_grid(max_tokens, lambda t: min(t, max(8, t / 4), 0.07 * max(t, 4096)))
+    return sorted({*grid, *(t for t in range(1, head + 1) if t < max_tokens)}) if head else grid
 
 
 def decode_capture_grid(max_requests: int) -> list[int]:
     """0.34's decode (request-count) grid: every count up to 6, then steps of the largest power of two not above
     0.65 n^(2/3): 64 sizes at 1,024 (config/compilation.py decode_cudagraph_capture_grid, 0.34.0)."""
     return _walk_grid(max_requests, lambda n: 0.65 * n ** (2 / 3))
+
+
+def varlen_decode_capture_grid(max_tokens: int, dense_head: bool = False) -> list[int]:
+    """0.34's token-count grid of adaptive verification's decode graphs: 1, 2, 4 (every count 1-32 with performance_mode
+    "interactivity"), 8, then four sizes per doubling up to 1,024, every 128 up to 4,096 and every 256 beyond, up to
+    and with `max_tokens` (config/compilation.py varlen_decode_cudagraph_capture_grid, 0.34.0 wheel)."""
+    if not max_tokens:
+        return []
+    grid = set(range(1, 33)) if dense_head else {1, 2, 4}
+    low = 8
+    grid.add(low)
+    while low < 1024:
+        grid.update(range(low + low // 4, 2 * low + 1, low // 4))
+        low *= 2
+    grid.update(range(1024, 4096, 128), range(4096, max_tokens, 256))
+    return sorted({s for s in grid if s < max_tokens} | {max_tokens})
 
 
 def decode_capture_shapes(sizes: Iterable[int], q: int, max_reqs: int, max_tokens: int) -> list[tuple[int, int]]:
@@ -306,14 +335,15 @@ def split_decode_requests(shared: Iterable[int], q: int, max_num_seqs: int) -> l
 
 
 def split_capture_sizes(shared: Iterable[int], *, q: int, max_num_seqs: int, max_tokens: int, wide: bool,
-                        draft: bool, decode_only: bool) -> SplitCaptureSizes:
+                        draft: bool, decode_only: bool, head: int = 0) -> SplitCaptureSizes:
     """vLLM 0.34's CUDA-graph sizes from the shared ones (cudagraph_capture_sizes / given_capture_sizes), as
     config/vllm.py VllmConfig._split_cudagraph_capture_sizes and v1/worker/gpu/cudagraph_utils.py
     CudaGraphManager._init_candidates (0.34.0 wheel) build them:
 
     - prefill (PIECEWISE) graphs: the shared token sizes as they are (no rounding to q), or with `wide` (compute
       capability 10.x, no sizes given: rules row cudagraph_wide_defaults_cc10) prefill_capture_grid(min(8192,
-      max_num_batched_tokens));
+      max_num_batched_tokens), every count 1 .. `head` at its start under --performance-mode interactivity
+      (interactivity_head);
     - the target's uniform-decode (FULL) graphs: request counts (split_decode_requests, or decode_capture_grid with
       `wide`), each captured at n x q tokens, kept up to min(max_num_seqs, max tokens // q) by decode_capture_shapes;
     - with `draft` (a drafter whose one-token draft decodes take graphs of their own: rules row
@@ -328,7 +358,7 @@ def split_capture_sizes(shared: Iterable[int], *, q: int, max_num_seqs: int, max
     shared = sorted(set(shared))
     decode_cap = WIDE_DECODE_MAX_TOKENS if wide else None
     if wide:
-        prefill = prefill_capture_grid(min(WIDE_DECODE_MAX_TOKENS, max_tokens))
+        prefill = prefill_capture_grid(min(WIDE_DECODE_MAX_TOKENS, max_tokens), head)
         requests = decode_capture_grid(max_num_seqs)
     else:
         prefill = list(shared)
@@ -446,11 +476,13 @@ def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int
                        "'cudagraph_capture_sizes specified in compilation_config ... is overridden by config')")
         return sizes, source
     largest = min(mnbt, top)
-    sizes = _size_grid(largest)
+    head = interactivity_head(args, rules)  # the default grid's branch, which a largest size alone still takes
+    sizes = _size_grid(largest, head)
     if rules.cudagraph_capture_max_tokens and mnbt <= largest:
         sizes.append(mnbt)
     sizes = sorted(set(sizes))
-    source = f"{via[1]} {top}: vLLM's grid up to it"
+    source = f"{via[1]} {top}: vLLM's grid up to it" + (f" (every size 1-{min(largest, head)} at its head: "
+                                                         "--performance-mode interactivity)" if head else "")
     if sizes and sizes[-1] != top:
         source += (f", truncated to {sizes[-1]:,} (max_num_batched_tokens {mnbt:,}; vLLM warns 'Truncating "
                    "max_cudagraph_capture_size')" if top > mnbt else f", whose largest size is {sizes[-1]:,}")
@@ -575,6 +607,10 @@ class CudaGraphPlan:
     split: SplitCaptureSizes | None = None
     wide_grids: bool = False
     drafter_decode_graphs: int = 0
+    # 0.34+ with adaptive verification (rules row adaptive_verification "decode_graphs"): the token counts of the FULL
+    # decode graphs uniform decode batches replay instead of the request-count ones (varlen_decode_capture_grid); ()
+    # elsewhere
+    adaptive_sizes: tuple[int, ...] = ()
 
     @property
     def largest(self) -> int:
@@ -602,6 +638,8 @@ class CudaGraphPlan:
                        full_decode_graphs=self.full_decode_graphs,
                        drafter_decode_requests=[n for n, _ in self.split.draft_decode_shapes],
                        drafter_decode_graphs=self.drafter_decode_graphs)
+        if self.adaptive_sizes:
+            out["adaptive_verification_sizes"] = list(self.adaptive_sizes)
         return out
 
 
@@ -908,7 +946,7 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
         sizes, source = given
     else:
         sizes = cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens, num_speculative_tokens=k,
-                                        rules=rules, gpu=gpu)
+                                        rules=rules, gpu=gpu, head=interactivity_head(args, rules))
         source = "default"
     if not rules.is_v1:
         return CudaGraphPlan(mode=None, sizes=tuple(sizes), rounded_to=1, source=source)
@@ -922,6 +960,9 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
             mode, note = "PIECEWISE", f"with speculative decoding {why}, so vLLM downgrades the graphs to PIECEWISE"
     q, rounded_to = 1 + k, 1
     runner = model_runner(model, args, rules)
+    if (rules.adaptive_verification == "decode_graphs" and spec and mode in _FULL_DECODE_MODES
+            and adaptive_verification_on(args)):
+        return _adaptive_graphs(model, gpu, args, rules, mode, note, sizes, source, given is not None, runner)
     if rules.cudagraph_decode_keys == "requests":
         return _split_graph_plan(model, gpu, args, rules, sizes, source, given is not None, mode, requested, note, runner)
 
@@ -966,7 +1007,8 @@ def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, r
     draft = (k >= 2 and method in rules.draft_decode_cudagraph_methods
              and not (method == "mtp" and multi_module_mtp(model, k)))
     split = split_capture_sizes(shared, q=q, max_num_seqs=args.max_num_seqs, max_tokens=int(args.max_num_batched_tokens),
-                                wide=wide, draft=draft, decode_only=requested == "FULL_DECODE_ONLY" and not given)
+                                wide=wide, draft=draft, decode_only=requested == "FULL_DECODE_ONLY" and not given,
+                                head=interactivity_head(args, rules))
     mixed = mode != "FULL_DECODE_ONLY"
     if mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY"):
         full = len(split.decode_shapes)
@@ -1013,6 +1055,132 @@ def split_graphs_note(graphs: CudaGraphPlan, rules: VersionRules) -> str:
     parts.append(f"vLLM records cudagraph_capture_sizes as their union: {len(graphs.sizes)} size(s), "
                  f"max_cudagraph_capture_size {graphs.largest:,}")
     return "; ".join(parts)
+def _adaptive_graphs(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules, mode: str,
+                     note: str, shared: list[int], source: str, given: bool, runner: str) -> CudaGraphPlan:
+    """The graphs a 0.34 start captures with adaptive verification on (rules row adaptive_verification
+    "decode_graphs"; adaptive_verification_refusal has passed). The decode routine is a separate one
+    (v1/worker/gpu/spec_decode/adaptive_verification.py resolve_adaptive_cudagraph_mode: FULL becomes
+    FULL_AND_PIECEWISE, or FULL_DECODE_ONLY where nothing is compiled), and uniform decode batches, whose requests
+    verify up to q tokens each, replay token-keyed FULL graphs of varlen_decode_capture_grid up to the largest decode
+    request count x q, within max_num_batched_tokens (and 8,192 decode tokens on the wider grids of compute
+    capability 10.x) instead of the request-count graphs (config/vllm.py VllmConfig.get_varlen_decode_cudagraph_token_sizes
+    and _split_cudagraph_capture_sizes; v1/worker/gpu/cudagraph_utils.py CudaGraphManager, varlen_decode). The
+    PIECEWISE (prefill) sizes are the shared ones, or the prefill grid where vLLM takes the wider grids."""
+    compiled = _compilation_mode(args) not in _NO_COMPILATION_MODES
+    resolved = mode if mode == "FULL_DECODE_ONLY" else "FULL_AND_PIECEWISE" if compiled else "FULL_DECODE_ONLY"
+    if resolved != mode:
+        note = "; ".join(n for n in (note, f"adaptive verification runs decode batches on a routine of their own, so vLLM "
+                                     f"resolves cudagraph_mode {mode} to {resolved} (v1/worker/gpu/spec_decode/"
+                                     "adaptive_verification.py resolve_adaptive_cudagraph_mode)") if n)
+    q, seqs, mnbt = args.decode_query_len, int(args.max_num_seqs), int(args.max_num_batched_tokens)
+    head = interactivity_head(args, rules)
+    cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
+    wide = rules.cudagraph_wide_defaults_cc10 and cc10 and not given
+    cap = 8192 if wide else None  # max_decode_cudagraph_capture_tokens on the wider grids
+    prefill = prefill_capture_grid(min(8192, mnbt), head) if wide else list(shared)
+    requests = _decode_request_sizes(gpu, args, rules, shared, given)
+    top = max(requests, default=0) * q
+    varlen = varlen_decode_capture_grid(min(top, mnbt, cap or top), bool(head))
+    decode_tokens = {n * qq for n, qq in decode_capture_shapes(requests, q, seqs, min(mnbt, cap or mnbt))}
+    mixed = resolved != "FULL_DECODE_ONLY"
+    sizes = sorted(decode_tokens | set(varlen) | (set(prefill) if mixed else set()))
+    return CudaGraphPlan(mode=resolved, sizes=tuple(sizes), rounded_to=1, drafter_layers=_drafter_decoder_layers(model, args),
+                         drafter_graphs=0, mode_note=note, source="default" if wide else source,
+                         lora_cases=lora_graph_cases(args, rules, runner), piecewise_sizes=tuple(prefill) if mixed else (),
+                         full_decode_graphs=len(varlen), adaptive_sizes=tuple(varlen))
+
+
+# the rule name RefusedByVLLMError carries for every adaptive-verification refusal (adaptive_verification_refusal)
+ADAPTIVE_VERIFICATION = "speculative decoding's adaptive verification"
+# how a refusal's fix begins: the setting to drop
+_DROP_ADAPTIVE = 'drop "enable_adaptive_verification" from --speculative-config (or set it false)'
+
+
+def adaptive_verification_on(args: EngineArgs) -> bool:
+    """Whether --speculative-config turns on adaptive verification ("enable_adaptive_verification": true; vLLM's
+    default false). A value other than true or false is refused."""
+    obj = speculative_object(args.speculative_config) if args.speculative_config else None
+    value = (obj or {}).get("enable_adaptive_verification", False)
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    raise InputError("--speculative-config", f"enable_adaptive_verification must be true or false, got {value!r}",
+                     '{"method": "mtp", "num_speculative_tokens": 3, "enable_adaptive_verification": true}')
+
+
+def _decode_request_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules, shared: list[int],
+                          given: bool) -> list[int]:
+    """0.34's decode_cudagraph_capture_request_sizes as config/vllm.py VllmConfig._split_cudagraph_capture_sizes
+    resolves them (0.34.0 wheel): --compilation-config's list, kept within [1, max_num_seqs]; else, on compute
+    capability 10.x with no deprecated sizes given (rules row cudagraph_wide_defaults_cc10), the request-count grid up
+    to max_num_seqs; else the request counts the decode query length q rounds the shared sizes up to,
+    min(cdiv(s, q), max_num_seqs) for each shared size s with cdiv(s, q) x q within the largest."""
+    seqs = int(args.max_num_seqs)
+    listed = compilation_object(args.compilation_config).get("decode_cudagraph_capture_request_sizes")
+    if isinstance(listed, list):
+        return sorted({n for n in listed if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= seqs})
+    cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
+    if rules.cudagraph_wide_defaults_cc10 and cc10 and not given:
+        return decode_capture_grid(seqs)
+    return split_decode_requests(shared, args.decode_query_len, seqs)
+
+
+def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> None:
+    """RefusedByVLLMError, with vLLM's own message, where --speculative-config's "enable_adaptive_verification": true
+    meets what the release refuses it with (rules rows adaptive_verification, adaptive_verification_own_confidence_methods;
+    args resolved). In vLLM's order: SpeculativeConfig.__post_init__ (config/speculative.py) first, 0.29 refusing every
+    method but dspark (which kvplan does not plan) and 0.30+ use_local_argmax_reduction beside a method that estimates
+    acceptance from the draft logits; then VllmConfig.__post_init__ (config/vllm.py): model runner v1 (0.29-0.33,
+    _validate_v1_model_runner) and _validate_adaptive_verification: LoRA, no FULL CUDA graphs (cudagraph_mode NONE or
+    PIECEWISE, --enforce-eager, or no capture size left), 0.34's separate decode routine without decode capture sizes,
+    pipeline parallelism. Nothing where the release has no such setting or it is off."""
+    check = rules.adaptive_verification
+    if check == "unread" or not args.speculative or not adaptive_verification_on(args):
+        return
+    obj = speculative_object(args.speculative_config)
+    method = "mtp" if args.speculative[0] == "mtp" else _speculative_method(obj)
+
+    def refuse(message: str, fix: str) -> None:
+        raise RefusedByVLLMError("--speculative-config", message, fix, rule=ADAPTIVE_VERIFICATION)
+
+    if check == "dspark_only":
+        refuse("Adaptive verification only supported with DSpark",
+               f"{_DROP_ADAPTIVE}: vLLM {rules.version} takes it only with method dspark, which kvplan does not plan")
+    if obj.get("use_local_argmax_reduction") is True and method not in rules.adaptive_verification_own_confidence_methods:
+        refuse("Adaptive verification estimates per-position acceptance from the draft logits, which "
+               "use_local_argmax_reduction never materializes. Disable one of them.",
+               f'{_DROP_ADAPTIVE}, or drop "use_local_argmax_reduction"')
+    pooling = args.runner_type == "pooling" or model.is_pooling
+    if rules.mrv2_env != "removed" and not pooling and model_runner(model, args, rules) == "v1":
+        refuse("Model Runner V1 does not support: adaptive draft verification",
+               f"{_DROP_ADAPTIVE}: model runner v1 runs this deployment on vLLM {rules.version} "
+               f"({model_runner_choice(model, args, rules)[1]}), and only model runner v2 verifies adaptively")
+    if args.enable_lora:
+        refuse("Adaptive verification is not currently compatible with LoRA", f"{_DROP_ADAPTIVE}, or drop --enable-lora")
+    mode = args.cudagraph_mode or ("PIECEWISE" if pooling else rules.cudagraph_mode_default)
+    given = given_capture_sizes(args, rules) if args.captures_cuda_graphs else None
+    shared = (given[0] if given is not None else
+              cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens,
+                                      num_speculative_tokens=args.speculative[1], rules=rules, gpu=gpu,
+                                      head=interactivity_head(args, rules))) if args.captures_cuda_graphs else []
+    if not args.captures_cuda_graphs or mode not in _FULL_DECODE_MODES or not shared:
+        full = "--compilation-config '{\"cudagraph_mode\": \"FULL_AND_PIECEWISE\"}'"
+        how = ("drop --enforce-eager, which captures no CUDA graphs" if args.enforce_eager else
+               f"give {full} (cudagraph_mode NONE captures no CUDA graphs)" if not args.captures_cuda_graphs else
+               f"give {full} (cudagraph_mode {mode} captures no FULL graph)" if mode not in _FULL_DECODE_MODES else
+               f"give capture sizes within max_num_batched_tokens {int(args.max_num_batched_tokens):,} (none is left, "
+               "so vLLM sets cudagraph_mode NONE)")
+        refuse("Adaptive verification requires full CUDA graphs. Use cudagraph mode FULL, FULL_DECODE_ONLY, or "
+               "FULL_AND_PIECEWISE, or disable adaptive verification.", f"{_DROP_ADAPTIVE}, or {how}")
+    if (check == "decode_graphs" and mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")
+            and not _decode_request_sizes(gpu, args, rules, shared, given is not None)):
+        refuse("Adaptive verification needs decode CUDA graphs, but decode_cudagraph_capture_request_sizes is empty. "
+               "Capture decode graphs, or disable adaptive verification (e.g. on a prefill-only kv_producer instance, "
+               "which never verifies drafts).",
+               f"{_DROP_ADAPTIVE}, or capture sizes of {args.decode_query_len} tokens or more (1 + "
+               "num_speculative_tokens: a decode graph holds whole requests of that many tokens)")
+    if (args.pipeline_parallel_size or 1) > 1:
+        refuse("Adaptive verification is not currently compatible with pipeline parallelism",
+               f"{_DROP_ADAPTIVE}, or serve without pipeline parallelism (--pipeline-parallel-size 1)")
 
 
 # a --compilation-config mode (or level) that compiles nothing: CompilationMode.NONE (0.11+), level 0 NO_COMPILATION

@@ -742,6 +742,13 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         raise InputError("--entrypoint", f"unknown entrypoint {args.entrypoint!r}", "serve (vllm serve) or llm (vllm.LLM in Python)")
     t_default, s_default = batch_defaults(rules, gpu.total_gib, gpu.name, gpu.compute_capability or "", entry)
     who = "vllm.LLM" if entry == "llm" else "vllm serve"
+    factor = rules.performance_mode_throughput_factor if args.performance == "throughput" else 1
+    if factor > 1:
+        # --performance-mode throughput: each default not given, times the factor, before the clamps below
+        # (engine/arg_utils.py EngineArgs._set_default_max_num_seqs_and_batched_tokens_args, 0.17.0-0.34.0 wheels)
+        t_default = t_default * factor if t_default else t_default
+        s_default = s_default * factor
+    times = f" x {factor} (--performance-mode throughput)" if factor > 1 else ""
     max_seqs = args.max_num_seqs or s_default
     chunked = args.enable_chunked_prefill is not False  # V1: on unless turned off; V0 decides below
     if rules.engine == "v0":
@@ -772,7 +779,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         notes.append(f"max_num_batched_tokens {tokens} (--no-enable-chunked-prefill: a whole max_model_len prompt per step)")
     else:
         tokens = min(t_default, max_seqs * max_len) if t_default else max(max_len, 2048)
-        notes.append(f"max_num_batched_tokens {tokens} ({who} default on {gpu.name} for {rules.version})")
+        notes.append(f"max_num_batched_tokens {tokens} ({who} default on {gpu.name} for {rules.version}{times})")
     floor = _prefix_lm_item_tokens(model, args, rules)
     if floor and not args.max_num_batched_tokens and rules.engine != "v0" and floor > tokens:
         # raised before vLLM's cap at max_num_seqs x max_model_len (engine/arg_utils.py, same function)
@@ -786,7 +793,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     if not args.max_num_seqs:
         if rules.is_v1:
             max_seqs = min(max_seqs, tokens)
-        notes.append(f"max_num_seqs {max_seqs} ({who} default)")
+        notes.append(f"max_num_seqs {max_seqs} ({who} default{times})")
     # SchedulerConfig._verify_args (config/scheduler.py; config.py before 0.10): vLLM refuses these before loading
     if tokens < max_len and not chunked:
         raise RefusedByVLLMError("--max-num-batched-tokens",

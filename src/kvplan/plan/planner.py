@@ -18,9 +18,10 @@ from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, with_suffix_token_default, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
                               _env_rules, cdiv, serve_as, v1_fallback)
 from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
+                                    adaptive_verification_refusal,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
-                                    model_runner, model_runner_choice, split_graphs_note)
+                                    interactivity_head, model_runner, model_runner_choice, split_graphs_note)
 from kvplan.plan.defaults import ct_moe_mixed_schemes, quant_capability_error, resolve_args, vllm_quant_method
 from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes, extended_line, extensible_kv_cache,
                                     fallback_note, kv_memory_hint, measured_pool, memory_after_warmup_line,
@@ -368,6 +369,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--compilation-config": args.compilation_config or None,
                             "--cudagraph-capture-sizes": args.capture_sizes_given,
                             "--max-cudagraph-capture-size": args.max_cudagraph_capture_size,
+                            "--performance-mode": args.performance_mode,
                             "--cuda-graph-sizes": args.cuda_graph_sizes_given,
                             "--limit-mm-per-prompt": args.limit_mm_per_prompt or None,
                             "--language-model-only": True if args.language_model_only else None,
@@ -546,6 +548,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if model.is_pooling and resolved.runner_type != "pooling":
         resolved = replace(resolved, runner="pooling")  # resolved: vLLM's auto choice, made explicit
     check_model_runner_env(model, resolved, rules)
+    adaptive_verification_refusal(model, gpu, resolved, rules)
     check_flashinfer_sampler_env(model, gpu, rules)
     runner, runner_why = model_runner_choice(model, resolved, rules)
     if rules.window_inflight != "one":
@@ -785,7 +788,17 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             notes.append(f"CUDA graphs: --enable-lora captures each size {graphs.lora_cases} times, without and with "
                          "active LoRA (CompilationConfig.cudagraph_specialize_lora, on by default; "
                          "v1/cudagraph_dispatcher.py), so twice the graphs and their memory")
-        if graphs.wide_grids:
+        if graphs.adaptive_sizes:
+            pw = graphs.piecewise_sizes or ()
+            notes.append(f"CUDA graphs: adaptive verification (vLLM {rules.version}): uniform decode batches, each request "
+                         f"verifying up to {resolved.decode_query_len} tokens, replay {len(graphs.adaptive_sizes)} "
+                         f"token-keyed FULL graphs up to {graphs.adaptive_sizes[-1]:,} tokens "
+                         f"({', '.join(map(str, graphs.adaptive_sizes[:12]))}{', ...' if len(graphs.adaptive_sizes) > 12 else ''}) "
+                         "instead of request-count ones (config/compilation.py varlen_decode_cudagraph_capture_grid, "
+                         "config/vllm.py VllmConfig.get_varlen_decode_cudagraph_token_sizes, v1/worker/gpu/"
+                         "cudagraph_utils.py CudaGraphManager)" + (f", beside {len(pw)} PIECEWISE sizes up to "
+                                                                   f"{max(pw):,} tokens" if pw else ""))
+        elif graphs.wide_grids:
             top_reqs = graphs.full_count(resolved.max_num_seqs, resolved.decode_query_len)
             notes.append(f"CUDA graphs: vLLM {rules.version} on compute capability 10.x splits the capture sizes: "
                          f"{len(graphs.piecewise_sizes)} prefill sizes up to {max(graphs.piecewise_sizes, default=0):,} "
@@ -795,6 +808,17 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          "fitted on captures of at most 1,024 tokens")
         if graphs.split is not None and (spec or graphs.drafter_decode_graphs):
             notes.append(split_graphs_note(graphs, rules))
+        head = interactivity_head(resolved, rules)
+        if head and graphs.source == "default":
+            shown = ", ".join(map(str, graphs.sizes)) if len(graphs.sizes) <= 40 else (
+                f"{', '.join(map(str, graphs.sizes[:36]))}, ... {graphs.sizes[-1]}")
+            dense = sorted(s for s in (graphs.piecewise_sizes if graphs.piecewise_sizes is not None else graphs.sizes)
+                           if s <= head)
+            notes.append(f"CUDA graphs: --performance-mode interactivity: vLLM {rules.version}'s default grid takes every "
+                         f"size 1-{max(dense, default=0)} at its head instead of 1, 2, 4 (config/vllm.py "
+                         "VllmConfig._set_cudagraph_sizes" + (", config/compilation.py prefill_cudagraph_capture_grid "
+                         "dense_head" if graphs.piecewise_sizes is not None else "") + f"): {len(graphs.sizes)} "
+                         f"capture sizes ({shown})")
         if graphs.source != "default":
             given_sizes = graphs.sizes if graphs.split is None else graphs.split.prefill
             shown = ", ".join(map(str, given_sizes)) if len(given_sizes) <= 12 else (
