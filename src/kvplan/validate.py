@@ -39,7 +39,7 @@ ARG_FIELDS = RECORD_ARG_NAMES + (
     "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "max_cpu_loras",
     "lora_target_modules", "cpu_offload_gb",
     "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
-    "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "skip_mm_profiling",
+    "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "gdn_prefill_backend", "skip_mm_profiling",
     "allow_deprecated_quantization",
     "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta")
 
@@ -562,7 +562,7 @@ def clean_record(rec: dict) -> dict:
     for k in _BOOL_ARGS:
         if k in args:
             args[k] = _as_bool(args[k], f"args.{k}")
-    for k in ("dtype", "kv_cache_dtype", "quantization", "runner", "entrypoint", "mamba_ssm_cache_dtype"):
+    for k in ("dtype", "kv_cache_dtype", "quantization", "runner", "entrypoint", "mamba_ssm_cache_dtype", "gdn_prefill_backend"):
         if k in args:
             args[k] = str(args[k]).strip().replace("torch.", "")
             if k != "quantization":
