@@ -388,6 +388,13 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
                 return fixes
         if p.failure_code == "moe_mixed_schemes":  # the checkpoint's ignore list, not a flag or a GPU, decides it
             return fixes
+        if p.failure_code == "gdn_prefill_backend":  # a backend of another platform (plan.kv.gdn_prefill): Triton/FLA
+            # runs on every platform (leaving the flag out, vLLM's own choice, is the other way)
+            q = _try(p, gdn_prefill_backend="triton")
+            if q:
+                fixes.append(_Offer(Fix("Triton/FLA GDN prefill kernel", {"gdn_prefill_backend": "triton"}, _effect(q),
+                                        q.fits), q))
+            return fixes
         if a.dtype == "bfloat16" and p.gpu.cc and p.gpu.cc < (8, 0):
             q = _try(p, dtype="float16")
             if q:
@@ -1028,6 +1035,7 @@ class FitFlags:
     cpu_offload_gb: Optional[float] = None
     kv_cache_memory_bytes: Optional[str] = None  # read as vllm serve reads it: 8G = 8 GiB, 8g = 8e9
     enable_extensible_kv_cache: Optional[bool] = None
+    gdn_prefill_backend: Optional[str] = None
     enable_lora: bool = False
     max_loras: Optional[int] = None
     max_lora_rank: Optional[int] = None
@@ -1107,6 +1115,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("cpu_offload_gb", Optional[float], None, ("--cpu-offload-gb",), "GiB of weights per GPU kept in CPU memory (vLLM's UVA offload): less on the GPU, streamed every forward.", "vllm serve flags"),
     FitParam("kv_cache_memory_bytes", Optional[str], None, ("--kv-cache-memory-bytes",), "The KV-cache pool per GPU in bytes (vLLM >= 0.10.2; 8G = 8 GiB, 8g = 8e9), taken as given: gpu_memory_utilization no longer sizes it.", "vllm serve flags"),
     FitParam("enable_extensible_kv_cache", Optional[bool], None, ("--enable-extensible-kv-cache/--no-enable-extensible-kv-cache",), "vLLM >= 0.34: the extensible KV cache, on by default on CUDA and ROCm (gpu_memory_utilization then defaults to 1.0): the pool is what the memory measured after warmup and CUDA-graph capture leaves, less a margin; off, it is the profile's estimate at 0.92. --kv-cache-memory-bytes turns it off.", "vllm serve flags"),
+    FitParam("gdn_prefill_backend", Optional[str], None, ("--gdn-prefill-backend",), "vLLM >= 0.18: the prefill kernel of Qwen's Gated DeltaNet layers (Qwen3-Next, Qwen3.5+ hybrids): flashinfer, triton, cutedsl (0.22+), aiter_flydsl (0.32+, ROCm), sycl (0.33+, XPU), hip (0.34+, ROCm). Default: vLLM's choice, FlashInfer where it runs (SM 9.0; SM 10.x/12.x with 128-wide keys), whose prefill checkpoints put a hybrid's block size on a 64-token grid with prefix caching from 0.33; triton keeps it off that grid. A backend of another platform is refused as vLLM refuses it.", "vllm serve flags"),
     FitParam("enable_lora", bool, False, ("--enable-lora",), "Serve LoRA adapters: vLLM allocates max_loras slots on every supported layer at startup.", "vllm serve flags"),
     FitParam("max_loras", Optional[int], None, ("--max-loras",), "LoRA adapters in one batch (vLLM default 1).", "vllm serve flags"),
     FitParam("max_lora_rank", Optional[int], None, ("--max-lora-rank",), "Largest adapter rank (vLLM default 16).", "vllm serve flags"),
@@ -1158,7 +1167,7 @@ CAPACITY_REQUESTS = 5000
 
 
 SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size", "quantization",
-             "vllm_version", "max_loras", "max_lora_rank", "enable_extensible_kv_cache")
+             "vllm_version", "max_loras", "max_lora_rank", "enable_extensible_kv_cache", "gdn_prefill_backend")
 
 
 def _switch_value(text: str) -> bool:

@@ -505,6 +505,10 @@ def spec_from_plan(
     mssm = _get(a, "mamba_ssm_cache_dtype")
     if mssm and mssm != "auto":
         flags.append(Flag("--mamba-ssm-cache-dtype", str(mssm)))
+    gdn_backend = _get(a, "gdn_prefill_backend")
+    if gdn_backend:
+        flags.append(Flag("--gdn-prefill-backend", str(gdn_backend), "the GDN prefill kernel, as planned (FlashInfer's "
+                          "prefill checkpoints set the block size of a hybrid with prefix caching from vLLM 0.33)"))
     if _get(a, "enforce_eager", default=False):
         flags.append(Flag("--enforce-eager", None, "no CUDA graphs: faster start, slower decode"))
     spec_config = _get(a, "speculative_config")  # given as JSON text or as a dict

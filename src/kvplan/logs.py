@@ -2394,6 +2394,22 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="Prefix caching of a hybrid (Mamba) model was asked without what it needs: chunked prefill and --mamba-cache-mode align.",
          fix="Keep chunked prefill on (drop --no-enable-chunked-prefill) and pass --mamba-cache-mode align, or --no-enable-prefix-caching.",
          versions="0.27.1, 0.33.0", source="vllm/model_executor/models/config.py MambaModelConfig.verify_and_update_config; v1/core/single_type_kv_cache_manager.py MambaManager.__init__ (0.33.0)"),
+    # --gdn-prefill-backend naming a kernel this platform or build lacks: _resolve_gdn_prefill_backend raises while the
+    # GDN layers are built (versions.GDN_PREFILL_OTHER_PLATFORM / GDN_PREFILL_ROCM_MISSING), or warns and runs
+    # Triton/FLA where the kernel is there but cannot serve the model (or, up to 0.21, FlashInfer off SM 9.0)
+    _sig("src_gdn_prefill_backend_refused", "gdn prefill backend '",
+         r"GDN prefill backend '(?P<backend>\w+)' (?:is only supported on XPU|was requested but (?:it is a ROCm|the AITER "
+         r"FlyDSL prefill kernels are not importable|_rocm_C\.rdna35_gdn_chunked is unavailable|torch\.ops\._xpu_C))", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="--gdn-prefill-backend {backend} names a GDN prefill kernel of another platform, or one this build or GPU lacks (ROCm's aiter_flydsl needs VLLM_ROCM_USE_AITER=1, a CDNA 3+ GPU and an AITER exporting it; hip an RDNA3.5 build; sycl Intel XPU).",
+         fix="Drop --gdn-prefill-backend (vLLM picks the kernel itself) or pass --gdn-prefill-backend triton, which runs everywhere.",
+         versions="0.32.0, 0.33.0, 0.34.0", source="vllm/model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py _resolve_gdn_prefill_backend (0.32.0-0.34.0)"),
+    _sig("gdn_prefill_backend_fallback", "gdn prefill backend '",
+         r"GDN prefill backend '(?P<backend>\w+)' (?:was requested but .*|is selected but cannot use this kernel .*)Falling back to Triton/FLA", WARNING,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.2,
+         cause="--gdn-prefill-backend {backend} cannot serve this model here, so vLLM runs the Triton/FLA GDN prefill kernel instead.",
+         fix="Nothing stops the start; drop --gdn-prefill-backend to let vLLM choose, or pass triton to say what runs.",
+         versions="0.18.0-0.21.0, 0.32.0-0.34.0", source="vllm/model_executor/models/qwen3_next.py ChunkGatedDeltaRule (0.18.0); layers/mamba/gdn/qwen_gdn_linear_attn.py _resolve_gdn_prefill_backend (0.32.0-0.34.0)"),
     # an assert the config's capture sizes normally satisfy: user-set capture sizes above max_num_seqs, or a release's
     # path that let one through: a hint
     _sig("src_mamba_cudagraph_decode_only", "only supports decode-only full cudagraph capture",
@@ -3032,6 +3048,9 @@ class StartupLog:
                 args[name] = self.arg(name)
         if self.arg("allow_deprecated_quantization"):  # a deprecated method the server was let start with
             args["allow_deprecated_quantization"] = True
+        if self.arg("gdn_prefill_backend"):  # the GDN prefill kernel asked for: FlashInfer's checkpoints set a hybrid's
+            # block size (plan.kv.gdn_prefill)
+            args["gdn_prefill_backend"] = self.arg("gdn_prefill_backend")
         if self.skip_mm_profiling:  # the encoder pass the profile run left out of the peak
             args["skip_mm_profiling"] = True
         if self.arg("enable_chunked_prefill") is not None:  # stated, False included: it sets the step's token budget

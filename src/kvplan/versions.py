@@ -805,8 +805,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # sets it from 0.32.0 (model_executor/layers/mamba/mamba_mixer2.py get_kv_cache_spec, unconditionally); Qwen's GDN
     # layer from 0.33.0 (mamba/gdn/qwen_gdn_linear_attn.py get_kv_cache_spec), only when it exports checkpoints: align mode
     # with the FlashInfer GDN prefill kernel (_resolve_gdn_prefill_backend: CUDA SM 9.0, or SM 10.x / 12.x with
-    # linear_key_head_dim 128 and a CUDA 13 runtime, which the 0.33.0 wheel's cu13 dependencies bring) and every
-    # recurrent layer able to (get_mamba_prefill_checkpoint_alignment).
+    # linear_key_head_dim 128 and a CUDA 13 runtime, which the 0.33.0 wheel's cu13 dependencies bring; any other
+    # --gdn-prefill-backend turns it off: plan.kv.gdn_prefill) and every recurrent layer able to
+    # (get_mamba_prefill_checkpoint_alignment).
     "mamba_checkpoint_page": [((0, 0, 0), ()), ((0, 32, 0), ("mamba2",)), ((0, 33, 0), ("mamba2", "gdn"))],
     # Tokens a hybrid model's attention block size is also a multiple of when its GDN layers export prefill
     # checkpoints (the cases of mamba_checkpoint_page's "gdn" above): in align mode
@@ -2188,6 +2189,10 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # in 0.6.4.post1's and every later one read. --rope-scaling: absent from 0.4.2's, present in 0.4.3's; --rope-theta:
     # absent from 0.4.3's, present in 0.5.0's (both gone from 0.11.1: SERVE_FLAG_UNTIL)
     "--hf-overrides": (0, 6, 4), "--rope-scaling": (0, 4, 3), "--rope-theta": (0, 5, 0),
+    # EngineArgs.gdn_prefill_backend (argparse choices, default None: vLLM's own choice, "auto" in additional_config):
+    # absent from the 0.17.1 wheel's engine/arg_utils.py, present in 0.18.0's and every later one read (0.19.0-0.34.0);
+    # its values grow: GDN_PREFILL_BACKENDS below
+    "--gdn-prefill-backend": (0, 18, 0),
 }
 
 # Flags a later release removed: the first release without them. --cuda-graph-sizes: 0.12.0 warns it "is deprecated
@@ -2286,6 +2291,56 @@ def serve_mm_limits(value: str | dict, limits: dict[str, int], version: str) -> 
     return value.strip() if value.strip().startswith("{") else json.dumps(limits, separators=(",", ":"))
 
 
+# --gdn-prefill-backend's argparse choices (vllm/engine/arg_utils.py EngineArgs.add_cli_args), each with the first
+# release whose wheel takes it: flashinfer and triton with the flag (0.18.0); cutedsl absent from 0.21.0's, present in
+# 0.22.0's; aiter_flydsl absent from 0.31.0's, present in 0.32.0's; sycl from 0.33.0; hip from 0.34.0. No "auto":
+# vLLM's own choice is the flag left out (additional_config's "auto").
+GDN_PREFILL_BACKENDS: dict[str, V] = {"flashinfer": (0, 18, 0), "triton": (0, 18, 0), "cutedsl": (0, 22, 0),
+                                      "aiter_flydsl": (0, 32, 0), "sycl": (0, 33, 0), "hip": (0, 34, 0)}
+# What _resolve_gdn_prefill_backend (model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py) raises, while Qwen's GDN
+# layers are built, for a backend of another platform, by release ({platform}: current_platform.device_name, "cuda"
+# in platforms/cuda.py, "rocm" in platforms/rocm.py). sycl off XPU: ValueError, checked first (0.33.0, 0.34.0 wheels);
+# aiter_flydsl off ROCm: RuntimeError naming "a ROCm AITER backend" (0.32.0, 0.33.0), "a ROCm backend" from 0.34.0,
+# which raises the same for hip.
+GDN_PREFILL_OTHER_PLATFORM: dict[str, list[tuple[V, str]]] = {
+    "sycl": [((0, 33, 0), "GDN prefill backend 'sycl' is only supported on XPU.")],
+    "aiter_flydsl": [((0, 32, 0), "GDN prefill backend 'aiter_flydsl' was requested but it is a ROCm AITER backend and "
+                                  "the current platform is {platform}."),
+                     ((0, 34, 0), "GDN prefill backend 'aiter_flydsl' was requested but it is a ROCm backend and the "
+                                  "current platform is {platform}.")],
+    "hip": [((0, 34, 0), "GDN prefill backend 'hip' was requested but it is a ROCm backend and the current platform is "
+                         "{platform}.")],
+}
+
+
+def gdn_other_platform_refusal(backend: str, release: V) -> str | None:
+    """GDN_PREFILL_OTHER_PLATFORM's message for `backend` in `release` ({platform} to fill in), None where that release
+    does not refuse it off its platform."""
+    return _value_at(GDN_PREFILL_OTHER_PLATFORM.get(backend, []), release)
+
+
+# ROCm's own backends where their kernels are missing (RuntimeError, same function): aiter_flydsl needs
+# rocm_aiter_ops.is_gdn_flydsl_prefill_available (_aiter_ops.py: VLLM_ROCM_USE_AITER, a CDNA 3+ GPU, an AITER that
+# exports the FlyDSL kernels; 0.32.0-0.34.0 wheels), hip is_hip_gdn_available (mamba/ops/hip_gdn_chunk.py: the
+# _rocm_C.rdna35_gdn_chunked op, on_gfx115x; 0.34.0). Where they are there but cannot serve the model (linear key and
+# value heads other than 128/128, a dtype the kernel lacks) vLLM warns "... was requested but {reasons}. Falling back
+# to Triton/FLA." instead.
+GDN_PREFILL_ROCM_MISSING: dict[str, str] = {
+    "aiter_flydsl": "GDN prefill backend 'aiter_flydsl' was requested but the AITER FlyDSL prefill kernels are not "
+                    "importable. Check that VLLM_ROCM_USE_AITER=1, that this is a CDNA 3 or newer GPU, and that the "
+                    "installed AITER exports them.",
+    "hip": "GDN prefill backend 'hip' was requested but _rocm_C.rdna35_gdn_chunked is unavailable. It is built and "
+           "registered only for RDNA3.5 (gfx1150-gfx1153).",
+}
+# FlashInfer requested where its GDN prefill kernel cannot run: up to 0.21 (models/qwen3_next.py ChunkGatedDeltaRule
+# 0.18.0, mamba/gdn_linear_attn.py 0.21.0; FlashInfer only on CUDA SM 9.0) vLLM warns and runs Triton/FLA; from 0.22
+# _resolve_gdn_prefill_backend returns Triton/FLA with only its info line 'Using Triton/FLA GDN prefill kernel
+# (requested=flashinfer, head_k_dim=N).' (0.22.0-0.34.0 wheels)
+GDN_FLASHINFER_FALLBACK_WARNING_UNTIL: V = (0, 22, 0)
+GDN_FLASHINFER_FALLBACK_WARNING = ("GDN prefill backend 'flashinfer' is selected but cannot use this kernel on the "
+                                   "current platform. Falling back to Triton/FLA.")
+
+
 # Values of a flag that came in a later release than the flag: the first release read that takes each
 # (--kv-cache-dtype: choices in engine/arg_utils.py up to 0.8, the CacheDType Literal of vllm/config.py, then
 # vllm/config/cache.py; 0.4.2 takes auto and fp8 only)
@@ -2300,6 +2355,7 @@ SERVE_VALUE_SINCE: dict[str, dict[str, V]] = {
     "--mamba-ssm-cache-dtype": {"float16": (0, 13, 0), "bfloat16": (0, 22, 0)},
     # --task's TaskOption (vllm/config.py): "embedding" only in 0.6.4, "embed" from 0.6.5 (the pooling_flag row)
     "--task": {"embed": (0, 6, 5)},
+    "--gdn-prefill-backend": {name: since for name, since in GDN_PREFILL_BACKENDS.items() if since > (0, 18, 0)},
 }
 
 # --block-size's argparse choices, release by release (engine/arg_utils.py choices up to 0.8.4, the BlockSize Literal

@@ -21,7 +21,7 @@ from typing import Sequence
 from kvplan.calibration import GIB
 from kvplan.errors import InputError
 from kvplan.resolve import MAX_MEMORY_BYTES, GPUSpec, ModelSpec
-from kvplan.versions import V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, canonical_quant
+from kvplan.versions import GDN_PREFILL_BACKENDS, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, canonical_quant
 
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
@@ -678,6 +678,9 @@ class EngineArgs:
     # vLLM's --enable-extensible-kv-cache / --no-enable-extensible-kv-cache (>= 0.34): None, the release's default (on
     # on CUDA and ROCm where nothing rules it out: plan.extensible.extensible_kv_cache)
     enable_extensible_kv_cache: bool | None = None
+    # vLLM's --gdn-prefill-backend (>= 0.18): the prefill kernel of Qwen's Gated DeltaNet layers, one of
+    # versions.GDN_PREFILL_BACKENDS; None, vLLM's own choice (plan.kv.gdn_prefill decides what runs)
+    gdn_prefill_backend: str | None = None
     allow_long_max_model_len: bool = False     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope-scaling override)
     speculative_config: str | dict | None = None  # vLLM's --speculative-config JSON: {"method": ..., "num_speculative_tokens": N}
     compilation_config: str | dict | None = None  # vLLM's --compilation-config JSON; kvplan reads its cudagraph_mode
@@ -875,6 +878,12 @@ class EngineArgs:
             # vLLM's ExpertPlacementStrategy Literal (config/parallel.py, 0.11.0-0.34.0 wheels), argparse's choices
             raise InputError("--expert-placement-strategy", f"unknown placement {self.expert_placement_strategy!r}",
                              f"one of {', '.join(EXPERT_PLACEMENTS)}")
+        if self.gdn_prefill_backend is not None and self.gdn_prefill_backend not in GDN_PREFILL_BACKENDS:
+            # argparse's choices, which hold no "auto" (vLLM's own choice is the flag left out); which release takes
+            # which value is checked with the release (versions.SERVE_VALUE_SINCE)
+            raise InputError("--gdn-prefill-backend", f"unknown GDN prefill backend {self.gdn_prefill_backend!r}: "
+                             "vllm serve's argparse would refuse it", f"one of {', '.join(GDN_PREFILL_BACKENDS)}, or "
+                             "leave it out for vLLM's own choice")
         # --block-size: a positive int (above); which sizes a release takes is its own (versions.BLOCK_SIZE_CHOICES,
         # checked with the release: any positive int from 0.18, e.g. 96 starts gpt-oss-20b on 0.29 with TRITON_ATTN)
         for name, example in (("max_loras", "e.g. 4"), ("max_lora_rank", "e.g. 4"), ("max_cpu_loras", "e.g. 32"),

@@ -11,13 +11,15 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import replace
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from kvplan.errors import InputError
 from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGroup, cdiv
 from kvplan.plan.multimodal import _text_only, mrope_cache_factor
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16
-from kvplan.versions import VersionRules, canonical_quant, release_from
+from kvplan.versions import (GDN_FLASHINFER_FALLBACK_WARNING, GDN_FLASHINFER_FALLBACK_WARNING_UNTIL,
+                             GDN_PREFILL_ROCM_MISSING, VersionRules, canonical_quant, gdn_other_platform_refusal,
+                             release_from)
 from kvplan.weights import (RankWeights, ct_experts_module, ct_module_scheme, kv_dtype_bytes, moe_layers, pp_layer_split,
                             splits_exclude_list, weights_per_rank)
 
@@ -378,23 +380,132 @@ def _ssm_dtype(model: ModelSpec, args: EngineArgs) -> str:
     return args.dtype
 
 
-def _gdn_exports_checkpoints(layers: list[LayerSpec], gpu: GPUSpec | None) -> bool:
+class GdnPrefill(NamedTuple):
+    """The GDN prefill kernel vLLM runs for a model's Gated DeltaNet layers (gdn_prefill): `kernel` flashinfer,
+    cutedsl, triton, aiter_flydsl or hip (None: the model has no GDN layer, or which one runs cannot be told);
+    `refusal` vLLM's message where the start stops on the flag; `warning` vLLM's where it falls back; `note` what
+    kvplan says of the choice."""
+
+    kernel: str | None = None
+    refusal: str | None = None
+    warning: str | None = None
+    note: str | None = None
+
+
+def _gdn_flashinfer_runs(rec, gpu: GPUSpec) -> bool:
+    """Whether FlashInfer's GDN prefill kernel runs on `gpu`: _resolve_gdn_prefill_backend (mamba/gdn/
+    qwen_gdn_linear_attn.py, 0.33.0 and 0.34.0 wheels) takes it on CUDA at compute capability 9.0, or 10.x / 12.x when
+    linear_key_head_dim is 128 (and the CUDA runtime is 13, as those wheels' cu13 dependencies give)."""
+    cc = gpu.compute_capability or ""
+    major = cc.split(".")[0]
+    return cc == "9.0" or (major in ("10", "12") and all(r.key_head_dim == 128 for r in rec))
+
+
+def _gdn_cutedsl_runs(rec, gpu: GPUSpec, rules: VersionRules) -> bool:
+    """Whether the in-tree CuteDSL kernel runs where it is asked for: SM 10.x with 128-wide keys (0.33.0), SM 11.x
+    too from 0.34.0 (_resolve_gdn_prefill_backend's supports_cutedsl)."""
+    major = (gpu.compute_capability or "").split(".")[0]
+    families = ("10", "11") if rules.release >= (0, 34, 0) else ("10",)
+    return major in families and all(r.key_head_dim == 128 for r in rec)
+
+
+def gdn_prefill(layers: Iterable[LayerSpec], gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> GdnPrefill:
+    """The GDN prefill kernel for `layers` with --gdn-prefill-backend (args.gdn_prefill_backend; None: vLLM's own
+    choice), as _resolve_gdn_prefill_backend picks it (mamba/gdn/qwen_gdn_linear_attn.py, 0.33.0 and 0.34.0 wheels;
+    the refusals and the warning by release from versions.GDN_PREFILL_*). Which kernel runs sets a KV-cache figure only
+    where Qwen's GDN layers export prefill checkpoints (rules row mamba_checkpoint_page: FlashInfer's, from 0.33), so
+    before that release only the flag's refusals and fallbacks are told. A model without GDN layers never reads the
+    flag (it stays in additional_config)."""
+    rec = [l.recurrent for l in layers if l.kind == "recurrent" and l.recurrent is not None and l.recurrent.kind == "gdn"]
+    asked = args.gdn_prefill_backend
+    if not rec:
+        return GdnPrefill(note=f"--gdn-prefill-backend {asked}: the model has no Gated DeltaNet layers, so vLLM does "
+                               "not read it" if asked else None)
+    requested = asked or "auto"
+    vendor = (gpu.vendor or "NVIDIA").upper() if gpu is not None else None
+    platform = {"NVIDIA": "cuda", "AMD": "rocm"}.get(vendor or "")
+    other = gdn_other_platform_refusal(requested, rules.release)
+    if other and (requested == "sycl" or platform == "cuda"):  # (no XPU in the catalog: sycl is refused everywhere)
+        return GdnPrefill(refusal=other.format(platform=platform) + f" (vLLM {rules.version} stops while it builds the "
+                          "model's GDN layers)")
+    kernels_matter = "gdn" in rules.mamba_checkpoint_page
+    if gpu is None or platform is None:  # an unknown GPU, or a platform whose choice kvplan does not model
+        kernel = "flashinfer" if requested in ("auto", "flashinfer") and gpu is None else None
+        return GdnPrefill(kernel=kernel, note=f"--gdn-prefill-backend {asked}: which GDN prefill kernel runs on "
+                                              f"{gpu.name if gpu else 'an unknown GPU'} is not modelled" if asked else None)
+    if platform == "rocm":
+        return _gdn_prefill_rocm(rec, gpu, args, rules, requested)
+    if requested in ("auto", "flashinfer") and _gdn_flashinfer_runs(rec, gpu):
+        kernel = "flashinfer"
+    elif requested == "cutedsl" and _gdn_cutedsl_runs(rec, gpu, rules):
+        kernel = "cutedsl"
+    else:
+        kernel = "triton"
+    warning = None
+    if requested == "flashinfer" and rules.release < GDN_FLASHINFER_FALLBACK_WARNING_UNTIL and gpu.compute_capability != "9.0":
+        warning = GDN_FLASHINFER_FALLBACK_WARNING  # (up to 0.21 FlashInfer ran on SM 9.0 alone)
+    note = None
+    if asked and kernels_matter:
+        names = {"flashinfer": "FlashInfer", "cutedsl": "CuteDSL", "triton": "Triton/FLA"}
+        note = (f"--gdn-prefill-backend {asked}: vLLM {rules.version} runs the {names[kernel]} GDN prefill kernel on "
+                f"{gpu.name} ('Using {names[kernel]} GDN prefill kernel (requested={asked}, head_k_dim="
+                f"{rec[0].key_head_dim}).')" + ("" if kernel == "flashinfer" else
+                                                 ": no prefill checkpoints, so no 64-token block alignment or checkpoint page"))
+    elif asked:
+        note = (f"--gdn-prefill-backend {asked}: the GDN prefill kernel sets no KV-cache figure in vLLM {rules.version} "
+                "(its GDN layers export no prefill checkpoints before 0.33)")
+    return GdnPrefill(kernel=kernel, warning=warning, note=note)
+
+
+def _gdn_prefill_rocm(rec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, requested: str) -> GdnPrefill:
+    """gdn_prefill on ROCm, where FlashInfer never runs (no prefill checkpoints): aiter_flydsl (from 0.32) and hip
+    (from 0.34) are refused where their kernels are missing (versions.GDN_PREFILL_ROCM_MISSING), and fall back to
+    Triton/FLA with vLLM's warning where they cannot serve the model; whether the installed AITER exports the FlyDSL
+    kernels is not an input, so that start is told, not planned."""
+    asked = args.gdn_prefill_backend
+    if requested not in GDN_PREFILL_ROCM_MISSING:
+        warning = (GDN_FLASHINFER_FALLBACK_WARNING if requested == "flashinfer"
+                   and rules.release < GDN_FLASHINFER_FALLBACK_WARNING_UNTIL else None)
+        return GdnPrefill(kernel=None if requested == "auto" else "triton", warning=warning, note=(
+            f"--gdn-prefill-backend {asked}: vLLM {rules.version} runs the Triton/FLA GDN prefill kernel on ROCm "
+            "(no prefill checkpoints)") if asked else None)
+    dk, dv = rec[0].key_head_dim, rec[0].head_dim
+    if requested == "aiter_flydsl":
+        available = args.env_on("VLLM_ROCM_USE_AITER")
+        reasons = ([f"linear head dims are K={dk} V={dv}; FlyDSL requires 128/128"] if (dk, dv) != (128, 128) else []) + (
+            [f"model dtype is torch.{args.dtype}; FlyDSL requires bfloat16"] if args.dtype and args.dtype != "bfloat16" else [])
+        needs = ("the installed AITER must export the FlyDSL prefill kernels on a CDNA 3 or newer Instinct GPU, which "
+                 "kvplan cannot see")
+    else:  # hip: RDNA3.5 (gfx1150-gfx1153) are the integrated GPUs of AMD's Ryzen AI APUs
+        available = gpu.integrated_memory
+        reasons = ([f"linear head dims are K={dk} V={dv}; the HIP kernel requires 128/128"] if (dk, dv) != (128, 128) else []) + (
+            [f"model dtype is torch.{args.dtype}; the HIP kernel requires bfloat16 or float16"]
+            if args.dtype and args.dtype not in ("bfloat16", "float16") else [])
+        needs = "the vLLM build must include the _rocm_C.rdna35_gdn_chunked op, which kvplan cannot see"
+    if not available:
+        return GdnPrefill(refusal=GDN_PREFILL_ROCM_MISSING[requested] + f" (vLLM {rules.version} stops while it builds "
+                          "the model's GDN layers)")
+    if rules.release < (0, 33, 0):  # 0.32.0 names the first reason alone
+        reasons = reasons[:1]
+    if reasons:
+        return GdnPrefill(kernel="triton", warning=f"GDN prefill backend '{requested}' was requested but "
+                                                   f"{'; '.join(reasons)}. Falling back to Triton/FLA.")
+    return GdnPrefill(kernel=requested, note=f"--gdn-prefill-backend {requested}: {needs}; vLLM stops with "
+                                             f"'{GDN_PREFILL_ROCM_MISSING[requested]}' where it does not")
+
+
+def _gdn_exports_checkpoints(layers: list[LayerSpec], gpu: GPUSpec | None, args: EngineArgs,
+                             rules: VersionRules) -> bool:
     """Whether Qwen's GDN layers export prefill checkpoints, so that (in 0.33) each holds a checkpoint page in align mode:
-    only with FlashInfer's GDN prefill kernel, which _resolve_gdn_prefill_backend (mamba/gdn/qwen_gdn_linear_attn.py,
-    0.33.0 wheel) picks on CUDA at compute capability 9.0, or 10.x / 12.x when linear_key_head_dim is 128 (and the CUDA
-    runtime is 13, as the 0.33.0 wheel's cu13 dependencies give); Triton/FLA elsewhere (ROCm, Ampere, Ada). And only
-    when every recurrent layer can (get_mamba_prefill_checkpoint_alignment is None otherwise). An unknown GPU keeps
-    the page."""
+    only with FlashInfer's GDN prefill kernel (gdn_prefill: vLLM's own choice on CUDA at compute capability 9.0, or
+    10.x / 12.x with 128-wide keys, unless --gdn-prefill-backend asks for another; Triton/FLA elsewhere: ROCm, Ampere,
+    Ada), which sets the layer's _checkpoint_alignment only then (mamba/gdn/qwen_gdn_linear_attn.py, 0.33.0 and 0.34.0
+    wheels). And only when every recurrent layer can (get_mamba_prefill_checkpoint_alignment is None otherwise). An
+    unknown GPU keeps the page where vLLM's own choice is asked."""
     rec = [l.recurrent for l in layers if l.kind == "recurrent" and l.recurrent is not None]
     if not rec or any(r.kind != "gdn" for r in rec):
         return False
-    if gpu is None:
-        return True
-    cc = gpu.compute_capability or ""
-    if (gpu.vendor or "NVIDIA").upper() != "NVIDIA" or not cc:
-        return False
-    major = cc.split(".")[0]
-    return cc == "9.0" or (major in ("10", "12") and all(r.key_head_dim == 128 for r in rec))
+    return gdn_prefill(layers, gpu, args, rules).kernel == "flashinfer"
 
 
 def drafter_kv_layers(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> list[LayerSpec]:
@@ -429,7 +540,7 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     all_layers = [l for l in model.layers if l.kind != "none"]
     # Mamba2 always can; GDN as _gdn_exports_checkpoints says (rules row mamba_checkpoint_page: which kinds, from when)
     ckpt_capable = not any(l.recurrent is not None and l.recurrent.kind == "gdn" for l in all_layers) \
-        or _gdn_exports_checkpoints(all_layers, gpu)
+        or _gdn_exports_checkpoints(all_layers, gpu, args, rules)
     # pipeline parallelism: each stage holds its own layers (pp_stages, the split the weights per stage use too); the
     # stage with most KV layers (the first of those) bounds N
     stage_layers = [[l for l in layers if l.kind != "none"] for layers in stage_cache_layers(model, args, rules)]

@@ -28,7 +28,7 @@ from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes
                                     startup_used_bytes, unified_memory_warning, utilization_text,
                                     utilization_warning)
 from kvplan.plan.kv import (window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
-                            build_groups, mamba_cache_mode, rank_weights)
+                            build_groups, gdn_prefill, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
                                check_flashinfer_sampler_env, computed_profile_terms, measured_terms,
@@ -100,9 +100,10 @@ class Plan:
                                      # "state_blocks" (a hybrid's state blocks below max_num_seqs)
     # which check refused a "platform" plan, for what acts on the refusal (api's fixes, the log's exception) without
     # reading its message: "compute_capability" (below the wheels' floor), "bfloat16" (below 8.0), "quantization" (a
-    # method needing a newer GPU), "attention_backend" (no backend takes the block size) or "fp8_e4m3_kv" (e4m3 in
-    # Triton below 8.9), "moe_mixed_schemes" (a compressed-tensors ignore list naming part of expert 0: defaults.
-    # ct_moe_mixed_schemes); None for every other plan
+    # method needing a newer GPU), "attention_backend" (no backend takes the block size), "gdn_prefill_backend" (a
+    # --gdn-prefill-backend of another platform: plan.kv.gdn_prefill), "fp8_e4m3_kv" (e4m3 in Triton below 8.9),
+    # "moe_mixed_schemes" (a compressed-tensors ignore list naming part of expert 0: defaults.ct_moe_mixed_schemes);
+    # None for every other plan
     failure_code: str | None = None
     weights_by_use: tuple[tuple[str, int], ...] = ()  # per rank, by what a decode step does with them (RankWeights.by_use)
     given_args: EngineArgs | None = None  # the flags as given, before defaults (a replan re-derives the defaults)
@@ -355,6 +356,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--max-cpu-loras": args.max_cpu_loras if args.enable_lora else None,
                             "--lora-target-modules": " ".join(args.lora_targets or ()) or None,
                             "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
+                            "--gdn-prefill-backend": args.gdn_prefill_backend,
                             "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
                             "--enable-extensible-kv-cache": True if args.enable_extensible_kv_cache else None,
                             "--no-enable-extensible-kv-cache": True if args.enable_extensible_kv_cache is False else None,
@@ -879,6 +881,13 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(f"KV-cache memory given: {available / GIB:.2f} GiB (--kv-cache-memory-bytes); utilization ignored")
 
     groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu)
+    # the GDN prefill kernel (--gdn-prefill-backend): build_groups read whether it exports checkpoints; vLLM's refusal
+    # of a backend the platform lacks, or its fallback warning, and what runs
+    gdn = gdn_prefill(model.layers, gpu, resolved, rules) if rules.is_v1 else None
+    if gdn is not None and gdn.note:
+        notes.append(gdn.note)
+    if gdn is not None and gdn.warning:
+        warns.append(gdn.warning)
     act_first = act - measured["activation_peak"][0] + measured["activation_no_sampler"][0] - drafter_profile
     staged = _pipeline_stage_pool(model, resolved, rules, groups, w, requested, nt, cg, act, act_first,
                                   nt - measured["non_torch"][0] + measured["non_torch_no_sampler"][0])
@@ -984,6 +993,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if marlin_warning:
         warns.append(marlin_warning)
     refusal = _startup_error(gpu, resolved, rules, quant, args.quantization)  # (Plan.failure_code, message) or None
+    if refusal is None and gdn is not None and gdn.refusal:
+        refusal = "gdn_prefill_backend", gdn.refusal
     if refusal is None and backend_error:
         refusal = "attention_backend", backend_error
     if refusal is None and fp8_error:
