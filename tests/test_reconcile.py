@@ -638,9 +638,9 @@ def test_a_source_build_without_a_release_number_is_planned_as_a_versionless_log
     --vllm-version refuses it naming the fix."""
     from kvplan.versions import parse_version, untagged_source_build
 
-    line = "INFO 10-15 00:00:00 [core.py:1] Initializing a V1 LLM engine (v0.1.dev10446+g2dcd12d35) with config: model='m'"
+    line = "INFO 10-15 00:00:00 [core.py:1] Initializing a V1 LLM engine (v0.1.dev1+gd56e95223) with config: model='m'"
     log = parse_lines([line, "INFO 01-01 00:00:00 [utils.py:1] non-default args: {'model': 'm'}"])
-    assert log.vllm_version == "0.1.dev10446+g2dcd12d35" and untagged_source_build(log.vllm_version)
+    assert log.vllm_version == "0.1.dev1+gd56e95223" and untagged_source_build(log.vllm_version)
     assert "vllm_version" not in plan_kwargs_from_log(log, FitFlags(gpu="H100"))
 
     def fit(model, **kwargs):
@@ -650,18 +650,18 @@ def test_a_source_build_without_a_release_number_is_planned_as_a_versionless_log
     plan, notes = plan_from_log(log, "m", FitFlags(gpu="H100"), fit=fit)
     assert any("names no release" in n and "pass --vllm-version" in n for n in notes), notes
     with pytest.raises(InputError, match="names no release") as exc:
-        parse_version("0.1.dev10446+g2dcd12d35")
+        parse_version("0.1.dev1+gd56e95223")
     assert exc.value.field == "--vllm-version" and "built after" in exc.value.fix
     assert parse_version("0.1.7") == (0, 1, 7) and not untagged_source_build("0.11.0.dev12+gabc")
 
 
 def test_a_source_build_log_is_not_sent_to_a_release_comparison_that_refuses_its_number():
     """A log that prints setuptools-scm's 0.1.dev<commits>, reconciled with a 0.33.0 plan, was told to run
-    `kvplan sweep ... --vary vllm_version=0.1.dev10446+g2dcd12d35,0.33.0`, which refuses that number."""
+    `kvplan sweep ... --vary vllm_version=0.1.dev1+gd56e95223,0.33.0`, which refuses that number."""
     import kvplan
     from kvplan.api import sweep_rows
 
-    line = ("INFO 10-15 00:00:00 [core.py:1] Initializing a V1 LLM engine (v0.1.dev10446+g2dcd12d35) with config: "
+    line = ("INFO 10-15 00:00:00 [core.py:1] Initializing a V1 LLM engine (v0.1.dev1+gd56e95223) with config: "
             "model='Qwen/Qwen2.5-7B-Instruct'")
     log = parse_lines([line, "INFO 01-01 00:00:00 [gpu_worker.py:1] Available KV cache memory: 4.50 GiB"])
     plan = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "L4", max_model_len=8192, vllm_version="0.33.0")
@@ -904,15 +904,15 @@ def test_cli_calibrate_names_the_rules_a_version_less_log_would_be_measured_agai
     assert proc.returncode == 2 and "vLLM 0.6.4.post1's rules" in proc.stderr, proc.stderr
     assert f"vLLM {NEWEST_READ}'s" not in proc.stderr
     untagged = tmp_path / "untagged.log"
-    untagged.write_text("INFO 10-15 00:00:00 [core.py:1] Initializing a V1 LLM engine (v0.1.dev10446+g2dcd12d35) with "
+    untagged.write_text("INFO 10-15 00:00:00 [core.py:1] Initializing a V1 LLM engine (v0.1.dev1+gd56e95223) with "
                         "config: model='meta-llama/Llama-3.1-8B-Instruct'\n" + "\n".join(EXCERPTS[24]["lines"]))
     proc = run_cli("reconcile", str(untagged), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--calibrate",
                    home=tmp_path)
-    assert proc.returncode == 2 and "0.1.dev10446+g2dcd12d35" in proc.stderr and "pass --vllm-version" in proc.stderr
+    assert proc.returncode == 2 and "0.1.dev1+gd56e95223" in proc.stderr and "pass --vllm-version" in proc.stderr
     assert not (tmp_path / "calibration.json").exists()
     proc = run_cli("reconcile", str(untagged), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--calibrate",
                    "--vllm-version", "0.11.0", home=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    # the release the gaps were measured against, the one given: it stored the log's 0.1.dev10446+g2dcd12d35
+    # the release the gaps were measured against, the one given: it stored the log's 0.1.dev1+gd56e95223
     stored = json.loads((tmp_path / "calibration.json").read_text())["NVIDIA L4"]["meta-llama/Llama-3.1-8B-Instruct"]
     assert stored["vllm_version"] == "0.11.0"

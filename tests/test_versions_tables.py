@@ -205,7 +205,7 @@ def test_a_version_with_spaces_or_a_tag_v_is_named_as_its_release(given):
 
 
 @pytest.mark.parametrize("given", ["0.1.dev1+gd56e95223 (custom build from main)", "vllm/vllm-openai:v0.1.dev5",
-                                   "vllm 0.1.dev10446+g2dcd12d35"])
+                                   "vllm 0.1.dev1+gd56e95223"])
 def test_an_untagged_source_build_with_a_prefix_or_a_remark_names_no_release(given):
     """setuptools-scm's 0.1.dev<commits> is read where _version_match reads a release: after an image reference or a
     'vllm' prefix, and before a remark. It had parsed as (0, 1, -1)."""

@@ -110,7 +110,7 @@ def _dated(rec: dict) -> tuple[str, str]:
     """(version, basis) from the record's fields and its source's date: kvplan's own reading (`version_basis`:
     "stated", "log format", "newest"), narrowed or replaced by the date ("log format and issue date", "issue date")."""
     version, basis = version_basis(rec)
-    if basis == "stated":
+    if basis in ("stated", "commit count"):
         return version, basis
     dated = source_date(rec.get("source"))
     if dated is None:

@@ -27,7 +27,7 @@ from kvplan.resolve import GIB
 # the file's path and reader live in kvplan.site_calibration (read by every plan without this module); they stay
 # importable from here beside store_site_calibration, which writes the file
 from kvplan.site_calibration import calibration_path, load_site_calibration
-from kvplan.versions import release_token, removed_flag, rules_for, untagged_source_build
+from kvplan.versions import release_token, removed_flag, rules_for, untagged_unplaced
 
 # Why a term differs from the prediction: vllm-memory-model.md §7 ("Why predicted and real pools differ").
 LIKELY_CAUSE: Mapping[str, str] = {
@@ -177,7 +177,7 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
         if largest is not None and abs(largest["gap_gib"]) < GAP_NAMED_GIB:
             largest = None  # (the headline keeps its cause: a figure off beside a term planned to the hundredth)
         plan_version = getattr(plan, "vllm_version", None)
-        if log.vllm_version and plan_version and untagged_source_build(log.vllm_version):
+        if log.vllm_version and plan_version and untagged_unplaced(log.vllm_version):
             # no release to compare with: a sweep over vllm_version refuses the number (versions.parse_version)
             notes.append(f"the log is vLLM {log.vllm_version}, a source build whose number names no release; the plan "
                          f"used vLLM {plan_version}'s rules (pass --vllm-version with the release it was built after "
@@ -534,7 +534,7 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
         kwargs[name] = value
     if "max_model_len" not in kwargs and log.concurrency_len:
         kwargs["max_model_len"] = str(log.concurrency_len)  # "Maximum concurrency for L tokens per request"
-    if log.vllm_version and not untagged_source_build(log.vllm_version):
+    if log.vllm_version and not untagged_unplaced(log.vllm_version):
         kwargs["vllm_version"] = log.vllm_version
     else:  # none printed, or a build whose number names no release: the log's formats tell what they can
         inferred = version_from_log_format(log)
@@ -899,7 +899,7 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
         from kvplan.api import fit
     kwargs = plan_kwargs_from_log(log, flags)
     given = given_flags(flags)
-    untagged = bool(log.vllm_version) and untagged_source_build(log.vllm_version)
+    untagged = bool(log.vllm_version) and untagged_unplaced(log.vllm_version)
     version_unstated = (not log.vllm_version or untagged) and not (flags is not None and flags.vllm_version)
     notes = []
     unstated = (f"the log's vLLM {log.vllm_version} is a source build whose number names no release (setuptools-scm's "

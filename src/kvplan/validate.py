@@ -30,7 +30,7 @@ from kvplan.plan.args import hf_overrides_object, rope_scaling_object
 from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model, wsl2_gpu)
 from kvplan.versions import (DEFAULT_RELEASE, NEWEST_READ, OLDEST_READ, RELEASE_NUMBERS_FROM, canonical_quant, names_patch_release, outside_read,
-                             parse_version, untagged_source_build)
+                             parse_version, untagged_build_release, untagged_source_build)
 from kvplan.weights import kv_dtype_bytes
 
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
@@ -259,11 +259,17 @@ def log_format_era(obs: dict) -> tuple[str, str, str, str] | None:
 
 
 def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
-    """(the release whose rules a record is planned with, what says so): "stated", "log format" or "newest" (the
-    record format's rule). What was inferred is added to `notes`."""
+    """(the release whose rules a record is planned with, what says so): "stated", "commit count" (an untagged source
+    build's 0.1.dev<N>, versions.untagged_build_release), "log format" or "newest" (the record format's rule). What was
+    inferred is added to `notes`."""
     notes = notes if notes is not None else []
     v = rec.get("vllm_version")
     if v and untagged_source_build(v):
+        release, why = untagged_build_release(v)
+        if release is not None:  # setuptools-scm's commit count places it after a release's branch point on main
+            notes.append(f"vLLM {v} is a source build without a release tag: {why}, so {release}'s rules applied")
+            return release, "commit count"
+        # (why the number places it nowhere: parse_version's refusal of it as --vllm-version says)
         notes.append(f"vLLM {v} is a source build without a release number: read as a record without a version")
     elif v:
         try:
@@ -654,7 +660,7 @@ def _plan_record(rec: dict, *, given_kv: bool, version: tuple[str, str] | None =
     outside version's)."""
     notes: list[str] = []
     basis = version_basis(rec, notes)
-    if version is not None and basis[1] != "stated":
+    if version is not None and basis[1] not in ("stated", "commit count"):
         notes.append(f"vLLM {version[0]} from outside the record ({version[1]})")
         basis = version
     version, how = basis

@@ -19,6 +19,7 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 
 from packaging.version import InvalidVersion, Version
 
@@ -96,9 +97,12 @@ def parse_version(text: str) -> V:
     InputError on nonsense."""
     m = _version_match(text)
     if untagged_source_build(text):
-        raise InputError("--vllm-version", f"{text!r} is a source build made where no release tag was reachable "
-                         "(setuptools-scm names such a checkout 0.1.dev<commits>): its number names no release",
-                         f"give the release it was built after, e.g. --vllm-version {DEFAULT_RELEASE}")
+        release, why = untagged_build_release(text)
+        if release is None:
+            raise InputError("--vllm-version", f"{text!r} is a source build made where no release tag was reachable "
+                             f"(setuptools-scm names such a checkout 0.1.dev<commits>): its number names no release ({why})",
+                             f"give the release it was built after, e.g. --vllm-version {DEFAULT_RELEASE}")
+        return tuple(int(x) for x in release.split("."))
     release = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
     after = nightly_after_candidate(text)
     if after:
@@ -161,6 +165,50 @@ def untagged_source_build(text: str) -> bool:
                     re.IGNORECASE) is not None
 
 
+@lru_cache(maxsize=1)
+def _branch_points() -> dict:
+    """data/vllm_branch_points.json: each release's branch point on upstream main as a commit count (how it was
+    measured, and from what, is in the file)."""
+    return json.loads(resources.files("kvplan.data").joinpath("vllm_branch_points.json").read_text())
+
+
+def untagged_build_release(text: str) -> tuple[str | None, str]:
+    """(the release whose rules a 0.1.dev<N> source build takes, why) -- (None, why) where N places it nowhere.
+
+    setuptools-scm's N is `git rev-list --count HEAD`, every commit the checkout holds. A checkout of vLLM's main holds
+    each release whose release branch was cut from an ancestor of it, so it reads as the newest release whose branch
+    point (data/vllm_branch_points.json) counts at most N: '0.1.dev7548+gbaba038' (main of 2025-07-08) holds 0.9.2's
+    branch point (7,501) and not 0.10.0's (7,926), and reads as 0.9.2. Patch releases (0.27.1) leave from their
+    branch's first release's point and are not told apart. A build on a branch of its own counts its own commits too,
+    so N names the newest release it can hold. N below the first branch point read is a clone that fetched part of
+    the history (a depth-1 clone prints 0.1.dev1); N past the end of the main history read could be a later release."""
+    m = re.search(r"0\.1\.dev(\d+)", str(text))
+    if not m or not untagged_source_build(text):
+        return None, "it is not setuptools-scm's 0.1.dev<commits> name"
+    n, table = int(m.group(1)), _branch_points()
+    rows, end = table["releases"], table["main_known_through"]
+    if n < rows[0]["branch_point_count"]:
+        return None, (f"its {n:,} commit(s) are fewer than vLLM's main held at {rows[0]['release']}'s branch point "
+                      f"({rows[0]['branch_point_count']:,}), the oldest this reading holds: an older checkout, or a clone "
+                      "that fetched part of the history (a depth-1 clone counts 1), so the number places it nowhere")
+    if n > end["count"]:
+        return None, (f"its {n:,} commits are more than the upstream main history kvplan reads holds ({end['count']:,}, "
+                      f"to {end['committed'][:10]}), past which {end['next_release']}'s and later branch points lie, so "
+                      "the number places it nowhere")
+    at = [r for r in rows if r["branch_point_count"] <= n][-1]
+    later = [r for r in rows if r["branch_point_count"] > n]
+    bound = (f"{later[0]['release']}'s ({later[0]['branch_point_count']:,})" if later else
+             f"{end['next_release']}'s (past {end['count']:,})")
+    return at["release"], (f"its {n:,} commits reach {at['release']}'s branch point on main ({at['branch_point_count']:,}, "
+                           f"{at['branch_point_committed'][:10]}) and not {bound}")
+
+
+def untagged_unplaced(text: str) -> bool:
+    """Whether `text` is an untagged source build (0.1.dev<N>) whose N places it at no release
+    (untagged_build_release): such a number names no release, as a log printing none."""
+    return untagged_source_build(text) and untagged_build_release(text)[0] is None
+
+
 def development_build_of(text: str) -> str | None:
     """The release 'X.Y.Z' that `text` names a development build of, with no release candidate in its name
     (0.11.0.dev123+gabc: PEP 440 orders it before 0.11.0, and it holds the release before X.Y.Z plus main's commits);
@@ -168,7 +216,7 @@ def development_build_of(text: str) -> str | None:
     after X.Y.Z's branch point, nightly_after_candidate), its .post and +local builds, and a version packaging cannot read (a '0.10.1-cu128'
     image tag: its release)."""
     version = _pep440_token(text)
-    if version is None:
+    if version is None or untagged_source_build(text):  # 0.1.dev<N> names no release of its own: untagged_build_release
         return None
     base = ".".join(map(str, (version.release + (0, 0))[:3]))
     return base if version.dev is not None and version.pre is None and version.post is None and version < Version(base) else None
@@ -1955,6 +2003,10 @@ def rules_for(version: str | None = None) -> VersionRules:
     if before:
         notes.append(f"vLLM {text} is a development build of {before} (main after the release before it; PEP 440 orders "
                      f"it before {before}): the rules of the releases before {before} are applied")
+    if untagged_source_build(text):  # parse_version placed it (or refused it above)
+        placed, why = untagged_build_release(text)
+        notes.append(f"vLLM {text} is a source build without a release tag (setuptools-scm's 0.1.dev<commits>): {why}, "
+                     f"so {placed}'s rules are applied")
     if release < parse_version(OLDEST_READ):
         notes.append(f"vLLM {text} is older than the oldest release kvplan has read ({OLDEST_READ}): the rules of its era as first read are applied")
     values = {field: _value_at(steps, release) for field, steps in _RULES.items()}

@@ -46,7 +46,7 @@ def reconcile(
 
     from kvplan.logs import read_log
     from kvplan.reconcile import check_model, given_flags, plan_from_log, reconcile as run_reconcile, store_site_calibration
-    from kvplan.versions import untagged_source_build
+    from kvplan.versions import untagged_unplaced
 
     if calibrate and not model:
         raise InputError("--calibrate", "a calibration needs the model to compare with", "pass MODEL after LOGFILE")
@@ -62,7 +62,7 @@ def reconcile(
         raise InputError("LOGFILE", f"no vLLM startup line was recognised in {shown} ({log.text_lines:,} line(s) read)",
                          "pass the vLLM server's own output, e.g. docker logs CONTAINER > vllm.log 2>&1; "
                          "`kvplan diagnose` reads a failed start's error lines")
-    if calibrate and not flags.vllm_version and (not log.vllm_version or untagged_source_build(log.vllm_version)):
+    if calibrate and not flags.vllm_version and (not log.vllm_version or untagged_unplaced(log.vllm_version)):
         # its gaps would be measured against a guessed release's rules (its format's era, else the newest), and applied to every plan after: vllm_logs excerpt 24 (an L4's 0.11.0 start, no version line) stored CUDA
         # graphs +0.10 GiB against 0.33.0's rules where 0.11.0's give -0.26. A log printing an untagged source build
         # (0.1.dev<commits>) is planned as one without a version (plan_from_log)

@@ -239,7 +239,8 @@ def summary_table(summary: dict, seed: dict | None, given_kv: bool, compact: boo
         from kvplan.versions import DEFAULT_RELEASE
 
         # "newest" (the JSON's key) is kvplan's default release, not the newest it reads (versions.NEWEST_READ)
-        named = {"log format": "the era their log format names", "newest": f"the default release's rules ({DEFAULT_RELEASE})"}
+        named = {"log format": "the era their log format names", "newest": f"the default release's rules ({DEFAULT_RELEASE})",
+                 "commit count": "the release their source build's commit count follows"}
         t.caption += "\nno version stated: " + ", ".join(f"{n} planned with {named.get(k, k)}" for k, n in unstated.items())
     return whole_cells(t)
 
