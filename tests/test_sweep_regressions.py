@@ -31,7 +31,9 @@ def test_a_long_modules_to_not_convert_list_is_parsed_once_per_plan():
     long_w = weights_per_rank(long_spec, tp=2, quant=long_spec.quant)
     p = kvplan.fit(long_spec, "H100", tensor_parallel_size=2, max_model_len=8192)
     elapsed = time.perf_counter() - start
-    assert elapsed < 5, f"{elapsed:.1f} s"
+    # a hang guard, not a speed target (bench/ prints the figures): parsed once per component and rank, the list took
+    # minutes here; parsed once per list it takes a fraction of a second, so a loaded machine stays far inside this
+    assert elapsed < 60, f"{elapsed:.1f} s"
     # the same modules named once each: the same bytes (a pattern skips what its dotted parts name)
     assert long_w.bytes == weights_per_rank(short_spec, tp=2, quant=short_spec.quant).bytes
     assert p.fits and p.weights_bytes == api.fit(short_spec, "H100", tensor_parallel_size=2, max_model_len=8192).weights_bytes
