@@ -3073,6 +3073,10 @@ def _capacity_row(row: dict, p, r: dict, base: Workload, slo: SLO, burstiness, s
         config, step_model, rules = serving_setup(p, spec_acceptance=spec_acceptance)
     except InputError as exc:  # a card the step-time model cannot time (no bandwidth in the catalog): this row's
         # answer, where it ended the whole comparison ('capacity --vary gpu=L4,L20' lost the L4's search)
+        if exc.field in SPEC_ACCEPTANCE_FLAGS.values():
+            # the acceptance given (out of range, two forms, no speculative_config) is wrong for every row alike: refused
+            # under its flag, as one capacity search refuses it, where each row read 'no step model'
+            raise
         row.update(cell="no step model", reason=f"{exc.message}; {exc.fix}" if exc.fix else exc.message)
         return
     # the step-time model's caveats on this row's rate (a card without peak FLOPS is timed on bandwidth alone, so its

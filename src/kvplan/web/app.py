@@ -112,7 +112,27 @@ class SimulateRequest(PlanRequest):
     gpu_hour_usd: Optional[str] = Field(None, description="With capacity: USD per GPU-hour, one price (2.5) or one per "
                                         "GPU (L4=0.8,H100=2.5; a GPU named twice, H100=2.5,H100=1.2, is costed at each), as "
                                         "`kvplan capacity --gpu-hour-usd`: adds the cost per hour and per million requests.")
+    # the drafter's acceptance, as `kvplan simulate` and `capacity` take it (--spec-acceptance-rate, ...): with one of
+    # them a plan's speculative_config is in the step model (simulate.serving_setup, simulate.SpecAcceptance), whose
+    # range checks refuse a value under its key
+    spec_acceptance_rate: Optional[float] = Field(None, description="With speculative_config: the per-token acceptance "
+                                                  "probability a of the draft tokens (0..1, i.i.d. over positions): "
+                                                  "(1 - a^(k+1)) / (1 - a) tokens per decode step, as "
+                                                  "`kvplan simulate --spec-acceptance-rate`.")
+    spec_mean_acceptance_length: Optional[float] = Field(None, description="With speculative_config: vLLM's logged 'Mean "
+                                                         "acceptance length' (1 .. 1 + k), as `kvplan simulate "
+                                                         "--spec-mean-acceptance-length`.")
+    spec_draft_acceptance_rate: Optional[float] = Field(None, description="With speculative_config: vLLM's logged 'Avg "
+                                                        "Draft acceptance rate' as a fraction (0..1): 1 + k x it tokens per "
+                                                        "step, as `kvplan simulate --spec-draft-acceptance-rate`.")
     seed: int = 0
+
+    def spec_acceptance(self):
+        """The request's acceptance as simulate.SpecAcceptance (none given: an empty one, which changes nothing)."""
+        from kvplan.simulate import SpecAcceptance
+
+        return SpecAcceptance(acceptance_rate=self.spec_acceptance_rate, mean_acceptance_length=self.spec_mean_acceptance_length,
+                              draft_acceptance_rate=self.spec_draft_acceptance_rate)
 
 
 _REQUEST_MODELS = {"/api/plan": PlanRequest, "/api/sweep": SweepRequest, "/api/scaffold": ScaffoldRequest,
@@ -483,7 +503,9 @@ class SimulationTimeout(InputError):
 # the command-line flags the workload and SLO readers name, as /api/simulate's request keys
 _SIM_KEYS = {"--rate": "rate_per_s", "--target-rate": "target_rate_per_s", "--max-requests": "max_requests",
              "--seed": "seed", "--workload": "workload", "--slo": "slo", "--percentile": "percentile",
-             "--gpu-hour-usd": "gpu_hour_usd", "--vary": "vary"}
+             "--gpu-hour-usd": "gpu_hour_usd", "--vary": "vary", "--speculative-config": "speculative_config",
+             "--spec-acceptance-rate": "spec_acceptance_rate", "--spec-mean-acceptance-length": "spec_mean_acceptance_length",
+             "--spec-draft-acceptance-rate": "spec_draft_acceptance_rate"}
 
 
 @contextlib.contextmanager
@@ -526,9 +548,10 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
     with _request_keys():
         prices = sim.GpuPrices(req.gpu_hour_usd) if req.gpu_hour_usd is not None else None
         price_list = prices.require(p.gpu) if prices is not None else []
-    # the server `kvplan simulate` runs for these flags (prefix caching as the version has it, the plan's warnings)
-    config, step_model, rules = sim.serving_setup(p)
     with _request_keys():
+        # the server `kvplan simulate` runs for these flags (prefix caching as the version has it, the plan's warnings,
+        # speculative decoding at the acceptance given: refused under its key, as the CLI refuses it under its flag)
+        config, step_model, rules = sim.serving_setup(p, spec_acceptance=req.spec_acceptance())
         # a workload vLLM refuses whole is an error, as `kvplan simulate` and `capacity` say, under the request's key
         # (max_model_len or workload): it answered 200 with every request rejected, and the capacity search bisected
         sim.check_servable(p, workload, config)
@@ -605,7 +628,8 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
     model, flags = planner.flags(req.model_copy(update={r["field"]: None for r in replaced}))
     with _request_keys():
         rows = sim.capacity_rows(model, flags, varied, workload, slo, seed=req.seed, target_rate_per_s=req.target_rate_per_s,
-                                 prices=prices, on_probe=_deadline(limit_s), max_probes=MAX_CAPACITY_PROBES)
+                                 prices=prices, on_probe=_deadline(limit_s), max_probes=MAX_CAPACITY_PROBES,
+                                 spec_acceptance=req.spec_acceptance())
     return {"capacity_rows": {"varied": vary_names(varied), "rows": models_as_given(rows, given), "slo": slo.describe(),
                               "target_rate_per_s": req.target_rate_per_s},
             "workload": workload.summary(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},

@@ -384,6 +384,11 @@ async function runSimulation() {
     if ($("sim-price").value.trim()) body.gpu_hour_usd = $("sim-price").value.trim();
     const vary = $("sim-vary").value.split(";").map((s) => s.trim()).filter(Boolean);
     if (vary.length) body.vary = vary;
+    // the drafter's acceptance, as kvplan simulate's --spec-acceptance-rate, --spec-mean-acceptance-length,
+    // --spec-draft-acceptance-rate (the server refuses two at once, or one without speculative_config)
+    if ($("sim-spec-rate").value) body.spec_acceptance_rate = Number($("sim-spec-rate").value);
+    if ($("sim-spec-length").value) body.spec_mean_acceptance_length = Number($("sim-spec-length").value);
+    if ($("sim-spec-draft").value) body.spec_draft_acceptance_rate = Number($("sim-spec-draft").value);
     $("sim-run").disabled = true;
     renderSimulation(await api("/api/simulate", body), body);
   } catch (e) {
@@ -405,6 +410,21 @@ function rateDown(x, significant = 3) {
   return `${whole}.${frac.slice(0, 2)}${frac.slice(2).replace(/0+$/, "")}`;
 }
 
+// One example step as kvplan simulate prints it (cli/simulate.py _step_line): the step, its terms in ms, and for a
+// speculative decode step the time per token it emits.
+function stepLine(e) {
+  const n = e.decode_seqs;
+  const what = n ? `decode step of ${n} request${n !== 1 ? "s" : ""} at ${fmtInt(Math.floor(e.decode_context_tokens / Math.max(1, n)))} tokens of context`
+    : `prefill step of ${fmtInt(e.prefill_chunks[0][0])} tokens`;
+  const parts = Object.entries(e.terms_ms).map(([k, v]) => `${k.replaceAll("_", " ")} ${v.toFixed(2)}`).join(", ");
+  if (e.speculative) {
+    const sp = e.speculative;
+    return `speculative ${what}: ${e.total_ms.toFixed(2)} ms (${parts}), ${sp.ms_per_token.toFixed(2)} ms per token at `
+      + `${sp.tokens_per_step.toFixed(3)} tokens per step`;
+  }
+  return `${what}: ${e.total_ms.toFixed(2)} ms (${parts})`;
+}
+
 function renderSimulation(d, body = {}) {
   document.querySelector("#sim-table tbody").innerHTML = "";
   $("cap-compare").hidden = !d.capacity_rows;
@@ -424,6 +444,14 @@ function renderSimulation(d, body = {}) {
       + "(prompt + output over max_model_len or the KV pool; each counts as an SLO miss)" : "none"],
     ["SLO attainment", `${(100 * r.slo_attainment).toFixed(1)}%`],
   ];
+  // the speculative decode step and its time per token, where kvplan simulate prints it ('step time: speculative
+  // decode step ...' after the goodput line), and the note on how the acceptance was read and simulated
+  for (const e of (d.step_model || {}).example_steps || []) {
+    if (e.speculative) rows.push(["step time", stepLine(e)]);
+  }
+  for (const n of r.notes || []) {
+    if (n.startsWith("speculative decoding (")) rows.push(["speculative decoding", n]);
+  }
   if (d.capacity) {
     const c = d.capacity;
     rows.push(["capacity at the SLO", `${rateDown(c.max_rate_per_s)} req/s per replica`
