@@ -347,3 +347,44 @@ def test_tensor_parallelism_joins_the_rounding_in_0_11_1_and_0_11_2(tmp_path: Pa
     tp4 = kvplan.fit(LLAMA, "H100", vllm_version="0.11.2", tensor_parallel_size=4, speculative_config=_head_spec(tmp_path, 1), **kw)
     assert tp4.cudagraphs["rounded_to_multiple_of"] == 4 and all(s % 4 == 0 for s in tp4.cudagraphs["capture_sizes"])
     assert any("max(1 + 1, TP 4) = 4" in a for a in tp4.assumptions)
+
+
+def test_model_runner_v2_full_graphs_follow_the_mode_0_29_to_0_33(tmp_path: Path):
+    """Model runner v2 (0.29-0.33) makes FULL descriptors by the mode (v1/worker/gpu/cudagraph_utils.py
+    CudaGraphManager._init_candidates, 0.29.0 and 0.33.0 wheels): uniform-decode ones where the mode has a separate
+    FULL decode routine, one per capture size where the mixed mode is FULL, none under PIECEWISE; the estimate
+    extrapolates over that count (profile_cudagraph_memory), so PIECEWISE adds no FULL decode graph."""
+    from kvplan.calibration import MRV2_G_CONST, MRV2_G_PER
+    from kvplan.plan.cudagraphs import CudaGraphPlan
+    sizes = tuple(GRID_64)
+    assert CudaGraphPlan(mode="PIECEWISE", sizes=sizes, rounded_to=1).full_count(8, 4) == 0
+    assert CudaGraphPlan(mode="NONE", sizes=sizes, rounded_to=1).full_count(8) == 0
+    assert CudaGraphPlan(mode="FULL", sizes=sizes, rounded_to=1).full_count(8, 4) == len(sizes)
+    for mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY"):
+        assert CudaGraphPlan(mode=mode, sizes=sizes, rounded_to=1).full_count(8, 4) == _full_graph_sizes(sizes, 8, 4)
+    mib = 1024 ** 2
+    kw = dict(gpu_memory_utilization=0.9, max_model_len=8192, max_num_seqs=256, fixes=False)
+    for version in ("0.29.0", "0.33.0"):
+        pw, fap = (kvplan.fit("Qwen/Qwen3-8B", "H100", vllm_version=version, compilation_config={"cudagraph_mode": m}, **kw)
+                   for m in ("PIECEWISE", "FULL_AND_PIECEWISE"))
+        assert pw.cudagraphs["model_runner"] == fap.cudagraphs["model_runner"] == "v2"
+        n = pw.cudagraphs["num_capture_sizes"]
+        assert n == fap.cudagraphs["num_capture_sizes"]
+        assert pw.cudagraph_bytes == pytest.approx(MRV2_G_CONST + MRV2_G_PER * 36 * n, abs=2)
+        full = _full_graph_sizes(fap.cudagraphs["capture_sizes"], 256)
+        assert full > 2 and fap.cudagraph_bytes - pw.cudagraph_bytes == pytest.approx((full - 2) * mib, abs=2)
+        assert pw.kv_cache_tokens >= fap.kv_cache_tokens
+        (term,) = [t for t in pw.terms if t.name == "cudagraph"]
+        assert "captures no FULL graph" in term.formula and "further FULL" not in term.formula
+    # an EAGLE-3 head (decode query 4): the rounded uniform-decode graphs are gone under PIECEWISE as well
+    head = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "hidden_act": "silu", "hidden_size": 4096,
+            "intermediate_size": 14336, "max_position_embeddings": 2048, "num_attention_heads": 32,
+            "num_key_value_heads": 8, "num_hidden_layers": 1, "rms_norm_eps": 1e-05, "tie_word_embeddings": False,
+            "torch_dtype": "float16", "vocab_size": 128256, "draft_vocab_size": 32000}
+    path = tmp_path / "head.json"
+    path.write_text(json.dumps(head))
+    spec = json.dumps({"model": str(path), "method": "eagle3", "num_speculative_tokens": 3})
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=spec, vllm_version="0.33.0", fixes=False,
+                   compilation_config={"cudagraph_mode": "PIECEWISE"})
+    assert p.cudagraphs["mode"] == "PIECEWISE" and p.cudagraphs["model_runner"] == "v2"
+    assert p.cudagraph_bytes == pytest.approx(MRV2_G_CONST + MRV2_G_PER * 32 * p.cudagraphs["num_capture_sizes"], abs=2)

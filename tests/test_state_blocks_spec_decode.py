@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 import kvplan
-from kvplan.plan import EngineArgs, KVGroup, state_blocks_refusal
+from kvplan.plan import EngineArgs, KVGroup, _full_graph_sizes, state_blocks_refusal
 from kvplan.versions import rules_for
 
 MTP3 = '{"method": "mtp", "num_speculative_tokens": 3}'
@@ -143,13 +143,16 @@ def test_compilation_config_without_full_graphs_is_not_refused(mode):
 
 def test_cudagraph_mode_none_plans_no_graph_memory_as_enforce_eager_does():
     """cudagraph_mode NONE: vLLM captures no CUDA graphs, so none of their memory is charged and no capture line is
-    predicted; PIECEWISE still captures (charged as the release's default capture)."""
+    predicted; PIECEWISE still captures: the default's PIECEWISE graphs without its FULL decode graphs (model runner v2,
+    v1/worker/gpu/cudagraph_utils.py CudaGraphManager._init_candidates, 0.33.0 wheel: 1 MiB each past the two sampled)."""
     args = dict(max_model_len=8192)
     none = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", compilation_config={"cudagraph_mode": "NONE"}, **args)
     piecewise = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", compilation_config={"cudagraph_mode": "PIECEWISE"}, **args)
     default = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", **args)
     eager = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", enforce_eager=True, **args)
-    assert default.cudagraph_bytes > 0 and piecewise.cudagraph_bytes == default.cudagraph_bytes
+    assert default.cudagraph_bytes > piecewise.cudagraph_bytes > 0 and default.cudagraphs["model_runner"] == "v2"
+    full = _full_graph_sizes(default.cudagraphs["capture_sizes"], default.args.max_num_seqs)
+    assert default.cudagraph_bytes - piecewise.cudagraph_bytes == pytest.approx((full - 2) * 1024 ** 2, abs=2)
     assert none.cudagraph_bytes == eager.cudagraph_bytes == 0 and none.cudagraph_capture_bytes == 0 < piecewise.cudagraph_capture_bytes
     assert none.num_gpu_blocks == eager.num_gpu_blocks >= default.num_gpu_blocks
     assert not any("Graph capturing finished" in line for line in none.vllm_log)

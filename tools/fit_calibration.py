@@ -762,7 +762,7 @@ def mrv2_estimate_records(files=GRAPH_FILES) -> list[dict]:
     capture_model() that profile_cudagraph_memory runs), the per-FULL-graph cost that vLLM extrapolated:
     (estimate - profile capture) / (FULL graphs - 2) (v1/worker/gpu/cudagraph_utils.py _extrapolate_full_graph_memory,
     0.29.0: measured - (s0 + s1) + s0 + (n - 1) x s1), which vLLM's source floors at 1 MiB and does not otherwise give."""
-    from kvplan.plan import _full_graph_sizes, measured_terms
+    from kvplan.plan import measured_terms
 
     out = []
     for tag, rec, text, p, f, g in _graph_startups(
@@ -770,7 +770,7 @@ def mrv2_estimate_records(files=GRAPH_FILES) -> list[dict]:
             lambda p: (model_runner(p.model, p.args, p.rules) == "v2" and p.rules.mrv2_cudagraph_estimate
                        and (p.gpu.vendor or "").upper() != "AMD")):
         pool = _POOL_RE.search(text)
-        full = _full_graph_sizes(g.sizes, p.args.max_num_seqs, p.args.decode_query_len) * g.lora_cases
+        full = g.full_count(p.args.max_num_seqs, p.args.decode_query_len) * g.lora_cases
         capture = _PROFILE_CAPTURE_RE.search(text)
         logged, profile = float(pool.group(2)) * GIB, float(capture.group(1)) * GIB if capture else None
         out.append({"file": tag, "id": rec["id"], "release": p.rules.release, "gpu": p.gpu.name, "pw": len(g.sizes),

@@ -622,8 +622,17 @@ class CudaGraphPlan:
         return len(self.sizes if self.piecewise_sizes is None else self.piecewise_sizes)
 
     def full_count(self, max_num_seqs: int, q: int = 1) -> int:
-        """Model runner v2's FULL uniform-decode graphs (_full_graph_sizes, or the 0.34 decode shapes)."""
-        return _full_graph_sizes(self.sizes, max_num_seqs, q) if self.full_decode_graphs is None else self.full_decode_graphs
+        """Model runner v2's FULL graphs per LoRA case: the 0.34 decode shapes where the plan holds them, else by the
+        mode (v1/worker/gpu/cudagraph_utils.py CudaGraphManager._init_candidates, 0.29.0 and 0.33.0 wheels, whose
+        profile_cudagraph_memory extrapolates over len(_capture_descs[FULL])): FULL_AND_PIECEWISE and FULL_DECODE_ONLY
+        (a separate decode routine, decode mode FULL) the uniform-decode sizes (_full_graph_sizes); FULL (no separate
+        routine, mixed mode FULL) one graph per capture size; PIECEWISE and NONE none (decode and mixed mode are the
+        mode itself, so no FULL descriptor is made)."""
+        if self.full_decode_graphs is not None:
+            return self.full_decode_graphs
+        if self.mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY"):
+            return _full_graph_sizes(self.sizes, max_num_seqs, q)
+        return len(self.sizes) if self.mode == "FULL" else 0
 
     def to_dict(self) -> dict:
         out = {"mode": self.mode, "capture_sizes": list(self.sizes), "num_capture_sizes": len(self.sizes),

@@ -1121,8 +1121,9 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
             cg_formula = (f"model runner v2: the profile's capture {measured / GIB:.2f} GiB = {MRV2_G_CONST / GIB:.2f} GiB + "
                           f"{MRV2_G_PER / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes"
                           + (f" x {g.lora_cases} LoRA cases" if g.lora_cases > 1 else "")
-                          + f" (every PIECEWISE graph and the {min(full, MRV2_FULL_SAMPLES)} largest FULL ones), + "
-                          f"{max(full - MRV2_FULL_SAMPLES, 0)} further FULL decode graphs x 1 MiB (vLLM's floor per graph)")
+                          + (f" (every PIECEWISE graph and the {min(full, MRV2_FULL_SAMPLES)} largest FULL ones), + "
+                             f"{max(full - MRV2_FULL_SAMPLES, 0)} further FULL decode graphs x 1 MiB (vLLM's floor per graph)"
+                             if full else f" (every PIECEWISE graph; cudagraph_mode {g.mode} captures no FULL graph)"))
     if args.captures_cuda_graphs and rules.cudagraph_subtracted and estimate:
         # the estimate, not the real capture, holds FlashInfer's TRTLLM-API workspace (rules rows
         # mrv2_estimate_trtllm_workspace, v1_estimate_trtllm_workspace)
