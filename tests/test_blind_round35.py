@@ -41,7 +41,9 @@ def test_the_eager_shortfall_is_the_non_torch_term():
         p, _ = predict_record(rec)
         obs = rec["observed"]
         err = (p.kv_cache_bytes / GIB - obs["kv_cache_gib"]) / obs["kv_cache_gib"]
-        assert -0.05 < err < 0  # under: -1.5, -3.8, -4.5 %
+        # under: -1.5, -3.8, -4.5 % at first scoring; -1.8, -4.6, -5.1 % since the AWQ weights carry the allocator's
+        # 2 MiB-rounded rests (0.024 / 0.018 GiB more, weights now +0.13 / +0.13 / -0.09 % against the logged ones)
+        assert -0.055 < err < 0
         # kvplan's terms swapped for the logged ones close the pool to within the log's rounding
         closed = (p.kv_cache_bytes / GIB + (p.non_torch_bytes / GIB - obs["non_torch_gib"])
                   + (p.weights_bytes / GIB - obs["weights_gib"])

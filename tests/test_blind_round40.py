@@ -72,7 +72,9 @@ def test_the_l40s_qwen3_14b_starts_exact_given_the_pool():
     scored = {r.id: r for r in validate_records(list(recs.values()))}
     assert abs(scored[Q14].error_pct["weights_gib"]) < 0.1  # 27.52 GiB, exact checkpoint
     for rid in (Q14_AWQ, Q14_TUNED):
-        assert -2.0 < scored[rid].error_pct["weights_gib"] < -1.0  # 9.30 against 9.44 GiB: the AWQ stand-in config
+        # 9.42 against 9.44 GiB since the packed weights' allocator rests are counted (28 x 3 MiB + 0.5 under the
+        # 20 MiB split limit); 9.30 (-1.47 %) before
+        assert -0.5 < scored[rid].error_pct["weights_gib"] < 0
     # over at first scoring: +12.17 / +5.27 / +3.28 %; the BF16 default start about 1.35 GiB (a change that places the
     # missing profile peak should move this test with it). +9.94 % (1.10 GiB) since model runner v2's graph estimate
     # charges 0.25 MiB x 40 layers x 51 sizes + 33 MiB (0.53 GiB, the flat 0.28 before; the log's capture took 0.44)

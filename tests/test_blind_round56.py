@@ -84,7 +84,8 @@ def test_v0_graphs_stay_out_of_the_pool():
 def test_small_overshoots_are_the_consumed_memory():
     # each pool is planned a little large (+0.92 / +0.56 / +1.27 %): the shortfall is the logged pool's extra
     # weights + non-torch + peak over kvplan's, to rounding. The common part is non-torch memory: rank 0 logs 0.20 GiB
-    # where kvplan plans about 0.11; the AWQ start adds 0.07 GiB more weights per rank than kvplan's stand-in config
+    # where kvplan plans about 0.11; the AWQ start's 0.07 GiB more weights per rank than kvplan's stand-in config were
+    # the caching allocator's 2 MiB-rounded rests of its packed tensors, counted since (64 layers x 1.125 MiB at TP4: gate_up 31.25 MiB + 0.75, down 15.625 + 0.375)
     recs = _records()
     for rid, rec in recs.items():
         got = validate_records([rec])[0]
@@ -96,4 +97,4 @@ def test_small_overshoots_are_the_consumed_memory():
         assert abs(overshoot - ((weights + non_torch + peak) - mine)) < 0.03, rid
         assert 0.05 < non_torch - plan.non_torch_bytes / GIB < 0.15, rid
     awq_plan, _ = predict_record(recs[AWQ32])
-    assert 0.03 < LOGGED[AWQ32][1] - awq_plan.weights_bytes / GIB < 0.1
+    assert abs(LOGGED[AWQ32][1] - awq_plan.weights_bytes / GIB) < 0.01

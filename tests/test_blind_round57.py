@@ -81,7 +81,8 @@ def test_the_rtx3060_pool_is_short_by_the_consumed_memory():
 
 
 def test_the_rtx3090_overshoot_is_the_consumed_memory():
-    # +4.63 %: kvplan's pool is 0.67 GiB over the log's. Its weights are 0.09 GiB under 'Model loading took 5.29 GiB'
+    # +4.63 %: kvplan's pool is 0.67 GiB over the log's (0.59 GiB, +4.1 %, since the packed weights' allocator rests
+    # are counted: 5.28 GiB, -0.28 %). Its weights were 0.09 GiB under 'Model loading took 5.29 GiB'
     # (-1.78 %) and its graph estimate 0.06 under the log's 'Estimated CUDA graph memory: 0.35 GiB'; the rest, about
     # 0.51 GiB, is non-torch + activation peak (kvplan 0.64 GiB, the forced awq kernel's float16 weight copy included,
     # against about 1.15 left in the log) on the 23.58 GiB catalog total, the card's total not printed
@@ -95,4 +96,4 @@ def test_the_rtx3090_overshoot_is_the_consumed_memory():
     logged = plan.requested_bytes / GIB - rec["observed"]["kv_cache_gib"]
     overshoot = plan.kv_cache_bytes / GIB - rec["observed"]["kv_cache_gib"]
     assert abs(overshoot - (logged - mine)) < 0.01
-    assert 0.6 < overshoot < 0.75
+    assert 0.5 < overshoot < 0.65

@@ -2006,3 +2006,39 @@ def test_per_layer_head_counts_must_divide_by_tp_too():
     from dataclasses import replace
     assert per_layer_head_counts(resolve_model("Qwen/Qwen2.5-7B-Instruct")) == []
     assert per_layer_head_counts(replace(m, model_type="qwen3_moe")) == []
+
+
+_QWEN25_7B_AWQ = {"architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 3584,
+                  "intermediate_size": 18944, "max_position_embeddings": 32768, "max_window_layers": 28,
+                  "model_type": "qwen2", "num_attention_heads": 28, "num_hidden_layers": 28, "num_key_value_heads": 4,
+                  "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "sliding_window": 131072,
+                  "tie_word_embeddings": False, "torch_dtype": "float16", "use_sliding_window": False,
+                  "vocab_size": 152064, "quantization_config": {"bits": 4, "group_size": 128, "quant_method": "awq",
+                                                                "version": "gemm", "zero_point": True}}
+
+
+def test_awq_and_gptq_weights_keep_the_allocators_rounding_rests(tmp_path):
+    # AWQ / GPTQ linear weights are int32-packed (bits / 8 bytes a weight); the Marlin repack frees each loaded tensor
+    # before it allocates the repacked one of the same size (awq_marlin.py _convert_awq_to_standard_format, marlin.py
+    # process_weights_after_loading, 0.22.1 / 0.31.0), so the caching allocator's 2 MiB-rounded rests stay as for
+    # 16-bit weights. Qwen2.5-7B AWQ INT4 under the 20 MiB split limit (>= 0.21): gate_up 3,584 x 37,888 / 2 B =
+    # 64.75 MiB (+1.25), down_proj 32.375 MiB (+1.625) on 28 layers; the float16 embedding and lm_head
+    # 152,064 x 3,584 x 2 B = 1,039.5 MiB (+0.5 each); qkv (7.875 MiB) and o_proj (6.125 MiB) split in 20 MiB segments
+    from kvplan.weights import allocator_rounding_bytes
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps(_QWEN25_7B_AWQ))
+    m = resolve_model(str(cfg))
+    mib = 2 ** 20
+    assert allocator_rounding_bytes(m, dtype_bytes=0.5, embed_bytes=2) == (28 * (1.25 + 1.625) + 2 * 0.5) * mib
+    # before 0.21 a rest of more than 1 MiB is split off: only the embedding's and lm_head's 0.5 MiB stay
+    assert allocator_rounding_bytes(m, dtype_bytes=0.5, embed_bytes=2, split_limit=False) == 2 * 0.5 * mib
+    # GPTQ INT8 (1 B a weight): gate_up 129.5 MiB (+0.5), down 64.75 (+1.25), qkv 15.75 MiB (+0.25, 10-20 MiB with a
+    # rest of 1 MiB or less), o_proj 12.25 MiB (rest 1.75 split off)
+    assert allocator_rounding_bytes(m, dtype_bytes=1, embed_bytes=2) == (28 * (0.5 + 1.25 + 0.25) + 2 * 0.5) * mib
+    # the plan counts it: 0.22.1 against 0.20.0 (no split limit) on an A40, Marlin on both
+    kw = dict(max_model_len=4096, fixes=False)
+    new = kvplan.fit(m, "A40", vllm_version="0.22.1", **kw)
+    old = kvplan.fit(m, "A40", vllm_version="0.20.0", **kw)
+    assert new.weights_bytes - old.weights_bytes == 28 * (1.25 + 1.625) * mib
+    # vLLM 0.22.1, 0.26.0 and 0.31.0 logged "Model loading took 5.29 GiB" (tests/data/blind_records.jsonl)
+    assert abs(new.weights_bytes / GIB - 5.29) < 0.02

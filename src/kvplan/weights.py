@@ -1977,7 +1977,7 @@ _SPLIT_LIMIT, _ROUND = 20 * 1024 ** 2, 2 * 1024 ** 2
 _MIN_LARGE_ALLOC, _SMALL_SIZE = 10 * 1024 ** 2, 1024 ** 2
 
 
-def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int = 2, ep: int = 1, dp: int = 1,
+def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: float = 2, ep: int = 1, dp: int = 1,
                              split_limit: bool = True, embed_bytes: int | None = None) -> int:
     """What PyTorch's caching allocator adds to "Model loading took" per rank: the part of its 2 MiB-rounded block a
     large weight tensor keeps. Counted for the fused tensors vLLM builds, in `dtype_bytes`: qkv_proj (with Qwen's
@@ -1993,7 +1993,11 @@ def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int =
     `split_limit` (vLLM >= 0.21 loads weights under a 20 MiB max_split_size, gpu_worker.py _scoped_allocator_max_split):
     a tensor of 20 MiB or more is never split, so its whole rounding counts. Qwen2.5-1.5B: 28 x (1.5 + 1.75) MiB more
     (logged 2.98 GiB against 2.88 of parameters with 0.30 and 0.31). Llama-3.1-8B: 0 (every tensor a multiple of 2 MiB).
-    Tensors of 1-10 MiB share 20 MiB segments and are not counted."""
+    Tensors of 1-10 MiB share 20 MiB segments and are not counted.
+    AWQ and GPTQ checkpoints: the linear weights' `dtype_bytes` is bits / 8 (int32-packed INT4 / INT8), the embedding
+    and lm_head in `embed_bytes`; the Marlin repack keeps the sizes (see plan.planner). Qwen2.5-7B AWQ: 28 x (gate_up
+    64.75 MiB + 1.25, down 32.375 MiB + 1.625) + 2 x 0.5 = 81.5 MiB from 0.21 (0.22.1, 0.26.0 and 0.31.0 logged 5.29
+    GiB for 5.20 of parameters and rotary cache)."""
     def pad(nbytes: float) -> int:
         nbytes = int(nbytes)
         rest = (-nbytes) % _ROUND

@@ -608,8 +608,18 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(compile_cache_note(None, given_pool=resolved.kv_cache_memory_bytes is not None))
     # in bytes, so the parts add up to the term: the checkpoint's share per rank, then what loading adds or moves
     w_formula = f"{w.bytes:,} B per rank (TP={tp}, PP={pp}; rotary cache {w.rotary_bytes / 1024 ** 2:.1f} MiB included)"
-    if quant is None or quant.bits == 8 and quant.scheme.startswith("fp8"):  # linear weights of 2 or 1 byte(s)
-        rounding = allocator_rounding_bytes(model, tp=tp, dtype_bytes=1 if quant is not None else DTYPE_BYTES[resolved.dtype],
+    # linear weights of 2 or 1 byte(s), or AWQ / GPTQ integers packed into int32 (bits / 8 bytes a weight, the
+    # embedding and lm_head in the model dtype). The Marlin repack keeps each tensor's size and frees the loaded one
+    # before its replacement is allocated (0.22.1, 0.31.0: awq_marlin.py / auto_awq.py _convert_awq_to_standard_format
+    # rebinds qweight, then kernels/linear/mixed_precision/marlin.py process_weights_after_loading sets x.data to
+    # gptq_marlin_repack's output; 0.12.0: awq_marlin.py registers awq_marlin_repack's output and frees the loaded
+    # tensor, which the next layer's repack gets back), so the allocator's best fit returns a block of the loaded
+    # tensor's 2 MiB-rounded size (a decoder module a skip list keeps in 16 bits is still sized packed here)
+    packed = (quant is not None and quant.method in ("awq", "gptq") and quant.bits in (4, 8)
+              and not quant.module_bytes)
+    if quant is None or quant.bits == 8 and quant.scheme.startswith("fp8") or packed:
+        linear_bytes = quant.bits / 8 if packed else 1 if quant is not None else DTYPE_BYTES[resolved.dtype]
+        rounding = allocator_rounding_bytes(model, tp=tp, dtype_bytes=linear_bytes,
                                             ep=ep, dp=resolved.data_parallel_size, split_limit=rules.allocator_split_limit,
                                             embed_bytes=DTYPE_BYTES[resolved.dtype])
         if rounding:
