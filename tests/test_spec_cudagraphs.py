@@ -18,6 +18,7 @@ from kvplan.calibration import coefficients_for
 from kvplan.plan import _full_graph_sizes, cudagraph_capture_sizes, round_sizes_for_spec_decode
 from kvplan.resolve import resolve_gpu
 from kvplan.versions import rules_for
+from spec_heads import EAGLE3_HEAD
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 NGRAM3 = '{"method": "ngram", "num_speculative_tokens": 3}'
@@ -135,12 +136,8 @@ def test_an_fp8_kv_cache_without_uniform_batch_graphs_keeps_piecewise_and_the_si
 
 
 def test_an_eagle3_head_adds_its_piecewise_graphs(tmp_path: Path):
-    head = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "hidden_act": "silu", "hidden_size": 4096,
-            "intermediate_size": 14336, "max_position_embeddings": 2048, "num_attention_heads": 32,
-            "num_key_value_heads": 8, "num_hidden_layers": 1, "rms_norm_eps": 1e-05, "tie_word_embeddings": False,
-            "torch_dtype": "float16", "vocab_size": 128256, "draft_vocab_size": 32000}
     path = tmp_path / "head.json"
-    path.write_text(json.dumps(head))
+    path.write_text(json.dumps(EAGLE3_HEAD))
     spec = json.dumps({"model": str(path), "method": "eagle3", "num_speculative_tokens": 3})
     p = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=spec, vllm_version="0.20.0", fixes=False)
     g = p.cudagraphs
@@ -308,12 +305,8 @@ def test_capture_coefficients_where_not_subtracted_and_the_estimate_where_it_is(
 
 
 def _head_spec(tmp_path: Path, k: int) -> str:
-    head = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "hidden_size": 4096,
-            "intermediate_size": 14336, "max_position_embeddings": 2048, "num_attention_heads": 32,
-            "num_key_value_heads": 8, "num_hidden_layers": 1, "rms_norm_eps": 1e-05, "tie_word_embeddings": False,
-            "vocab_size": 128256, "draft_vocab_size": 32000}
     path = tmp_path / "head.json"
-    path.write_text(json.dumps(head))
+    path.write_text(json.dumps(EAGLE3_HEAD))
     return json.dumps({"method": "eagle3", "model": str(path), "num_speculative_tokens": k})
 
 
@@ -377,12 +370,8 @@ def test_model_runner_v2_full_graphs_follow_the_mode_0_29_to_0_33(tmp_path: Path
         (term,) = [t for t in pw.terms if t.name == "cudagraph"]
         assert "captures no FULL graph" in term.formula and "further FULL" not in term.formula
     # an EAGLE-3 head (decode query 4): the rounded uniform-decode graphs are gone under PIECEWISE as well
-    head = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "hidden_act": "silu", "hidden_size": 4096,
-            "intermediate_size": 14336, "max_position_embeddings": 2048, "num_attention_heads": 32,
-            "num_key_value_heads": 8, "num_hidden_layers": 1, "rms_norm_eps": 1e-05, "tie_word_embeddings": False,
-            "torch_dtype": "float16", "vocab_size": 128256, "draft_vocab_size": 32000}
     path = tmp_path / "head.json"
-    path.write_text(json.dumps(head))
+    path.write_text(json.dumps(EAGLE3_HEAD))
     spec = json.dumps({"model": str(path), "method": "eagle3", "num_speculative_tokens": 3})
     p = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=spec, vllm_version="0.33.0", fixes=False,
                    compilation_config={"cudagraph_mode": "PIECEWISE"})
