@@ -2042,3 +2042,36 @@ def test_awq_and_gptq_weights_keep_the_allocators_rounding_rests(tmp_path):
     assert new.weights_bytes - old.weights_bytes == 28 * (1.25 + 1.625) * mib
     # vLLM 0.22.1, 0.26.0 and 0.31.0 logged "Model loading took 5.29 GiB" (tests/data/blind_records.jsonl)
     assert abs(new.weights_bytes / GIB - 5.29) < 0.02
+
+
+def test_expandable_segments_drop_the_2_mib_rounding_of_weight_tensors():
+    # With expandable_segments:True PyTorch's allocator splits a block whenever 512 B or more remain, whatever
+    # max_split_size says (c10/cuda/CUDACachingAllocator.cpp should_split), and allocated_bytes counts the block: the
+    # request rounded to 512 B (round_size). Qwen2.5-1.5B's 91.9 MiB of 2 MiB rests from 0.21 (its tensors are whole
+    # multiples of 512 B) are not counted; vLLM appends its 20 MiB max_split_size to the live settings
+    # (gpu_worker.py _scoped_allocator_max_split, 0.34.0), so the option stays on while weights load
+    from kvplan.plan.args import EngineArgs
+    from kvplan.weights import allocator_rounding_bytes
+    m = resolve_model("Qwen/Qwen2.5-1.5B-Instruct")
+    rounding = allocator_rounding_bytes(m)
+    assert rounding == (28 * (1.5 + 1.75) + 0.875) * 2 ** 20
+    assert allocator_rounding_bytes(m, expandable_segments=True) == 0
+    assert allocator_rounding_bytes(m, split_limit=False, expandable_segments=True) == 0
+    kw = dict(max_model_len=4096, fixes=False, vllm_version="0.30.0")
+    plain = kvplan.fit(m, "T4", **kw)
+    for env in (["PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb:512"],
+                ["PYTORCH_ALLOC_CONF=expandable_segments:True"],
+                ["PYTORCH_ALLOC_CONF=expandable_segments:True", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False"]):
+        p = kvplan.fit(m, "T4", env=env, **kw)
+        assert plain.weights_bytes - p.weights_bytes == rounding, env
+        assert any("expandable_segments:True" in a and "not counted" in a for a in p.assumptions), env
+    # off, overridden by a later option, or shadowed: PyTorch reads PYTORCH_ALLOC_CONF first, and only it when set
+    for env in (["PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False"],
+                ["PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,expandable_segments:False"],
+                ["PYTORCH_ALLOC_CONF=max_split_size_mb:512", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"]):
+        assert kvplan.fit(m, "T4", env=env, **kw).weights_bytes == plain.weights_bytes, env
+    assert EngineArgs(env=(("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:20, expandable_segments:True"),)).expandable_segments
+    # a tensor whose size is not a multiple of 512 B keeps the rest up to the next 512 B
+    from dataclasses import replace
+    odd = replace(m, hidden_size=m.hidden_size + 1)
+    assert 0 < allocator_rounding_bytes(odd, expandable_segments=True) < 512 * (1 + 2 * 28)

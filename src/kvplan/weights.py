@@ -1974,11 +1974,12 @@ _SPLIT_LIMIT, _ROUND = 20 * 1024 ** 2, 2 * 1024 ** 2
 # the large pool, and one of 10 MiB (kMinLargeAlloc) or more gets a new segment rounded up to 2 MiB (kRoundLarge); the
 # block is split only when what remains is more than 1 MiB (should_split), so a rest of 1 MiB or less stays in the
 # block and counts as allocated
-_MIN_LARGE_ALLOC, _SMALL_SIZE = 10 * 1024 ** 2, 1024 ** 2
+_MIN_LARGE_ALLOC, _SMALL_SIZE, _MIN_BLOCK = 10 * 1024 ** 2, 1024 ** 2, 512
 
 
 def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: float = 2, ep: int = 1, dp: int = 1,
-                             split_limit: bool = True, embed_bytes: int | None = None) -> int:
+                             split_limit: bool = True, embed_bytes: int | None = None,
+                             expandable_segments: bool = False) -> int:
     """What PyTorch's caching allocator adds to "Model loading took" per rank: the part of its 2 MiB-rounded block a
     large weight tensor keeps. Counted for the fused tensors vLLM builds, in `dtype_bytes`: qkv_proj (with Qwen's
     output gate, qwen3_next.py Qwen3NextAttention), o_proj, gate_up_proj and down_proj on every layer with an MLP, the
@@ -1997,9 +1998,16 @@ def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: float
     AWQ and GPTQ checkpoints: the linear weights' `dtype_bytes` is bits / 8 (int32-packed INT4 / INT8), the embedding
     and lm_head in `embed_bytes`; the Marlin repack keeps the sizes (see plan.planner). Qwen2.5-7B AWQ: 28 x (gate_up
     64.75 MiB + 1.25, down 32.375 MiB + 1.625) + 2 x 0.5 = 81.5 MiB from 0.21 (0.22.1, 0.26.0 and 0.31.0 logged 5.29
-    GiB for 5.20 of parameters and rotary cache)."""
+    GiB for 5.20 of parameters and rotary cache).
+    `expandable_segments` (PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF expandable_segments:True): the allocator
+    splits a block whenever the rest is 512 B (kMinBlockSize) or more, whatever max_split_size says
+    (c10/cuda/CUDACachingAllocator.cpp DeviceCachingAllocator::should_split), and allocated_bytes, which
+    torch.cuda.max_memory_allocated and so "Model loading took" read, counts the block's size: the request rounded up
+    to 512 B only (round_size). The 2 MiB rests are not counted; what a tensor keeps is under 512 B."""
     def pad(nbytes: float) -> int:
         nbytes = int(nbytes)
+        if expandable_segments:
+            return (-nbytes) % _MIN_BLOCK if nbytes >= _MIN_LARGE_ALLOC else 0
         rest = (-nbytes) % _ROUND
         if split_limit and nbytes >= _SPLIT_LIMIT:
             return rest

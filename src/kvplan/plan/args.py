@@ -363,6 +363,13 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
     """The release's rules as the server's environment changes them (ENV_EFFECTS), and a note for each variable."""
     notes = []
     for name, value in args.env:
+        if name in ALLOC_CONF_ENV:
+            shadowed = name == "PYTORCH_CUDA_ALLOC_CONF" and args.env_value("PYTORCH_ALLOC_CONF") is not None
+            notes.append(f"environment {name}={value}: " + (
+                "not read by PyTorch, which takes PYTORCH_ALLOC_CONF first" if shadowed else
+                "PyTorch's allocator config; kvplan reads its expandable_segments (the allocator rounding of the "
+                "weights), not its other options"))
+            continue
         if name not in ENV_EFFECTS:
             notes.append(f"environment {name}={value}: not modelled (kvplan assumes it does not change memory)")
             continue
@@ -491,6 +498,9 @@ def cdiv(a: int, b: int) -> int:
 
 # vLLM environment variables that change what a startup allocates, and what kvplan does with each (the rest are
 # carried into serve.sh and noted as not modelled)
+# PyTorch's allocator config, PYTORCH_ALLOC_CONF first (EngineArgs.expandable_segments)
+ALLOC_CONF_ENV = ("PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF")
+
 ENV_EFFECTS = {
     "VLLM_USE_V1": "0 runs a 0.8-0.10 release on its V0 engine",
     "VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1 allows a max_model_len beyond the model's limit",
@@ -737,6 +747,25 @@ class EngineArgs:
 
     def env_on(self, name: str) -> bool:
         return env_flag_on(self.env, name)
+
+    @property
+    def expandable_segments(self) -> bool:
+        """expandable_segments:True in PyTorch's allocator config. PyTorch reads PYTORCH_ALLOC_CONF and, only when that
+        is unset, PYTORCH_CUDA_ALLOC_CONF (c10/core/AllocatorConfig.cpp AllocatorConfig::instance; the torch release
+        that first reads PYTORCH_ALLOC_CONF is not pinned down here); options are comma-separated key:value pairs, the
+        last one given wins. vLLM keeps the option while loading weights: its
+        20 MiB max_split_size is appended to the live settings (v1/worker/gpu_worker.py _scoped_allocator_max_split,
+        0.34.0); only the CuMem pool of sleep mode turns it off (device_allocator/cumem.py
+        CuMemAllocator.use_memory_pool, 0.34.0)."""
+        conf = self.env_value("PYTORCH_ALLOC_CONF")
+        if conf is None:
+            conf = self.env_value("PYTORCH_CUDA_ALLOC_CONF")
+        on = False
+        for item in (conf or "").split(","):
+            key, _, value = item.partition(":")
+            if key.strip() == "expandable_segments":
+                on = value.strip() == "True"
+        return on
 
     @cached_property
     def mm_limits(self) -> dict[str, int] | None:

@@ -622,7 +622,18 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         rounding = allocator_rounding_bytes(model, tp=tp, dtype_bytes=linear_bytes,
                                             ep=ep, dp=resolved.data_parallel_size, split_limit=rules.allocator_split_limit,
                                             embed_bytes=DTYPE_BYTES[resolved.dtype])
-        if rounding:
+        if rounding and resolved.expandable_segments:
+            # the same tensors with expandable_segments:True: blocks rounded to 512 B (see allocator_rounding_bytes)
+            kept = allocator_rounding_bytes(model, tp=tp, dtype_bytes=linear_bytes, ep=ep,
+                                            dp=resolved.data_parallel_size, embed_bytes=DTYPE_BYTES[resolved.dtype],
+                                            expandable_segments=True)
+            notes.append(f"PyTorch's allocator has expandable_segments:True (PYTORCH_ALLOC_CONF / PYTORCH_CUDA_ALLOC_CONF): "
+                         f"weight tensors take blocks rounded up to 512 B, not to 2 MiB, so the {rounding / 1024 ** 2:.1f} "
+                         "MiB per rank of 2 MiB rounding is not counted")
+            if kept:
+                w = replace(w, bytes=w.bytes + kept)
+                w_formula += f" + {kept:,} B allocator rounding (512 B blocks)"
+        elif rounding:
             w = replace(w, bytes=w.bytes + rounding)
             w_formula += f" + {rounding:,} B allocator rounding"
             notes.append(f"weights load under a 20 MiB allocator split limit: tensors of 20 MiB or more are rounded up to "
