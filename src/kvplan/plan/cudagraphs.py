@@ -214,6 +214,17 @@ def interactivity_head(args: EngineArgs, rules: VersionRules) -> int:
     return rules.cudagraph_interactivity_head if args.performance == "interactivity" else 0
 
 
+def _nvidia_cc10(gpu: GPUSpec | None) -> bool:
+    """Whether `gpu` is an NVIDIA GPU of compute capability 10.x (B200, GB200, B300)."""
+    return gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
+
+
+def _wide_grids(gpu: GPUSpec | None, rules: VersionRules, given: bool) -> bool:
+    """Whether vLLM takes 0.34's wider prefill and decode grids (rules row cudagraph_wide_defaults_cc10): compute
+    capability 10.x with no capture sizes given."""
+    return bool(rules.cudagraph_wide_defaults_cc10) and _nvidia_cc10(gpu) and not given
+
+
 def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculative_tokens: int = 0,
                             rules: VersionRules | None = None, gpu: GPUSpec | None = None, head: int = 0) -> list[int]:
     """vLLM's default CUDA-graph capture sizes before any speculative-decoding rounding (vllm/config/vllm.py
@@ -236,8 +247,7 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculati
         top = 512 if rules.cudagraph_size_grid == "step8_512" else min(max_num_seqs * 2, 512)
         return [s for s in _step8_grid(top) if s <= max_tokens]
     q = 1 + num_speculative_tokens if rules.cudagraph_max_size_spec_query else 1
-    cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
-    ceiling = rules.cudagraph_max_size_cc10 if cc10 else 512
+    ceiling = rules.cudagraph_max_size_cc10 if _nvidia_cc10(gpu) else 512
     base = min(max_num_seqs * q * 2, ceiling)
     largest = min(max_tokens, base)
     sizes = _size_grid(largest, head)
@@ -1008,8 +1018,7 @@ def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, r
     spec = args.speculative
     k = spec[1] if spec else 0
     q = 1 + k
-    cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
-    wide = rules.cudagraph_wide_defaults_cc10 and cc10 and not given
+    wide = _wide_grids(gpu, rules, given)
     method = None
     if spec:
         method = "mtp" if spec[0] == "mtp" else _speculative_method(speculative_object(args.speculative_config))
@@ -1083,10 +1092,9 @@ def _adaptive_graphs(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, ru
                                      "adaptive_verification.py resolve_adaptive_cudagraph_mode)") if n)
     q, seqs, mnbt = args.decode_query_len, int(args.max_num_seqs), int(args.max_num_batched_tokens)
     head = interactivity_head(args, rules)
-    cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
-    wide = rules.cudagraph_wide_defaults_cc10 and cc10 and not given
-    cap = 8192 if wide else None  # max_decode_cudagraph_capture_tokens on the wider grids
-    prefill = prefill_capture_grid(min(8192, mnbt), head) if wide else list(shared)
+    wide = _wide_grids(gpu, rules, given)
+    cap = WIDE_DECODE_MAX_TOKENS if wide else None  # max_decode_cudagraph_capture_tokens on the wider grids
+    prefill = prefill_capture_grid(min(WIDE_DECODE_MAX_TOKENS, mnbt), head) if wide else list(shared)
     requests = _decode_request_sizes(gpu, args, rules, shared, given)
     top = max(requests, default=0) * q
     varlen = varlen_decode_capture_grid(min(top, mnbt, cap or top), bool(head))
@@ -1127,8 +1135,7 @@ def _decode_request_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionR
     listed = compilation_object(args.compilation_config).get("decode_cudagraph_capture_request_sizes")
     if isinstance(listed, list):
         return sorted({n for n in listed if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= seqs})
-    cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
-    if rules.cudagraph_wide_defaults_cc10 and cc10 and not given:
+    if _wide_grids(gpu, rules, given):
         return decode_capture_grid(seqs)
     return split_decode_requests(shared, args.decode_query_len, seqs)
 
