@@ -1124,8 +1124,10 @@ def spec_decode_for(plan, step_model: "StepModel", acceptance: SpecAcceptance) -
     if draft is None or not parts:
         raise InputError(flag, f"the {method} drafter's weights are not in the plan (draft_weights_parts), which its "
                          "k forward passes read", f"leave {flag} out")
-    return SpecDecode(method, k, per_step, source, drafter=_drafter_step_model(plan, step_model, method, draft, parts, info),
-                      target_kv_bytes_per_token=step_model.kv_bytes_per_token - _drafter_kv_bytes_per_token(plan, draft, info))
+    drafter_kv = _drafter_kv_bytes_per_token(plan, draft, info)
+    drafter = _drafter_step_model(plan, step_model, method, draft, parts, info, drafter_kv)
+    return SpecDecode(method, k, per_step, source, drafter=drafter,
+                      target_kv_bytes_per_token=step_model.kv_bytes_per_token - drafter_kv)
 
 
 def _drafter_kv_bytes_per_token(plan, draft, info: dict) -> float:
@@ -1138,17 +1140,18 @@ def _drafter_kv_bytes_per_token(plan, draft, info: dict) -> float:
                  * kv_dtype_bytes(plan.args.kv_cache_dtype or "auto", plan.args.dtype))
 
 
-def _drafter_step_model(plan, target: "StepModel", method: str, draft, parts: dict, info: dict) -> "StepModel":
+def _drafter_step_model(plan, target: "StepModel", method: str, draft, parts: dict, info: dict,
+                        kv: float) -> "StepModel":
     """The drafter's own step model, at the target's GPU, TP and coefficients. Its streamed bytes are the plan's
     drafter parts (kvplan.weights.drafter_weights): an EAGLE head's layers, fc and (EAGLE-3) its own draft-vocabulary
     lm_head, or (EAGLE) the target's lm_head it shares, read once per pass; an own embedding table (pipeline stages)
-    is a lookup. A draft model is a whole model (its untied input embedding a lookup)."""
+    is a lookup. A draft model is a whole model (its untied input embedding a lookup). `kv`: the drafter's KV bytes per
+    token (_drafter_kv_bytes_per_token)."""
     from kvplan.resolve import DTYPE_BYTES
     from kvplan.weights import draft_vocab_size
 
     tp = int(getattr(plan.args, "tensor_parallel_size", 1) or 1)
     dtype_b = float(DTYPE_BYTES[plan.args.dtype])
-    kv = _drafter_kv_bytes_per_token(plan, draft, info)
     common = dict(num_layers=draft.num_layers, hidden_size=draft.hidden_size,
                   num_attention_heads=draft.num_attention_heads, num_kv_heads=draft.num_kv_heads, head_dim=draft.head_dim,
                   kv_bytes_per_token=kv, hbm_bytes_per_s=target.hbm_bytes_per_s, peak_flops_per_s=target.peak_flops_per_s,
@@ -1841,9 +1844,6 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         per_ctx_v = spec.verify_context_token_s(target_sm)  # decode attention over q query tokens
         d_ctx = drafter.per_context_token_s if drafter is not None else 0.0
         ctx_rate = per_ctx_v + k_draft * d_ctx  # seconds of a speculative step per context token of a decoder
-        if target_sm is not step_model:
-            per_ctx = target_sm.per_context_token_s
-            per_ctx_mixed = per_ctx * mixed_factor
 
         def draft_s(tokens: int, seqs: int, ctx: float, chunks: list) -> float:
             """The drafter's k passes: the first over the step's tokens, then one token per request."""

@@ -105,7 +105,7 @@ def _default_model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRule
         return "v1", "a pooling model: kvplan plans model runner v1's terms"
     spec = args.speculative
     if spec:
-        method = "mtp" if spec[0] == "mtp" else _speculative_method(speculative_object(args.speculative_config))
+        method = _spec_method(args)
         if method in rules.mrv2_v1_spec_methods:
             return "v1", (f"vLLM {rules.version} keeps model runner v1 for speculative method {method!r} "
                           "(model runner v2 does not yet support it)")
@@ -178,7 +178,7 @@ def check_model_runner_env(model: ModelSpec, args: EngineArgs, rules: VersionRul
     unsupported = []
     spec = args.speculative
     if spec:
-        method = "mtp" if spec[0] == "mtp" else _speculative_method(speculative_object(args.speculative_config))
+        method = _spec_method(args)
         if rules.mrv2_forced_refusals == "listed":
             lacks = method in rules.mrv2_v1_spec_methods
         else:  # 0.20-0.21: every method but these
@@ -212,6 +212,13 @@ def interactivity_head(args: EngineArgs, rules: VersionRules) -> int:
     """The dense head of the default grid (rules row cudagraph_interactivity_head) where --performance-mode
     interactivity is given and the release has the mode; 0 otherwise."""
     return rules.cudagraph_interactivity_head if args.performance == "interactivity" else 0
+
+
+def _spec_method(args: EngineArgs) -> str | None:
+    """The speculative method --speculative-config names ("mtp" for MTP), None without speculative decoding."""
+    if not args.speculative:
+        return None
+    return "mtp" if args.speculative[0] == "mtp" else _speculative_method(speculative_object(args.speculative_config))
 
 
 def _nvidia_cc10(gpu: GPUSpec | None) -> bool:
@@ -1021,7 +1028,7 @@ def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, r
     wide = _wide_grids(gpu, rules, given)
     method = None
     if spec:
-        method = "mtp" if spec[0] == "mtp" else _speculative_method(speculative_object(args.speculative_config))
+        method = _spec_method(args)
     draft = (k >= 2 and method in rules.draft_decode_cudagraph_methods
              and not (method == "mtp" and multi_module_mtp(model, k)))
     split = split_capture_sizes(shared, q=q, max_num_seqs=args.max_num_seqs, max_tokens=int(args.max_num_batched_tokens),
@@ -1153,7 +1160,7 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
     if check == "unread" or not args.speculative or not adaptive_verification_on(args):
         return
     obj = speculative_object(args.speculative_config)
-    method = "mtp" if args.speculative[0] == "mtp" else _speculative_method(obj)
+    method = _spec_method(args)
 
     def refuse(message: str, fix: str) -> None:
         raise RefusedByVLLMError("--speculative-config", message, fix, rule=ADAPTIVE_VERIFICATION)
