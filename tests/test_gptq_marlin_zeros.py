@@ -78,3 +78,14 @@ def test_an_asymmetric_or_awq_checkpoint_is_not_read_as_gptq_marlin():
     assert gptq_linear_kernel(asym, p.gpu, p.args, p.rules, GPTQ4) is None
     awq = QuantSpec("awq", 4, 128, "int4 w4a16 group 128")
     assert gptq_linear_kernel(replace(model, quant=awq), p.gpu, p.args, p.rules, awq) is None
+
+
+def test_a_plan_without_a_tensor_parallel_size_picks_the_kernel_at_the_resolved_one():
+    """The kernel choice reads the tensor-parallel size (Machete's per-rank shapes, act order under TP): a plan that
+    leaves it out takes TP 1 there as everywhere, not a TypeError."""
+    p, model = _plan("L40S", "0.33.0")
+    for version in ("0.33.0", "0.21.0"):
+        left_out = kvplan.fit(model, "H100", vllm_version=version, max_model_len=4096, fixes=False)
+        given = kvplan.fit(model, "H100", vllm_version=version, max_model_len=4096, fixes=False, tensor_parallel_size=1)
+        assert left_out.args.gptq_kernel == given.args.gptq_kernel != ""
+        assert left_out.weights_bytes == given.weights_bytes

@@ -896,7 +896,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     resolved = replace(args, max_model_len=max_len, enable_prefix_caching=prefix, gpu_memory_utilization=util, tensor_parallel_size=tp,
                        pipeline_parallel_size=pp, kv_cache_dtype=kv_dtype, dtype=dtype,
                        quantization=(quant.method if quant else None), block_size=block_size, max_num_seqs=max_seqs,
-                       awq_kernel=awq_kernel, gptq_kernel=gptq_linear_kernel(model, gpu, args, rules, quant) or "",
+                       awq_kernel=awq_kernel, gptq_kernel=gptq_linear_kernel(model, gpu, replace(args, tensor_parallel_size=tp), rules, quant) or "",
                        max_num_batched_tokens=tokens, mamba_ssm_cache_dtype=mamba_dtype,
                        vllm_version=rules.version, num_gpus=args.num_gpus or tp * pp * dp, data_parallel_size=dp)
     return resolved, quant, notes
