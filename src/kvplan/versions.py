@@ -19,7 +19,6 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 from packaging.version import InvalidVersion, Version
 
@@ -165,13 +164,6 @@ def untagged_source_build(text: str) -> bool:
                     re.IGNORECASE) is not None
 
 
-@lru_cache(maxsize=1)
-def _branch_points() -> dict:
-    """data/vllm_branch_points.json: each release's branch point on upstream main as a commit count (how it was
-    measured, and from what, is in the file)."""
-    return json.loads(resources.files("kvplan.data").joinpath("vllm_branch_points.json").read_text())
-
-
 def untagged_build_release(text: str) -> tuple[str | None, str]:
     """(the release whose rules a 0.1.dev<N> source build takes, why) -- (None, why) where N places it nowhere.
 
@@ -185,7 +177,7 @@ def untagged_build_release(text: str) -> tuple[str | None, str]:
     m = re.search(r"0\.1\.dev(\d+)", str(text))
     if not m or not untagged_source_build(text):
         return None, "it is not setuptools-scm's 0.1.dev<commits> name"
-    n, table = int(m.group(1)), _branch_points()
+    n, table = int(m.group(1)), _data_file("vllm_branch_points.json")
     rows, end = table["releases"], table["main_known_through"]
     if n < rows[0]["branch_point_count"]:
         return None, (f"its {n:,} commit(s) are fewer than vLLM's main held at {rows[0]['release']}'s branch point "

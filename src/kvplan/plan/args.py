@@ -364,7 +364,7 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
     notes = []
     for name, value in args.env:
         if name in ALLOC_CONF_ENV:
-            shadowed = name == "PYTORCH_CUDA_ALLOC_CONF" and args.env_value("PYTORCH_ALLOC_CONF") is not None
+            shadowed = name != ALLOC_CONF_ENV[0] and args.env_value(ALLOC_CONF_ENV[0]) is not None
             notes.append(f"environment {name}={value}: " + (
                 "not read by PyTorch, which takes PYTORCH_ALLOC_CONF first" if shadowed else
                 "PyTorch's allocator config; kvplan reads its expandable_segments (the allocator rounding of the "
@@ -757,9 +757,7 @@ class EngineArgs:
         20 MiB max_split_size is appended to the live settings (v1/worker/gpu_worker.py _scoped_allocator_max_split,
         0.34.0); only the CuMem pool of sleep mode turns it off (device_allocator/cumem.py
         CuMemAllocator.use_memory_pool, 0.34.0)."""
-        conf = self.env_value("PYTORCH_ALLOC_CONF")
-        if conf is None:
-            conf = self.env_value("PYTORCH_CUDA_ALLOC_CONF")
+        conf = next((v for name in ALLOC_CONF_ENV if (v := self.env_value(name)) is not None), None)
         on = False
         for item in (conf or "").split(","):
             key, _, value = item.partition(":")
