@@ -60,6 +60,34 @@ def test_the_estimate_report_prints_every_candidate(tool, capsys):
     assert "kvplan as it stands" in out and all(label in out for label in tool.ESTIMATE_FORMULAS)
 
 
+def test_the_quantization_families_are_named_from_the_plans_quant_spec(tool):
+    from kvplan.resolve import QuantSpec
+
+    def fam(method, scheme=""):
+        return tool.quant_family(QuantSpec(method=method, bits=4, scheme=scheme))
+    assert tool.quant_family(None) == "unquantized"
+    assert fam("awq") == fam("gptq") == fam("gptq_marlin") == fam("awq_marlin") == "AWQ/GPTQ"
+    assert fam("fp8", "fp8 block 128x128") == fam("compressed-tensors", "fp8 (compressed-tensors)") == "FP8"
+    assert fam("modelopt", "nvfp4 (modelopt)") == fam("mxfp4", "mxfp4 (experts)") == "NVFP4/MXFP4"
+    assert fam("compressed-tensors", "nvfp4 (compressed-tensors)") == "NVFP4/MXFP4"
+    assert fam("compressed-tensors", "int4 w4a16 group 128 (compressed-tensors)") == "compressed-tensors INT"
+    assert fam("bitsandbytes") == "bitsandbytes"
+
+
+def test_quantized_estimates_do_not_stand_apart_from_the_rest(tool, rows, capsys):
+    """calibration.py (beside ESTIMATE_G_*): on the discrete-GPU startups of releases that subtract vLLM's estimate, the
+    term's excess over it is the same for quantized and unquantized checkpoints, so no family has a term of its own."""
+    sub = [r for r in rows if r["subtracted"] and not r["integrated"]]
+    quant = [(r["charged"] - r["logged"]) / GIB for r in sub if r["quant"] != "unquantized"]
+    plain = [(r["charged"] - r["logged"]) / GIB for r in sub if r["quant"] == "unquantized"]
+    assert len(quant) >= 4 and len(plain) >= 10
+    assert abs(statistics.median(quant) - statistics.median(plain)) < 0.1
+    assert {r["quant"] for r in sub} >= {"unquantized", "AWQ/GPTQ", "FP8", "NVFP4/MXFP4"}
+    tool.estimate_report()
+    out = capsys.readouterr().out
+    assert "by quantization, subtracted, discrete GPUs:" in out and "AWQ/GPTQ" in out
+
+
 # The fifty-eighth blind round's two RTX 5060 Ti starts of a Qwen3-4B fine-tune (tests/data/SOURCES-logs.md) state the
 # model runner v2 estimate too. Fitted with them, the L1 fit moves from 0 GiB + 0.25 MiB to 0.03 GiB + 0.220 MiB; moving
 # the coefficients moves every 0.29+ CUDA plan of the four record files and the shipped residual bands

@@ -510,9 +510,43 @@ def graph_records(files=GRAPH_FILES) -> list[dict]:
             out.append({"file": tag, "id": rec["id"], "era": p.era, "group": next(n for n, e in GRAPH_GROUPS if p.era in e),
                         "runner": runner, "mode": g.mode, "n": f.n_sizes, "largest": g.largest, "layers": f.n_layers,
                         "recurrent": recurrent, "drafter": g.drafter_layers * g.drafter_graphs, "hidden": p.model.hidden_size,
-                        "tp": p.args.tensor_parallel_size, "moe": p.model.is_moe, "logged": logged * GIB,
+                        "tp": p.args.tensor_parallel_size, "moe": p.model.is_moe, "quant": quant_family(p.model.quant),
+                        "integrated": f.integrated_memory, "amd": (p.gpu.vendor or "").upper() == "AMD", "logged": logged * GIB,
                         "predicted": p.cudagraph_capture_bytes, "subtracted": p.rules.cudagraph_subtracted,
                         "v1_formula": runner == "v1" or p.rules.release < (0, 29, 0) or not p.rules.cudagraph_subtracted})
+    return out
+
+
+def quant_family(quant) -> str:
+    """The weight-quantization family a plan's QuantSpec belongs to, for the per-family graph tables: "AWQ/GPTQ"
+    (awq, gptq and their Marlin kernels), "FP8" (fp8, online or block-wise, and compressed-tensors FP8),
+    "NVFP4/MXFP4" (ModelOpt, compressed-tensors NVFP4, gpt-oss's MXFP4 experts), "compressed-tensors INT" (its INT4/INT8
+    weight-only schemes), else the method's name; "unquantized" without one."""
+    if quant is None:
+        return "unquantized"
+    method, scheme = quant.method.lower(), (quant.scheme or "").lower()
+    if method.startswith(("awq", "gptq")):
+        return "AWQ/GPTQ"
+    if method == "modelopt" or "fp4" in method or scheme.startswith(("nvfp4", "mxfp4")):
+        return "NVFP4/MXFP4"
+    if "fp8" in method or scheme.startswith("fp8"):
+        return "FP8"
+    if method == "compressed-tensors":
+        return "compressed-tensors INT"
+    return method
+
+
+QUANT_FAMILIES = ("unquantized", "AWQ/GPTQ", "compressed-tensors INT", "FP8", "NVFP4/MXFP4")
+
+
+def family_table(rows, predict) -> list[str]:
+    """Lines of kvplan's signed and absolute error (predict(r) - logged, GiB) per quantization family of `rows`."""
+    out = []
+    for fam in QUANT_FAMILIES + tuple(sorted({r["quant"] for r in rows} - set(QUANT_FAMILIES))):
+        group = [r for r in rows if r["quant"] == fam]
+        if group:
+            signed = statistics.median((predict(r) - r["logged"]) / GIB for r in group)
+            out.append(f"{fam:22} signed median {signed:+.2f} GiB  {graph_errors(group, predict)}")
     return out
 
 
@@ -587,6 +621,13 @@ def graph_report() -> None:
         group = [r for r in rows if r["group"] == name]
         print(f"     {name:14} {graph_errors(group, lambda r: r['predicted'])}")
     print(f"     {'all':14} {graph_errors(rows, lambda r: r['predicted'])}")
+    # by weight-quantization family (quant_family) within each group (CUDA only: ROCm's per-graph cost is a term of its
+    # own): whether quantized checkpoints' captures stand apart from the unquantized ones of the same releases
+    print("   kvplan as it stands by quantization (CUDA):")
+    for name, _ in GRAPH_GROUPS:
+        group = [r for r in rows if r["group"] == name and not r["amd"]]
+        for line in family_table(group, lambda r: r["predicted"]):
+            print(f"     {name:14} {line}")
     for label, (grids, formula) in GRAPH_FORMULAS.items():
         params = _fit_l1(fit_rows, grids, formula)
         print(f"   {label}: " + ", ".join(f"{v / GIB:.2f} GiB" if i == 0 else f"{v / 1024 ** 2:.3f} MiB" if v > 1000 else f"{v:g}"
@@ -694,7 +735,7 @@ def estimate_records(files=GRAPH_FILES) -> list[dict]:
                     "tp": p.args.tensor_parallel_size, "pw": pw, "full": full, "n": f.n_sizes, "largest": g.largest,
                     "layers": f.n_layers, "recurrent": sum(1 for layer in p.model.layers if layer.kind == "recurrent"),
                     "drafter": g.drafter_layers * g.drafter_graphs, "hidden": p.model.hidden_size,
-                    "quant": p.model.quant.method if p.model.quant else None, "moe": p.model.is_moe,
+                    "quant": quant_family(p.model.quant), "moe": p.model.is_moe,
                     "integrated": f.integrated_memory, "logged": logged, "pool": pool,
                     "charged": ESTIMATE_G_CONST + ESTIMATE_G_PER * f.graph_layer_sizes,
                     "subtracted": p.rules.cudagraph_subtracted})
@@ -744,6 +785,13 @@ def estimate_report() -> None:
     signed = statistics.median((r["charged"] - r["logged"]) / GIB for r in rows)
     print(f"   kvplan as it stands: all {graph_errors(rows, lambda r: r['charged'])}; signed median {signed:+.2f} GiB")
     print(f"                        subtracted {graph_errors(sub, lambda r: r['charged'])}")
+    # by weight-quantization family (quant_family), on the releases that subtract the estimate (the KV pool moves with
+    # it), discrete and integrated-memory GPUs apart: whether quantized checkpoints' estimates stand apart from the rest
+    for name, group in (("subtracted, discrete GPUs", [r for r in sub if not r["integrated"]]),
+                        ("subtracted, integrated memory", [r for r in sub if r["integrated"]])):
+        print(f"   by quantization, {name}:")
+        for line in family_table(group, lambda r: r["charged"]):
+            print(f"     {line}")
     for label, (grids, formula) in ESTIMATE_FORMULAS.items():
         params = _fit_l1(rows, grids, formula)
         print(f"   {label}: {params[0] / GIB:.2f} GiB, {params[1] / 1024 ** 2:.3f} MiB")

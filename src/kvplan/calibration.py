@@ -113,6 +113,17 @@ MRV2_G_CONST, MRV2_G_PER = 0.0, 0.25 * MIB
 # p90 30.92 -> 30.72, blind max 53.6 -> 22.6 %, out-of-sample tokens p90 10.46 -> 10.71 %), 0.04 GiB + 0.240 MiB per
 # layer and extrapolated graph (0.22 / 1.11; blind KV p90 6.10 -> 7.74 %), 0.23 GiB + 1.3 MiB per token of the largest
 # size (0.31 / 1.47): the coefficients stay.
+# Quantized checkpoints share them: nothing in the estimate depends on the weights' format (profile_cudagraph_memory
+# measures the free memory each sampled capture costs, gpu_model_runner.py, 0.22.1 wheel; quantization kernels'
+# buffers are made at load), and the records agree (tools/fit_calibration.py --estimates and --graphs, by
+# quantization). On the discrete-GPU startups of releases that subtract the estimate, the term is above vLLM's own by
+# a median +0.19 GiB for the 4 quantized ones (Qwen2.5-32B GPTQ +0.67, Qwen3-30B-A3B FP8 +0.37, Gemma-4-26B NVFP4
+# +0.02, Qwen2.5-7B AWQ -0.06) and +0.21 GiB for the 11 unquantized; kvplan's capture against the pools CUDA startups
+# of 0.20+ log: median +0.11 GiB AWQ/GPTQ (10), +0.24 FP8 (5), +0.02 NVFP4/MXFP4 (10), -0.04 compressed-tensors INT
+# (3), +0.19 unquantized (34). No family stands apart, so none has a term of its own. The GPTQ start (0.21.1 nightly,
+# RTX 5090 Laptop) is no exception: vLLM estimated 0.49 GiB and captured 0.95 after the KV allocation (0.21 below the
+# 1.16 charged), and its logged pool (1.17 GiB, 9,584 tokens; -9.7 % planned) leaves 1.34 GiB of the budget for the
+# activation peak and non-torch memory, which kvplan puts at 0.78: the graph term's excess stands in for them.
 ESTIMATE_G_CONST, ESTIMATE_G_PER = 0.25 * GIB, 0.00028 * GIB
 
 # ROCm from 0.26 (versions.py cudagraph_rocm_cost; the releases whose budget subtracts vLLM's graph estimate on ROCm
