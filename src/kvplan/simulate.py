@@ -948,6 +948,19 @@ def step_model_report(step_model: StepModel, config: EngineConfig, mean_running:
     return {**step_model.to_dict(), "example_steps": steps}
 
 
+def step_line(e: dict) -> str:
+    """One of step_model_report's example steps as a line: the step, its terms in ms, and for a speculative decode step
+    the time per token it emits (`kvplan simulate` prints it after 'step time: ', the web page shows it)."""
+    what = (f"decode step of {e['decode_seqs']} request{'s' if e['decode_seqs'] != 1 else ''} at {e['decode_context_tokens'] // max(1, e['decode_seqs']):,} tokens "
+            "of context" if e["decode_seqs"] else f"prefill step of {e['prefill_chunks'][0][0]:,} tokens")
+    parts = ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in e["terms_ms"].items())
+    if e.get("speculative"):  # the decode step as speculative decoding runs it, and its time per token emitted
+        sp = e["speculative"]
+        return (f"speculative {what}: {e['total_ms']:.2f} ms ({parts}), {sp['ms_per_token']:.2f} ms per token at "
+                f"{sp['tokens_per_step']:.3f} tokens per step")
+    return f"{what}: {e['total_ms']:.2f} ms ({parts})"
+
+
 # =====================================================================================
 # Speculative decoding in the step model
 # =====================================================================================
