@@ -1858,18 +1858,28 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         d_ctx = drafter.per_context_token_s if drafter is not None else 0.0
         ctx_rate = per_ctx_v + k_draft * d_ctx  # seconds of a speculative step per context token of a decoder
 
-        def draft_s(tokens: int, seqs: int, ctx: float, chunks: list) -> float:
-            """The drafter's k passes: the first over the step's tokens, then one token per request."""
+        def draft_fixed(tokens: int, seqs: int) -> tuple:
+            """The drafter's passes' seconds apart from context: (the first, over the step's tokens; each later one,
+            one token per request); no drafter: ()."""
+            return () if drafter is None else (drafter.fixed_part_s(tokens, seqs), drafter.fixed_part_s(seqs, seqs))
+
+        def draft_s(fixed: tuple, ctx: float, chunks: list) -> float:
+            """The drafter's k passes: the first over the step's tokens, then one token per request (`draft_fixed`)."""
             if drafter is None:
                 return 0.0
-            t = drafter.fixed_part_s(tokens, seqs) + d_ctx * ctx
+            t = fixed[0] + d_ctx * ctx
             for _, ch, pre in chunks:
                 t += drafter.prefill_attention_s(ch, pre)
-            return t + (k_draft - 1) * (drafter.fixed_part_s(seqs, seqs) + d_ctx * ctx)
+            return t + (k_draft - 1) * (fixed[1] + d_ctx * ctx)
+
+        spec_fixed: dict = {}  # n -> what of a pure-decode speculative step of n requests does not depend on context
 
         def spec_decode_s(n: int, ctx: float) -> float:
             """A pure-decode speculative step of n requests reading ctx context tokens (window layers apart)."""
-            return fixed_part(n * q, n, n * q) + ctx_rate * ctx + draft_s(n * q, n, ctx, ())
+            f = spec_fixed.get(n)
+            if f is None:
+                f = spec_fixed[n] = (fixed_part(n * q, n, n * q), draft_fixed(n * q, n))
+            return f[0] + ctx_rate * ctx + draft_s(f[1], ctx, ())
 
     # ------------------------------------------------------------------ blocks
 
@@ -2336,7 +2346,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         if not chunks:
             return (spec_decode_s(dec_tokens, ctx) + win) * inv_e
         t = (fixed_part(v_tokens, seqs, seqs + dec_tokens * (q - 1)) + mixed_factor * (per_ctx_v * ctx + win)
-             + draft_s(v_tokens, seqs, ctx, chunks))
+             + draft_s(draft_fixed(v_tokens, seqs), ctx, chunks))
         for _, ch, pre in chunks:
             t += pf_attn(ch, pre)
         if not dec_tokens:
