@@ -307,14 +307,19 @@ def test_the_capture_size_boxes_plan_as_the_cli_flags(page, server_url):
     assert "whole number" in slot.text_content()
 
 
-def _open_capacity_search(page, server_url):
-    """The traffic tab of Qwen3-8B on an H100 at 8,192, set for a capacity search over 200 azure-conv requests within
-    ttft=2s,tpot=80ms (the request the capacity tests send /api/simulate)."""
-    page.goto(server_url + "/?model=Qwen/Qwen3-8B&gpu=h100&max_model_len=8192")
+def _open_traffic_tab(page, url, requests):
+    """The traffic tab of the plan the page at `url` shows, set to simulate the first `requests` of azure-conv."""
+    page.goto(url)
     page.wait_for_function("document.querySelector('#verdict').dataset.fits === 'true'")
     page.click("#tab-traffic")
     page.select_option("#sim-workload", "azure-conv")
-    page.fill("#sim-n", "200")
+    page.fill("#sim-n", str(requests))
+
+
+def _open_capacity_search(page, server_url):
+    """The traffic tab of Qwen3-8B on an H100 at 8,192, set for a capacity search over 200 azure-conv requests within
+    ttft=2s,tpot=80ms (the request the capacity tests send /api/simulate)."""
+    _open_traffic_tab(page, server_url + "/?model=Qwen/Qwen3-8B&gpu=h100&max_model_len=8192", 200)
     page.fill("#sim-slo", "ttft=2s,tpot=80ms")
     page.check("#sim-capacity")
 
@@ -410,11 +415,8 @@ def test_the_traffic_tab_shows_the_speculative_step_line_the_server_words(page, 
     d = TestClient(create_app()).post("/api/simulate", json=body).json()
     spec_line = [line for e, line in zip(d["step_model"]["example_steps"], d["step_lines"]) if "speculative" in e]
     assert len(spec_line) == 1 and spec_line[0].startswith("speculative decode step of ")
-    page.goto(server_url + f"/?model={LLAMA}&gpu=h100&max_model_len=8192&speculative_config={quote(ngram)}")
-    page.wait_for_function("document.querySelector('#verdict').dataset.fits === 'true'")
-    page.click("#tab-traffic")
-    page.select_option("#sim-workload", "azure-conv")
-    page.fill("#sim-n", "120")
+    _open_traffic_tab(page, server_url + f"/?model={LLAMA}&gpu=h100&max_model_len=8192&speculative_config={quote(ngram)}",
+                      120)
     page.fill("#sim-spec-rate", "0.7")
     page.click("#sim-run")
     page.wait_for_function("document.querySelector('#sim-table').textContent.includes('step time')")
