@@ -367,11 +367,11 @@ def test_capacity_gives_the_plans_warnings_as_fit_does():
 
 def test_the_step_line_counts_one_request_in_the_singular():
     """"decode step of 1 requests at 1,260 tokens of context" (a pool that admits no request decodes one)."""
-    from kvplan.cli.simulate import _step_line
+    from kvplan.simulate import step_line
 
-    line = _step_line({"decode_seqs": 1, "decode_context_tokens": 1260, "total_ms": 21.84, "terms_ms": {"kernel_launches": 1.84}})
+    line = step_line({"decode_seqs": 1, "decode_context_tokens": 1260, "total_ms": 21.84, "terms_ms": {"kernel_launches": 1.84}})
     assert line.startswith("decode step of 1 request at 1,260 tokens of context: 21.84 ms")
-    assert _step_line({"decode_seqs": 18, "decode_context_tokens": 18 * 1260, "total_ms": 8.68,
+    assert step_line({"decode_seqs": 18, "decode_context_tokens": 18 * 1260, "total_ms": 8.68,
                        "terms_ms": {}}).startswith("decode step of 18 requests at 1,260 tokens")
 
 

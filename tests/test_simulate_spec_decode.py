@@ -153,6 +153,23 @@ def test_a_draft_model_at_zero_acceptance_costs_more_than_an_ngram_drafter():
     assert out["draft"] < 0.9 * out["plain"]
 
 
+def test_a_lone_request_decodes_at_the_explained_speculative_step():
+    """One request alone: each of its decode steps is the speculative step the run's example explains
+    (SpecDecode.explain_step), over the tokens it emits: one formula, the drafter's KV read once per pass. A draft
+    model (28 layers) reads enough KV for a second read to show: it made the simulated step 0.9 % longer."""
+    small = json.dumps({"method": "draft_model", "model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 4})
+    p = kvplan.fit("Qwen/Qwen3-14B", "H100", max_model_len=8192, speculative_config=small)
+    wl = Workload("one", np.array([1000]), np.array([600]), np.array([0.0]))
+    for a in (0.0, 0.5):
+        res, sm = _run(p, wl, SpecAcceptance(acceptance_rate=a))
+        # the decode steps' contexts run from 1,001 to 1,599 tokens; a step's time is linear in them: their mean, 1,300
+        step = sm.spec.explain_step(sm, 1, 1300)
+        assert list(step["terms_ms"]) == ["target_verify_5_tokens", "drafter_4_passes"]
+        assert res.to_dict()["tpot_ms"]["mean"] * sm.spec.tokens_per_step == pytest.approx(step["total_ms"], rel=1e-5)
+        kv_reads_ms = 4 * sm.spec.drafter.per_context_token_s * 1300 * 1e3  # the drafter's KV, once per pass
+        assert kv_reads_ms > 1e-3 * step["total_ms"]
+
+
 def test_the_drafter_reads_its_own_kv_and_the_target_its_own(eagle3_plan):
     _, sm = _run(eagle3_plan, _workload(n=5), SpecAcceptance(acceptance_rate=0.5))
     # the plan's KV bytes per token hold 32 target layers and the head's one (8 KV heads x 128 x 2 x 2 B each)

@@ -307,14 +307,19 @@ def test_the_capture_size_boxes_plan_as_the_cli_flags(page, server_url):
     assert "whole number" in slot.text_content()
 
 
-def _open_capacity_search(page, server_url):
-    """The traffic tab of Qwen3-8B on an H100 at 8,192, set for a capacity search over 200 azure-conv requests within
-    ttft=2s,tpot=80ms (the request the capacity tests send /api/simulate)."""
-    page.goto(server_url + "/?model=Qwen/Qwen3-8B&gpu=h100&max_model_len=8192")
+def _open_traffic_tab(page, url, requests):
+    """The traffic tab of the plan the page at `url` shows, set to simulate the first `requests` of azure-conv."""
+    page.goto(url)
     page.wait_for_function("document.querySelector('#verdict').dataset.fits === 'true'")
     page.click("#tab-traffic")
     page.select_option("#sim-workload", "azure-conv")
-    page.fill("#sim-n", "200")
+    page.fill("#sim-n", str(requests))
+
+
+def _open_capacity_search(page, server_url):
+    """The traffic tab of Qwen3-8B on an H100 at 8,192, set for a capacity search over 200 azure-conv requests within
+    ttft=2s,tpot=80ms (the request the capacity tests send /api/simulate)."""
+    _open_traffic_tab(page, server_url + "/?model=Qwen/Qwen3-8B&gpu=h100&max_model_len=8192", 200)
     page.fill("#sim-slo", "ttft=2s,tpot=80ms")
     page.check("#sim-capacity")
 
@@ -395,3 +400,28 @@ def test_the_kinds_box_chooses_the_cards_gpu_auto_searches(page, server_url):
     page.select_option("#gpu", "l4")
     _wait_for_plan(page, kvplan.fit(model, gpu="L4", max_model_len=8192))
     assert not page.is_visible("#gpu_kinds") and "gpu_kinds" not in page.url
+
+
+def test_the_traffic_tab_shows_the_speculative_step_line_the_server_words(page, server_url):
+    """The 'step time' row of a speculative simulation is the server's step line (simulate.step_line, the line
+    `kvplan simulate` prints) for the speculative example step, as /api/simulate answers it."""
+    from urllib.parse import quote
+
+    from fastapi.testclient import TestClient
+
+    ngram = '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 3}'
+    body = {"model": LLAMA, "gpu": "h100", "max_model_len": "8192", "speculative_config": ngram, "workload": "azure-conv",
+            "max_requests": 120, "spec_acceptance_rate": 0.7, "curve": False}
+    d = TestClient(create_app()).post("/api/simulate", json=body).json()
+    spec_line = [line for e, line in zip(d["step_model"]["example_steps"], d["step_lines"]) if "speculative" in e]
+    assert len(spec_line) == 1 and spec_line[0].startswith("speculative decode step of ")
+    _open_traffic_tab(page, server_url + f"/?model={LLAMA}&gpu=h100&max_model_len=8192&speculative_config={quote(ngram)}",
+                      120)
+    page.fill("#sim-spec-rate", "0.7")
+    page.click("#sim-run")
+    page.wait_for_function("document.querySelector('#sim-table').textContent.includes('step time')")
+    rows = dict(page.eval_on_selector_all("#sim-table tbody tr", "trs => trs.map(tr => [tr.children[0].textContent,"
+                                          " tr.children[1].textContent])"))
+    assert rows["step time"] == spec_line[0]
+    page.fill("#sim-spec-rate", "")
+    page.click("nav.tabs button[data-tab='plan']")

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 
 import pytest
 
@@ -135,28 +133,25 @@ def test_the_traffic_tab_has_the_acceptance_controls_and_shows_the_step_line(cli
         assert re.search(rf'<input id="{control}" type="number"', page), control
         assert key in SimulateRequest.model_fields, key
         assert f'body.{key} = Number($("{control}").value)' in js, key
-    assert 'rows.push(["step time", stepLine(e)])' in js
+    assert 'rows.push(["step time", d.step_lines[i]])' in js
 
 
 def test_the_pages_step_line_is_the_clis(client):
-    """The page's stepLine (app.js) prints an example step as `kvplan simulate` does (cli/simulate.py _step_line),
-    the speculative decode step with its time per token included."""
-    from kvplan.cli.simulate import _step_line
+    """The page shows the server's step_lines, one per example step, worded by simulate.step_line as `kvplan
+    simulate` prints them (the speculative decode step with its time per token): the page words none itself."""
+    from kvplan.simulate import step_line
 
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed: the page's stepLine is checked against the CLI's with it")
     js = client.get("/static/app.js").text
-    steps = []
+    assert "function stepLine" not in js and "ms per token at" not in js
+    spec_lines = []
     for extra in ({"spec_acceptance_rate": 0.7}, {"spec_mean_acceptance_length": 3.25, "max_requests": 400}):
-        steps += client.post("/api/simulate", json={**BODY, **extra}).json()["step_model"]["example_steps"]
-    assert sum("speculative" in e for e in steps) == 2
-    source = (re.search(r"^function fmtInt\(.*\}$", js, re.M).group(0) + "\n"
-              + re.search(r"^function stepLine\(.*?^\}", js, re.S | re.M).group(0))
-    script = source + f"\nconsole.log(JSON.stringify({json.dumps(steps)}.map(stepLine)));"
-    got = json.loads(subprocess.run([node, "-e", script], capture_output=True, text=True, check=True).stdout)
-    assert got == [_step_line(e) for e in steps]
-    assert got[1].startswith("speculative decode step of ") and " ms per token at 2.533 tokens per step" in got[1]
+        d = client.post("/api/simulate", json={**BODY, **extra}).json()
+        steps, lines = d["step_model"]["example_steps"], d["step_lines"]
+        assert len(lines) == len(steps) and lines == [step_line(e) for e in steps]
+        spec_lines += [line for e, line in zip(steps, lines) if "speculative" in e]
+    assert len(spec_lines) == 2 and all(x.startswith("speculative decode step of ") for x in spec_lines)
+    assert spec_lines[0].endswith(" ms per token at 2.533 tokens per step")
+    assert spec_lines[1].endswith(" ms per token at 3.250 tokens per step")
 
 
 def test_a_capacity_comparison_refuses_a_bad_acceptance_as_one_search_does(client, monkeypatch, capsys):

@@ -948,6 +948,19 @@ def step_model_report(step_model: StepModel, config: EngineConfig, mean_running:
     return {**step_model.to_dict(), "example_steps": steps}
 
 
+def step_line(e: dict) -> str:
+    """One of step_model_report's example steps as a line: the step, its terms in ms, and for a speculative decode step
+    the time per token it emits (`kvplan simulate` prints it after 'step time: ', the web page shows it)."""
+    what = (f"decode step of {e['decode_seqs']} request{'s' if e['decode_seqs'] != 1 else ''} at {e['decode_context_tokens'] // max(1, e['decode_seqs']):,} tokens "
+            "of context" if e["decode_seqs"] else f"prefill step of {e['prefill_chunks'][0][0]:,} tokens")
+    parts = ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in e["terms_ms"].items())
+    if e.get("speculative"):  # the decode step as speculative decoding runs it, and its time per token emitted
+        sp = e["speculative"]
+        return (f"speculative {what}: {e['total_ms']:.2f} ms ({parts}), {sp['ms_per_token']:.2f} ms per token at "
+                f"{sp['tokens_per_step']:.3f} tokens per step")
+    return f"{what}: {e['total_ms']:.2f} ms ({parts})"
+
+
 # =====================================================================================
 # Speculative decoding in the step model
 # =====================================================================================
@@ -1059,17 +1072,34 @@ class SpecDecode:
         return max(target.kv_bytes_per_token / (target.hbm_bytes_per_s * target.coeffs.eta_kv_mem),
                    self.verify_tokens * target._compute_s(target.attn_flops_per_token_pair))
 
+    def context_token_s(self, target: "StepModel") -> tuple:
+        """A speculative step's seconds per context token of its decoders: (the target's verification,
+        `verify_context_token_s`; the drafter's k passes, each reading its own KV of the context: 0 with no drafter).
+        With `fixed_s` the one formula of a speculative step, window layers and prefill attention apart."""
+        return (self.verify_context_token_s(target),
+                self.num_speculative_tokens * self.drafter.per_context_token_s if self.drafter is not None else 0.0)
+
+    def fixed_s(self, target: "StepModel", tokens: int, seqs: int, logits: int, fixed_part=None) -> tuple:
+        """A speculative step's seconds apart from context: (the target's verification forward over `tokens`, 1 + k a
+        decoding request and the prefill chunks' tokens, for `seqs` requests with the LM head at `logits` positions;
+        the drafter's k passes, the first over the step's tokens, then k - 1 of one token a request: 0 with no
+        drafter). `fixed_part`: the target's fixed_part_s as the caller times it (the simulator pads it to the step's
+        CUDA graph); by default its own."""
+        verify = (fixed_part or target.fixed_part_s)(tokens, seqs, logits)
+        d = self.drafter
+        return verify, (d.fixed_part_s(tokens, seqs) + (self.num_speculative_tokens - 1) * d.fixed_part_s(seqs, seqs)
+                        if d is not None else 0.0)
+
     def explain_step(self, step_model: "StepModel", decode_seqs: int, decode_context_tokens: int) -> dict:
         """A speculative decode step of `decode_seqs` requests (as StepModel.explain_step has a plain one): the target's
         verification and the drafter's passes in milliseconds, and the time per emitted token."""
         n, ctx, q, k = decode_seqs, decode_context_tokens, self.verify_tokens, self.num_speculative_tokens
         t = self.target_of(step_model)
-        terms = {f"target_verify_{q}_tokens": t.fixed_part_s(n * q, n, n * q) + self.verify_context_token_s(t) * ctx
-                 + t.window_decode_s(n, ctx)[0]}
+        verify_fixed, draft_fixed = self.fixed_s(t, n * q, n, n * q)
+        verify_rate, draft_rate = self.context_token_s(t)
+        terms = {f"target_verify_{q}_tokens": verify_fixed + verify_rate * ctx + t.window_decode_s(n, ctx)[0]}
         if self.drafter is not None:
-            d = self.drafter
-            terms[f"drafter_{k}_passes"] = (d.fixed_part_s(n * q, n) + (k - 1) * d.fixed_part_s(n, n)
-                                            + k * d.per_context_token_s * ctx)
+            terms[f"drafter_{k}_passes"] = draft_fixed + draft_rate * ctx
         total = sum(terms.values())
         return {"decode_seqs": n, "decode_context_tokens": ctx, "prefill_chunks": [],
                 "terms_ms": {key: round(v * 1e3, 4) for key, v in terms.items() if v}, "total_ms": round(total * 1e3, 4),
@@ -1837,26 +1867,21 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     spec = step_model.spec
     q = spec.verify_tokens if spec is not None else 1
     if spec is not None:
-        k_draft = spec.num_speculative_tokens
         inv_e = 1.0 / spec.tokens_per_step
         drafter = spec.drafter
         target_sm = spec.target_of(step_model)
-        per_ctx_v = spec.verify_context_token_s(target_sm)  # decode attention over q query tokens
-        d_ctx = drafter.per_context_token_s if drafter is not None else 0.0
-        ctx_rate = per_ctx_v + k_draft * d_ctx  # seconds of a speculative step per context token of a decoder
-
-        def draft_s(tokens: int, seqs: int, ctx: float, chunks: list) -> float:
-            """The drafter's k passes: the first over the step's tokens, then one token per request."""
-            if drafter is None:
-                return 0.0
-            t = drafter.fixed_part_s(tokens, seqs) + d_ctx * ctx
-            for _, ch, pre in chunks:
-                t += drafter.prefill_attention_s(ch, pre)
-            return t + (k_draft - 1) * (drafter.fixed_part_s(seqs, seqs) + d_ctx * ctx)
+        # seconds per context token of a decoder: the target's decode attention over q query tokens, the drafter's
+        # k passes (SpecDecode.context_token_s)
+        per_ctx_v, draft_ctx = spec.context_token_s(target_sm)
+        ctx_rate = per_ctx_v + draft_ctx  # of the whole speculative step
+        spec_fixed: dict = {}  # n -> what of a pure-decode speculative step of n requests does not depend on context
 
         def spec_decode_s(n: int, ctx: float) -> float:
             """A pure-decode speculative step of n requests reading ctx context tokens (window layers apart)."""
-            return fixed_part(n * q, n, n * q) + ctx_rate * ctx + draft_s(n * q, n, ctx, ())
+            f = spec_fixed.get(n)
+            if f is None:
+                f = spec_fixed[n] = sum(spec.fixed_s(target_sm, n * q, n, n * q, fixed_part))
+            return f + ctx_rate * ctx
 
     # ------------------------------------------------------------------ blocks
 
@@ -2322,10 +2347,12 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         win = window_decode(dec_tokens, ctx, win_c0, D + 1)[0] if window_decode and dec_tokens else 0.0
         if not chunks:
             return (spec_decode_s(dec_tokens, ctx) + win) * inv_e
-        t = (fixed_part(v_tokens, seqs, seqs + dec_tokens * (q - 1)) + mixed_factor * (per_ctx_v * ctx + win)
-             + draft_s(v_tokens, seqs, ctx, chunks))
-        for _, ch, pre in chunks:
+        verify_fixed, draft_fixed = spec.fixed_s(target_sm, v_tokens, seqs, seqs + dec_tokens * (q - 1), fixed_part)
+        t = verify_fixed + mixed_factor * (per_ctx_v * ctx + win) + draft_fixed + draft_ctx * ctx
+        for _, ch, pre in chunks:  # the chunks' attention, in the target and in the drafter's first pass
             t += pf_attn(ch, pre)
+            if drafter is not None:
+                t += drafter.prefill_attention_s(ch, pre)
         if not dec_tokens:
             return t
         return t - (1.0 - inv_e) * (spec_decode_s(dec_tokens, ctx) + win)

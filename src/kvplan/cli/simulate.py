@@ -191,6 +191,7 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
         t.add_row("prefix-cache hit tokens", f"{d['prefix_hit_tokens']:,}")
     t.add_row("requests completed / rejected", f"{d['requests_completed']:,} / {d['requests_rejected']:,}")
     from kvplan.render import whole_cells
+    from kvplan.simulate import step_line
 
     console.print(whole_cells(t))
     lt = Table(title="Latency", header_style="bold")
@@ -210,22 +211,11 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
         console.print(f"goodput {_rate(d['goodput_requests_per_s'])} req/s: {d['slo_attainment'] * 100:.1f} % of requests meet "
                       + ", ".join(f"{k[:-3]} <= {v:g} ms" for k, v in slo.items() if v is not None) + rejected, highlight=False)
     for e in d.get("step_model", {}).get("example_steps", ()):
-        console.print(f"[dim]step time: {_step_line(e)}[/]", highlight=False)
+        console.print(f"[dim]step time: {step_line(e)}[/]", highlight=False)
     for n in d["notes"]:  # a workload reader's warning (an arrival unit in doubt) is not dimmed as a note
         console.print(f"[yellow]{escape(str(n))}[/]" if str(n).startswith("warning: ") else
                       f"[dim]note: {escape(str(n))}[/]", highlight=False)
     console.print(f"[dim]simulated in {d['simulator_wall_s']:.2f} s[/]")
-
-
-def _step_line(e: dict) -> str:
-    what = (f"decode step of {e['decode_seqs']} request{'s' if e['decode_seqs'] != 1 else ''} at {e['decode_context_tokens'] // max(1, e['decode_seqs']):,} tokens "
-            "of context" if e["decode_seqs"] else f"prefill step of {e['prefill_chunks'][0][0]:,} tokens")
-    parts = ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in e["terms_ms"].items())
-    if e.get("speculative"):  # the decode step as speculative decoding runs it, and its time per token emitted
-        sp = e["speculative"]
-        return (f"speculative {what}: {e['total_ms']:.2f} ms ({parts}), {sp['ms_per_token']:.2f} ms per token at "
-                f"{sp['tokens_per_step']:.3f} tokens per step")
-    return f"{what}: {e['total_ms']:.2f} ms ({parts})"
 
 
 def write_plots(res, out_dir: Path) -> list[Path]:

@@ -563,6 +563,8 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
                     "warnings": [str(w) for w in p.warnings]},  # as `kvplan simulate` notes them ("plan: ...")
            "workload": summary, "result": rd, "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
            "step_model": sim.step_model_report(step_model, config, rd["mean_running"], summary, result)}
+    # each example step as `kvplan simulate` prints it (simulate.step_line), for the page to show as it stands
+    out["step_lines"] = [sim.step_line(e) for e in out["step_model"]["example_steps"]]
     if req.capacity:
         if not req.slo:
             raise InputError("slo", "capacity needs at least one SLO", "e.g. ttft=1s,tpot=50ms")

@@ -410,21 +410,6 @@ function rateDown(x, significant = 3) {
   return `${whole}.${frac.slice(0, 2)}${frac.slice(2).replace(/0+$/, "")}`;
 }
 
-// One example step as kvplan simulate prints it (cli/simulate.py _step_line): the step, its terms in ms, and for a
-// speculative decode step the time per token it emits.
-function stepLine(e) {
-  const n = e.decode_seqs;
-  const what = n ? `decode step of ${n} request${n !== 1 ? "s" : ""} at ${fmtInt(Math.floor(e.decode_context_tokens / Math.max(1, n)))} tokens of context`
-    : `prefill step of ${fmtInt(e.prefill_chunks[0][0])} tokens`;
-  const parts = Object.entries(e.terms_ms).map(([k, v]) => `${k.replaceAll("_", " ")} ${v.toFixed(2)}`).join(", ");
-  if (e.speculative) {
-    const sp = e.speculative;
-    return `speculative ${what}: ${e.total_ms.toFixed(2)} ms (${parts}), ${sp.ms_per_token.toFixed(2)} ms per token at `
-      + `${sp.tokens_per_step.toFixed(3)} tokens per step`;
-  }
-  return `${what}: ${e.total_ms.toFixed(2)} ms (${parts})`;
-}
-
 function renderSimulation(d, body = {}) {
   document.querySelector("#sim-table tbody").innerHTML = "";
   $("cap-compare").hidden = !d.capacity_rows;
@@ -445,10 +430,11 @@ function renderSimulation(d, body = {}) {
     ["SLO attainment", `${(100 * r.slo_attainment).toFixed(1)}%`],
   ];
   // the speculative decode step and its time per token, where kvplan simulate prints it ('step time: speculative
-  // decode step ...' after the goodput line), and the note on how the acceptance was read and simulated
-  for (const e of (d.step_model || {}).example_steps || []) {
-    if (e.speculative) rows.push(["step time", stepLine(e)]);
-  }
+  // decode step ...' after the goodput line: the server's step_lines, one per example step, in kvplan's own words),
+  // and the note on how the acceptance was read and simulated
+  ((d.step_model || {}).example_steps || []).forEach((e, i) => {
+    if (e.speculative) rows.push(["step time", d.step_lines[i]]);
+  });
   for (const n of r.notes || []) {
     if (n.startsWith("speculative decoding (")) rows.push(["speculative decoding", n]);
   }
