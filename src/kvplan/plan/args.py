@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 from functools import cached_property
-from typing import Sequence
+from typing import Collection, Sequence
 
 from kvplan.calibration import GIB
 from kvplan.errors import InputError
@@ -657,6 +657,13 @@ def _keywords_named(cls):
     return cls
 
 
+def _check_choice(flag: str, value, choices: Collection[str], what: str, why: str = "", fix_tail: str = "") -> None:
+    """InputError for `flag`'s `value` (None: not given) outside argparse's `choices`: "unknown {what} {value!r}"
+    (and `why`), with the choices as the fix (and `fix_tail` after them)."""
+    if value is not None and value not in choices:
+        raise InputError(flag, f"unknown {what} {value!r}{why}", f"one of {', '.join(choices)}{fix_tail}")
+
+
 @_keywords_named
 @dataclass(frozen=True)
 class EngineArgs:
@@ -895,22 +902,17 @@ class EngineArgs:
         if self.max_model_len is not None and self.max_model_len < 1 and self.max_model_len != AUTO_FIT:
             raise InputError("--max-model-len", f"must be a positive integer, got {self.max_model_len}",
                              "e.g. 4096 (or -1: vLLM >= 0.14 fits the longest length the KV pool holds)")
-        if self.kv_cache_dtype is not None and self.kv_cache_dtype not in KV_CACHE_DTYPES:
-            raise InputError("--kv-cache-dtype", f"unknown KV-cache dtype {self.kv_cache_dtype!r}", f"one of {', '.join(KV_CACHE_DTYPES)}")
-        if self.dtype is not None and self.dtype not in MODEL_DTYPES:
-            raise InputError("--dtype", f"unknown dtype {self.dtype!r}", f"one of {', '.join(MODEL_DTYPES)}")
-        if self.mamba_ssm_cache_dtype is not None and self.mamba_ssm_cache_dtype not in MAMBA_DTYPES:
-            raise InputError("--mamba-ssm-cache-dtype", f"unknown dtype {self.mamba_ssm_cache_dtype!r}", f"one of {', '.join(MAMBA_DTYPES)}")
-        if self.expert_placement_strategy is not None and self.expert_placement_strategy not in EXPERT_PLACEMENTS:
-            # vLLM's ExpertPlacementStrategy Literal (config/parallel.py, 0.11.0-0.34.0 wheels), argparse's choices
-            raise InputError("--expert-placement-strategy", f"unknown placement {self.expert_placement_strategy!r}",
-                             f"one of {', '.join(EXPERT_PLACEMENTS)}")
-        if self.gdn_prefill_backend is not None and self.gdn_prefill_backend not in GDN_PREFILL_BACKENDS:
-            # argparse's choices, which hold no "auto" (vLLM's own choice is the flag left out); which release takes
-            # which value is checked with the release (versions.SERVE_VALUE_SINCE)
-            raise InputError("--gdn-prefill-backend", f"unknown GDN prefill backend {self.gdn_prefill_backend!r}: "
-                             "vllm serve's argparse would refuse it", f"one of {', '.join(GDN_PREFILL_BACKENDS)}, or "
-                             "leave it out for vLLM's own choice")
+        # argparse's choices (a value outside them is refused before anything loads). --expert-placement-strategy:
+        # vLLM's ExpertPlacementStrategy Literal (config/parallel.py, 0.11.0-0.34.0 wheels). --gdn-prefill-backend: its
+        # choices hold no "auto" (vLLM's own choice is the flag left out); which release takes which value is checked
+        # with the release (versions.SERVE_VALUE_SINCE)
+        _check_choice("--kv-cache-dtype", self.kv_cache_dtype, KV_CACHE_DTYPES, "KV-cache dtype")
+        _check_choice("--dtype", self.dtype, MODEL_DTYPES, "dtype")
+        _check_choice("--mamba-ssm-cache-dtype", self.mamba_ssm_cache_dtype, MAMBA_DTYPES, "dtype")
+        _check_choice("--expert-placement-strategy", self.expert_placement_strategy, EXPERT_PLACEMENTS, "placement")
+        _check_choice("--gdn-prefill-backend", self.gdn_prefill_backend, GDN_PREFILL_BACKENDS,
+                      "GDN prefill backend", ": vllm serve's argparse would refuse it",
+                      ", or leave it out for vLLM's own choice")
         # --block-size: a positive int (above); which sizes a release takes is its own (versions.BLOCK_SIZE_CHOICES,
         # checked with the release: any positive int from 0.18, e.g. 96 starts gpt-oss-20b on 0.29 with TRITON_ATTN)
         for name, example in (("max_loras", "e.g. 4"), ("max_lora_rank", "e.g. 4"), ("max_cpu_loras", "e.g. 32"),
