@@ -270,7 +270,7 @@ def marlin_method(spec: ModelSpec, gpu: GPUSpec, version: str) -> str | None:
     need = quant_min_capability(marlin, version)  # None: the release has no such method
     if gpu.vendor != "NVIDIA" or gpu.cc is None or need is None or gpu.cc < need:
         return None
-    qc = spec.raw_config.get("quantization_config") or (spec.text_config or {}).get("quantization_config") or {}
+    qc = _quantization_config(spec)
     if str(qc.get("quant_method", "")).lower() != method or qc.get("group_size") not in MARLIN_GROUP_SIZES:
         return None
     if method == "awq":
