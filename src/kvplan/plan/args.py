@@ -630,10 +630,8 @@ COUNT_EXAMPLES = {
 def unknown_keyword(name: str, where: str, also=()) -> InputError:
     """The InputError for a keyword `where` (kvplan.fit, kvplan.EngineArgs, ...) does not take: the nearest engine flag
     (or name in `also`, `where`'s own keywords) as "did you mean ...?", else the flags it takes."""
-    # awq_kernel, gptq_kernel: resolve_args' readings, not flags
-    flags = set(EngineArgs.__dataclass_fields__) - {"awq_kernel", "gptq_kernel"}
-    near = difflib.get_close_matches(name, sorted(flags | set(also)), n=1)
-    hint = f"did you mean {near[0]}?" if near else f"the flags are vllm serve's in snake_case: {', '.join(sorted(flags))}"
+    near = difflib.get_close_matches(name, sorted(ENGINE_FLAGS | set(also)), n=1)
+    hint = f"did you mean {near[0]}?" if near else f"the flags are vllm serve's in snake_case: {', '.join(sorted(ENGINE_FLAGS))}"
     return InputError(name, f"not an argument {where} takes", hint)
 
 
@@ -936,6 +934,10 @@ class EngineArgs:
             if value is not None and (isinstance(value, bool) or not 0 <= value * GIB <= MAX_MEMORY_BYTES):
                 raise InputError(flag, f"must be a finite number >= 0{unit} (at most {MAX_MEMORY_BYTES // GIB:,}), got {value!r}",
                                  fix)
+
+# the flags a caller gives: EngineArgs' fields but awq_kernel and gptq_kernel, the plan's own readings of the
+# checkpoint (resolve_args: plan.awq_linear_kernel, plan.kv.gptq_linear_kernel), not flags
+ENGINE_FLAGS = frozenset(EngineArgs.__dataclass_fields__) - {"awq_kernel", "gptq_kernel"}
 
 # the integer engine arguments (EngineArgs' "int | None" fields), which human_int reads as vllm serve does
 # (max_model_len apart: parse_max_model_len also takes auto and -1)
