@@ -857,6 +857,38 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # _checkpoint_alignment in mamba/gdn/qwen_gdn_linear_attn.py). The 0.30.0-0.32.0 wheels have neither the constant
     # nor the lcm (1: no extra alignment). Mamba2 layers declare no alignment there (None -> 1).
     "gdn_checkpoint_block_alignment_tokens": [((0, 0, 0), 1), ((0, 33, 0), 64)],
+    # --gdn-prefill-backend, as _resolve_gdn_prefill_backend (model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py)
+    # takes it while Qwen's GDN layers are built (plan.kv.gdn_prefill; the values by release: GDN_PREFILL_BACKENDS).
+    # What it raises for a backend of another platform, (backend, message) by release ({platform}:
+    # current_platform.device_name, "cuda" in platforms/cuda.py, "rocm" in platforms/rocm.py): aiter_flydsl off ROCm,
+    # RuntimeError naming "a ROCm AITER backend" (0.32.0, 0.33.0 wheels), "a ROCm backend" from 0.34.0, which raises
+    # the same for hip; sycl off XPU, ValueError, checked first (0.33.0, 0.34.0 wheels)
+    "gdn_other_platform_refusals": [
+        ((0, 0, 0), ()),
+        ((0, 32, 0), (("aiter_flydsl", "GDN prefill backend 'aiter_flydsl' was requested but it is a ROCm AITER backend "
+                                       "and the current platform is {platform}."),)),
+        ((0, 33, 0), (("sycl", "GDN prefill backend 'sycl' is only supported on XPU."),
+                      ("aiter_flydsl", "GDN prefill backend 'aiter_flydsl' was requested but it is a ROCm AITER backend "
+                                       "and the current platform is {platform}."))),
+        ((0, 34, 0), (("sycl", "GDN prefill backend 'sycl' is only supported on XPU."),
+                      ("aiter_flydsl", "GDN prefill backend 'aiter_flydsl' was requested but it is a ROCm backend and the "
+                                       "current platform is {platform}."),
+                      ("hip", "GDN prefill backend 'hip' was requested but it is a ROCm backend and the current platform "
+                              "is {platform}."))),
+    ],
+    # The compute-capability majors on which the in-tree CuteDSL kernel runs where it is asked for (with 128-wide
+    # keys; the backend itself from 0.22.0): SM 10.x (0.33.0), SM 11.x too from 0.34.0 (supports_cutedsl)
+    "gdn_cutedsl_cc_majors": [((0, 0, 0), ("10",)), ((0, 34, 0), ("10", "11"))],
+    # FlashInfer requested where its GDN prefill kernel cannot run: up to 0.21 (models/qwen3_next.py
+    # ChunkGatedDeltaRule 0.18.0, mamba/gdn_linear_attn.py 0.21.0; FlashInfer only on CUDA SM 9.0) vLLM warns
+    # (GDN_FLASHINFER_FALLBACK_WARNING) and runs Triton/FLA; from 0.22 _resolve_gdn_prefill_backend returns Triton/FLA
+    # with only its info line 'Using Triton/FLA GDN prefill kernel (requested=flashinfer, head_k_dim=N).' (0.22.0-0.34.0
+    # wheels)
+    "gdn_flashinfer_fallback_warns": [((0, 0, 0), True), ((0, 22, 0), False)],
+    # ROCm's aiter_flydsl / hip where their kernels are there but cannot serve the model ("GDN prefill backend '...'
+    # was requested but {reasons}. Falling back to Triton/FLA."): 0.32.0 names the first reason alone, 0.33.0 on every
+    # reason, joined by "; "
+    "gdn_rocm_fallback_all_reasons": [((0, 0, 0), False), ((0, 33, 0), True)],
     # Hybrid grouping: from 0.20 the largest bucket size is used when max < 1.5 x min (section 3.2).
     # The largest bucket sets the group size when max < ratio x min: ratio 1.25 from 0.12.0, 1.5 from 0.18.0
     # (kv_cache_utils._get_kv_cache_groups_uniform_page_size in the wheels; 0.11.2 has no such rule).
@@ -1758,6 +1790,10 @@ class VersionRules:
     mamba_cache_mode: str
     mamba_checkpoint_page: tuple[str, ...]
     gdn_checkpoint_block_alignment_tokens: int
+    gdn_other_platform_refusals: tuple[tuple[str, str], ...]
+    gdn_cutedsl_cc_majors: tuple[str, ...]
+    gdn_flashinfer_fallback_warns: bool
+    gdn_rocm_fallback_all_reasons: bool
     group_size_max_ratio: float
     fit_error_format: str
     auto_fit_tentative: bool
@@ -2341,29 +2377,7 @@ def serve_mm_limits(value: str | dict, limits: dict[str, int], version: str) -> 
 # vLLM's own choice is the flag left out (additional_config's "auto").
 GDN_PREFILL_BACKENDS: dict[str, V] = {"flashinfer": (0, 18, 0), "triton": (0, 18, 0), "cutedsl": (0, 22, 0),
                                       "aiter_flydsl": (0, 32, 0), "sycl": (0, 33, 0), "hip": (0, 34, 0)}
-# What _resolve_gdn_prefill_backend (model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py) raises, while Qwen's GDN
-# layers are built, for a backend of another platform, by release ({platform}: current_platform.device_name, "cuda"
-# in platforms/cuda.py, "rocm" in platforms/rocm.py). sycl off XPU: ValueError, checked first (0.33.0, 0.34.0 wheels);
-# aiter_flydsl off ROCm: RuntimeError naming "a ROCm AITER backend" (0.32.0, 0.33.0), "a ROCm backend" from 0.34.0,
-# which raises the same for hip.
-GDN_PREFILL_OTHER_PLATFORM: dict[str, list[tuple[V, str]]] = {
-    "sycl": [((0, 33, 0), "GDN prefill backend 'sycl' is only supported on XPU.")],
-    "aiter_flydsl": [((0, 32, 0), "GDN prefill backend 'aiter_flydsl' was requested but it is a ROCm AITER backend and "
-                                  "the current platform is {platform}."),
-                     ((0, 34, 0), "GDN prefill backend 'aiter_flydsl' was requested but it is a ROCm backend and the "
-                                  "current platform is {platform}.")],
-    "hip": [((0, 34, 0), "GDN prefill backend 'hip' was requested but it is a ROCm backend and the current platform is "
-                         "{platform}.")],
-}
-
-
-def gdn_other_platform_refusal(backend: str, release: V) -> str | None:
-    """GDN_PREFILL_OTHER_PLATFORM's message for `backend` in `release` ({platform} to fill in), None where that release
-    does not refuse it off its platform."""
-    return _value_at(GDN_PREFILL_OTHER_PLATFORM.get(backend, []), release)
-
-
-# ROCm's own backends where their kernels are missing (RuntimeError, same function): aiter_flydsl needs
+# ROCm's own backends where their kernels are missing (RuntimeError, _resolve_gdn_prefill_backend): aiter_flydsl needs
 # rocm_aiter_ops.is_gdn_flydsl_prefill_available (_aiter_ops.py: VLLM_ROCM_USE_AITER, a CDNA 3+ GPU, an AITER that
 # exports the FlyDSL kernels; 0.32.0-0.34.0 wheels), hip is_hip_gdn_available (mamba/ops/hip_gdn_chunk.py: the
 # _rocm_C.rdna35_gdn_chunked op, on_gfx115x; 0.34.0). Where they are there but cannot serve the model (linear key and
@@ -2376,11 +2390,8 @@ GDN_PREFILL_ROCM_MISSING: dict[str, str] = {
     "hip": "GDN prefill backend 'hip' was requested but _rocm_C.rdna35_gdn_chunked is unavailable. It is built and "
            "registered only for RDNA3.5 (gfx1150-gfx1153).",
 }
-# FlashInfer requested where its GDN prefill kernel cannot run: up to 0.21 (models/qwen3_next.py ChunkGatedDeltaRule
-# 0.18.0, mamba/gdn_linear_attn.py 0.21.0; FlashInfer only on CUDA SM 9.0) vLLM warns and runs Triton/FLA; from 0.22
-# _resolve_gdn_prefill_backend returns Triton/FLA with only its info line 'Using Triton/FLA GDN prefill kernel
-# (requested=flashinfer, head_k_dim=N).' (0.22.0-0.34.0 wheels)
-GDN_FLASHINFER_FALLBACK_WARNING_UNTIL: V = (0, 22, 0)
+# vLLM's warning where FlashInfer is requested but its GDN prefill kernel cannot run (rules row
+# gdn_flashinfer_fallback_warns: up to 0.21)
 GDN_FLASHINFER_FALLBACK_WARNING = ("GDN prefill backend 'flashinfer' is selected but cannot use this kernel on the "
                                    "current platform. Falling back to Triton/FLA.")
 
