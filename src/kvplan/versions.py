@@ -2372,10 +2372,11 @@ def serve_mm_limits(value: str | dict, limits: dict[str, int], version: str) -> 
 
 
 # --gdn-prefill-backend's argparse choices (vllm/engine/arg_utils.py EngineArgs.add_cli_args), each with the first
-# release whose wheel takes it: flashinfer and triton with the flag (0.18.0); cutedsl absent from 0.21.0's, present in
-# 0.22.0's; aiter_flydsl absent from 0.31.0's, present in 0.32.0's; sycl from 0.33.0; hip from 0.34.0. No "auto":
-# vLLM's own choice is the flag left out (additional_config's "auto").
-GDN_PREFILL_BACKENDS: dict[str, V] = {"flashinfer": (0, 18, 0), "triton": (0, 18, 0), "cutedsl": (0, 22, 0),
+# release whose wheel takes it: flashinfer and triton with the flag (SERVE_FLAG_SINCE, 0.18.0); cutedsl absent from
+# 0.21.0's, present in 0.22.0's; aiter_flydsl absent from 0.31.0's, present in 0.32.0's; sycl from 0.33.0; hip from
+# 0.34.0. No "auto": vLLM's own choice is the flag left out (additional_config's "auto").
+_GDN_FLAG_SINCE = SERVE_FLAG_SINCE["--gdn-prefill-backend"]
+GDN_PREFILL_BACKENDS: dict[str, V] = {"flashinfer": _GDN_FLAG_SINCE, "triton": _GDN_FLAG_SINCE, "cutedsl": (0, 22, 0),
                                       "aiter_flydsl": (0, 32, 0), "sycl": (0, 33, 0), "hip": (0, 34, 0)}
 # ROCm's own backends where their kernels are missing (RuntimeError, _resolve_gdn_prefill_backend): aiter_flydsl needs
 # rocm_aiter_ops.is_gdn_flydsl_prefill_available (_aiter_ops.py: VLLM_ROCM_USE_AITER, a CDNA 3+ GPU, an AITER that
@@ -2410,7 +2411,8 @@ SERVE_VALUE_SINCE: dict[str, dict[str, V]] = {
     "--mamba-ssm-cache-dtype": {"float16": (0, 13, 0), "bfloat16": (0, 22, 0)},
     # --task's TaskOption (vllm/config.py): "embedding" only in 0.6.4, "embed" from 0.6.5 (the pooling_flag row)
     "--task": {"embed": (0, 6, 5)},
-    "--gdn-prefill-backend": {name: since for name, since in GDN_PREFILL_BACKENDS.items() if since > (0, 18, 0)},
+    # (the values that came after the flag itself)
+    "--gdn-prefill-backend": {name: since for name, since in GDN_PREFILL_BACKENDS.items() if since > _GDN_FLAG_SINCE},
 }
 
 # --block-size's argparse choices, release by release (engine/arg_utils.py choices up to 0.8.4, the BlockSize Literal
