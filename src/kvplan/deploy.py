@@ -36,7 +36,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
 from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_margin_bytes, device_shortfall_bytes, env_flag_on,
-                          kv_sizing_warmup_steps,
+                          plan_kv_sizing_warmup_steps,
                           inductor_compiles, override_changes_text, parse_mm_limits, parse_speculative_config,
                           speculative_draft, speculative_object, vllm_quant_method)
 from kvplan.resolve import GIB, GPUS_PER_NODE, is_commit_sha
@@ -666,11 +666,8 @@ def spec_from_plan(
     w_gib = w_total / GIB
 
     # vLLM >= 0.34's KV-cache sizing warmup, a phase only where the start runs it (rules row kv_cache_sizing_warmup,
-    # the extensible KV cache sizing the pool)
-    rules = _get(plan, "rules")
-    sizing_steps = (kv_sizing_warmup_steps(rules, sized_after_warmup, a, pooling=pooling,
-                                           encoder_decoder=bool(_get(m, "is_encoder_decoder", default=False)))
-                    if rules is not None and hasattr(rules, "kv_cache_sizing_warmup") else 0)
+    # the extensible KV cache sizing the pool, not a pooling or encoder-decoder model)
+    sizing_steps = plan_kv_sizing_warmup_steps(plan)
 
     def predict(compile_cache: str, download: bool) -> StartupPrediction:
         pred = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager, compile_cache=compile_cache,

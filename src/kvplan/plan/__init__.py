@@ -56,7 +56,7 @@ from kvplan.plan.terms import (AWQ_DEQUANT_MIN_TOKENS, FI_AR_FUSION_MAX_MB, FI_A
                                dense_hidden_rows, fi_allreduce_workspace_bytes, fp8_act_quant_bytes, marlin_method,
                                measured_terms, mrv2_sampler_bytes_per_logit, mrv2_sampler_state_bytes,
                                profile_sampler_term, quantized_moe_experts, term_features)
-from kvplan.plan.extensible import device_shortfall_bytes, kv_sizing_warmup_steps
+from kvplan.plan.extensible import device_shortfall_bytes, kv_sizing_warmup_steps, plan_kv_sizing_warmup_steps
 from kvplan.plan.defaults import PP_SPECULATIVE, accepted_tp_sizes, resolve_args, vllm_quant_method
 from kvplan.plan.planner import (FP8E4NV_ERROR, Plan, cold_start_margin_bytes, largest_given_pool_bytes,
                                  override_changes_text, plan, site_calibration_dict, state_blocks_refusal)
@@ -75,7 +75,7 @@ __all__ = [
     "is_auto_length", "largest_given_pool_bytes", "marlin_method", "marlin_moe_experts", "measured_terms", "model_runner",
     "model_runner_choice", "mrope_cache_factor", "mrv2_sampler_bytes_per_logit", "mrv2_sampler_state_bytes",
     "override_changes_text", "parse_capture_sizes", "parse_env", "parse_max_model_len", "parse_mm_limits", "parse_speculative_config", "plan",
-    "pp_stages", "prefix_caching_on", "profile_sampler_term", "quantized_moe_experts", "resolve_args",
+    "plan_kv_sizing_warmup_steps", "pp_stages", "prefix_caching_on", "profile_sampler_term", "quantized_moe_experts", "resolve_args",
     "rocm_graph_units", "round_sizes_for_spec_decode", "site_calibration_dict", "speculative_draft",
     "speculative_object", "unknown_keyword", "stage_cache_layers", "state_blocks_refusal", "supported_modalities", "term_features",
     "vllm_quant_method",
