@@ -29,7 +29,7 @@ from kvplan.logs import (
     parse_log,
     torch_gib,
 )
-from kvplan.versions import MIN_DRIVER_BY_CUDA, SERVE_FLAG_UNTIL, removed_flag, wheel_cuda
+from kvplan.versions import MIN_DRIVER_BY_CUDA, SERVE_FLAG_UNTIL, release_text, removed_flag, wheel_cuda
 
 SYMPTOMS = (
     "import_undefined_symbol", "driver_too_old", "gpu_not_detected_in_container", "unsupported_gpu",
@@ -645,7 +645,7 @@ def _decide_removed_flags(draft: _Draft, log: StartupLog) -> None:
     for flag in flags:
         if flag not in SERVE_FLAG_UNTIL or flag in kept:
             continue
-        last = ".".join(map(str, SERVE_FLAG_UNTIL[flag][0]))
+        last = release_text(SERVE_FLAG_UNTIL[flag][0])
         removed[flag] = (last, SERVE_FLAG_UNTIL[flag][1])
     if not removed:
         return

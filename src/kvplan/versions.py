@@ -109,6 +109,11 @@ def parse_version(text: str) -> V:
     return (*release[:2], release[2] - 1) if development_build_of(text) else release
 
 
+def release_text(release: V) -> str:
+    """A release as vLLM numbers it, (0, 10, 2) -> '0.10.2'."""
+    return ".".join(map(str, release))
+
+
 def release_token(text: str) -> str:
     """The version as written after a 'vllm', 'vllm==' or image-reference prefix and a 'v', up to a space or a remark:
     'vllm/vllm-openai:v0.10.1.1' -> '0.10.1.1', '0.26.1rc1.dev693 (nightly)' -> '0.26.1rc1.dev693'."""
@@ -141,7 +146,7 @@ def nightly_after_candidate(text: str) -> tuple[str, str] | None:
     version = _pep440_token(text)
     if version is None or version.pre is None or version.dev is None or version.post is not None:
         return None
-    base = ".".join(map(str, (version.release + (0, 0))[:3]))
+    base = release_text((version.release + (0, 0))[:3])
     if Version(base) < Version(OLDEST_READ):
         return None  # PUBLISHED_RELEASES starts at OLDEST_READ: the release after an older X.Y.Z is not among them
     later = [r for r in PUBLISHED_RELEASES if Version(r).release[:3] > Version(base).release[:3]]
@@ -210,7 +215,7 @@ def development_build_of(text: str) -> str | None:
     version = _pep440_token(text)
     if version is None or untagged_source_build(text):  # 0.1.dev<N> names no release of its own: untagged_build_release
         return None
-    base = ".".join(map(str, (version.release + (0, 0))[:3]))
+    base = release_text((version.release + (0, 0))[:3])
     return base if version.dev is not None and version.pre is None and version.post is None and version < Version(base) else None
 
 
@@ -1999,7 +2004,7 @@ def rule_values(field: str) -> list:
 def release_from(field: str, value) -> str:
     """The release from which rules row `field` holds `value` to the newest read: its last step to that value."""
     first = [at for at, v in _RULES[field] if v == value][-1]
-    return ".".join(map(str, first))
+    return release_text(first)
 
 
 def first_release_where(field: str, test) -> str | None:
@@ -2010,7 +2015,7 @@ def first_release_where(field: str, test) -> str | None:
             first = first or at
         else:
             first = None
-    return ".".join(map(str, first)) if first else None
+    return release_text(first) if first else None
 
 
 @lru_cache(maxsize=64)
@@ -2351,7 +2356,7 @@ def serve_quantization(given: str | None, checkpoint_method: str | None, hf_quan
     method = canonical_quant(given) if given else checkpoint_method
     first = QUANT_MIN_CAPABILITY.get(method or "", [(None, 0)])[0][0]  # its first step: the release that added it
     if first and parse_version(version) < first:
-        since = ".".join(map(str, first))
+        since = release_text(first)
         raise InputError("--vllm-version", f"vLLM {version} has no {method} quantization method (first in vLLM {since}), "
                          "so it cannot load this checkpoint", f"use --vllm-version {since} or later")
     if given:
@@ -2459,12 +2464,12 @@ def check_serve_env(env, version: str) -> None:
         refused = SERVE_ENV_REFUSED.get((name, str(value).strip()))
         if refused and refused[0] <= release < refused[1]:
             raise InputError("--env", f"vLLM {version} stops on {name}={value} ({refused[2]})",
-                             f"drop {name}, or use a release before {'.'.join(map(str, refused[0]))}")
+                             f"drop {name}, or use a release before {release_text(refused[0])}")
         removed = SERVE_ENV_REMOVED.get(name)
         if removed and release >= removed[0] and str(value).strip() not in removed[1]:
             said = removed[2].format(value=str(value).strip())
             raise InputError("--env", f"vLLM {version} stops on {name}={value} before loading anything: {said}",
-                             f"{removed[3]}, or use a release before {'.'.join(map(str, removed[0]))}")
+                             f"{removed[3]}, or use a release before {release_text(removed[0])}")
 
 # How a switch is turned off, release by release: (first version, (flag, value) or None). None: the release has no
 # "off" form, and off is its default (prefix caching before 0.6.5, V0; chunked prefill before 0.5.3, whose automatic
@@ -2497,7 +2502,7 @@ def check_serve_flags(names, version: str, values=None) -> None:
     wheel read."""
     release = parse_version(version)
     if release < OLDEST_FLAGS_READ:  # "first in 0.4.2" there means "in the oldest wheel read": not known to be missing
-        oldest = ".".join(map(str, OLDEST_FLAGS_READ))
+        oldest = release_text(OLDEST_FLAGS_READ)
         raise InputError("--vllm-version", f"vLLM {version} is older than the oldest release whose flags kvplan read "
                          f"({oldest}), so the launch command cannot be checked against it",
                          f"use --vllm-version {oldest} or later")
@@ -2510,7 +2515,7 @@ def _check_flag_exists(name: str, release: V, version: str) -> None:
     """InputError when vLLM `version` (`release`) has no flag `name` yet (SERVE_FLAG_SINCE)."""
     first = SERVE_FLAG_SINCE.get(name)
     if first is not None and release < first:
-        since = ".".join(map(str, first))
+        since = release_text(first)
         before = _value_at(SERVE_FLAG_BEFORE[name], release) if name in SERVE_FLAG_BEFORE else None
         raise InputError(name, f"vLLM {version} has no {name} flag (first in vLLM {since}), so its server would "
                          "refuse the launch command" + (f"; {before}" if before else ""),
@@ -2527,7 +2532,7 @@ def removed_flag(name: str, version: str) -> tuple[str, str, str] | None:
     gone = SERVE_FLAG_UNTIL.get(name)
     if gone is None or parse_version(version) < gone[0]:
         return None
-    last = ".".join(map(str, gone[0]))
+    last = release_text(gone[0])
     return (f"vLLM {version} has no {name} flag (removed in vLLM {last}), so its server would refuse the launch "
             "command", gone[1], last)
 
@@ -2552,7 +2557,7 @@ def check_serve_values(values, version: str) -> None:
     for name, value in values.items():
         first = SERVE_VALUE_SINCE.get(name, {}).get(value)
         if first is not None and release < first:
-            since = ".".join(map(str, first))
+            since = release_text(first)
             raise InputError(name, f"vLLM {version}'s {name} does not take {value} (first in vLLM {since}): it would "
                              "refuse the launch command", f"use another {name} or --vllm-version {since} or later")
 
@@ -2655,7 +2660,7 @@ def quant_method_last_read(method: str, version: str) -> str | None:
     "X.Y.Z"; None where no earlier list read has it."""
     release, method = parse_version(version), canonical_quant(method)
     had = [first for first, names in QUANT_METHODS_READ.items() if first < release and method in names]
-    return ".".join(map(str, max(had))) if had else None
+    return release_text(max(had)) if had else None
 
 
 def quant_min_capability(method: str | None, version: str) -> tuple[int, int] | None:
