@@ -76,3 +76,64 @@ def test_scaffold_readme_rows():
     assert new.startup_first.total_s == pytest.approx(old.startup_first.total_s + COEFFICIENTS.profile_s)
     text = " ".join(readme.split())
     assert "the `kv sizing warmup` row" in text and "which the prediction does not count" in text
+
+
+# An encoder-decoder config kvplan can read (Whisper large-v3's shape, with the standard names its attribute_map would
+# give): vLLM 0.34's run_kv_cache_sizing_warmup returns at once for model_runner.is_encoder_decoder
+# (v1/worker/gpu/warmup.py, 0.34.0 wheel), which is ModelConfig.is_encoder_decoder: the config's is_encoder_decoder
+# or its text config's (transformers_utils/config.py is_encoder_decoder)
+_ENCODER_DECODER = {
+    "architectures": ["WhisperForConditionalGeneration"], "model_type": "whisper", "is_encoder_decoder": True,
+    "d_model": 1280, "hidden_size": 1280, "num_attention_heads": 20, "num_hidden_layers": 32,
+    "decoder_attention_heads": 20, "decoder_layers": 32, "encoder_attention_heads": 20, "encoder_layers": 32,
+    "decoder_ffn_dim": 5120, "encoder_ffn_dim": 5120, "intermediate_size": 5120, "max_source_positions": 1500,
+    "max_target_positions": 448, "max_position_embeddings": 448, "num_mel_bins": 128, "vocab_size": 51866,
+    "torch_dtype": "float16",
+}
+
+
+def _config_plan(tmp_path, encoder_decoder: bool):
+    import json
+
+    folder = tmp_path / ("encdec" if encoder_decoder else "decoder")
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(dict(_ENCODER_DECODER, is_encoder_decoder=encoder_decoder)))
+    return kvplan.fit(str(folder / "config.json"), "H100", vllm_version="0.34.0")
+
+
+def _probe_steps(p) -> int:
+    """The sizing-warmup steps diagnose's startupProbe advice counted: its predicted startup against the prediction
+    with each number of steps."""
+    from kvplan.diagnose import probe_advice
+    from kvplan.logs import StartupLog
+
+    said = probe_advice(StartupLog(), p)["predicted_startup_s"]
+    weights_gib = p.model.weights_bytes / 2**30
+    steps = [n for n in (0, 1, 2) if round(predict_startup(weights_gib, p.args.tensor_parallel_size, download=True,
+                                                           kv_sizing_warmup_steps=n).total_s) == said]
+    assert len(steps) == 1, steps
+    return steps[0]
+
+
+def test_encoder_decoder_start_runs_no_sizing_warmup(tmp_path):
+    encdec, dec = _config_plan(tmp_path, True), _config_plan(tmp_path, False)
+    # both pools are the extensible KV cache's, at the same arguments: only the model kind tells the two apart
+    assert encdec.kv_pool is not None and dec.kv_pool is not None and encdec.args == dec.args
+    # 448 tokens < the token budget, several request slots: the decoder-only start runs the prompt-logprobs step too
+    assert _steps(dec) == 2 and _steps(encdec, encoder_decoder=True) == 0
+    # scaffold's prediction and diagnose's probe advice count the same steps, none for the encoder-decoder model
+    for p, steps in ((dec, 2), (encdec, 0)):
+        phases = spec_from_plan(p).startup_first.phases()
+        assert phases.get("kv sizing warmup", 0) == pytest.approx(steps * COEFFICIENTS.profile_s)
+        assert _probe_steps(p) == steps
+    assert encdec.model.is_encoder_decoder and not dec.model.is_encoder_decoder
+
+
+def test_encoder_decoder_read_from_the_text_config():
+    from dataclasses import replace
+
+    m = _plan().model
+    assert not m.is_encoder_decoder
+    assert replace(m, raw_config={"is_encoder_decoder": True}).is_encoder_decoder
+    assert replace(m, raw_config={}, text_config={"is_encoder_decoder": True}).is_encoder_decoder
+    assert not replace(m, raw_config={"is_encoder_decoder": False}, text_config={}).is_encoder_decoder

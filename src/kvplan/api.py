@@ -10,15 +10,11 @@ from dataclasses import dataclass, fields, replace
 from typing import List, NamedTuple, Optional
 
 from kvplan.errors import InputError
-from kvplan.plan import (COUNT_EXAMPLES, INT_ENGINE_ARGS, EngineArgs, Fix, Plan, device_shortfall_bytes, human_int, largest_given_pool_bytes, marlin_method,
+from kvplan.plan import (COUNT_EXAMPLES, ENGINE_FLAGS, INT_ENGINE_ARGS, EngineArgs, Fix, Plan, device_shortfall_bytes, human_int, largest_given_pool_bytes, marlin_method,
                           parse_env, parse_max_model_len, plan, unknown_keyword)
 from kvplan.resolve import (GPUS_PER_NODE, NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu,
                             gpu_catalog, gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
 from kvplan.versions import DEFAULT_RELEASE, NEWEST_READ, check_serve_values, driver_requirement, rules_for
-
-# the flags a caller gives; awq_kernel and gptq_kernel are the plan's own readings of the checkpoint
-# (plan.awq_linear_kernel, plan.kv.gptq_linear_kernel), not flags
-_ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__) - {"awq_kernel", "gptq_kernel"}
 
 
 # vllm.LLM(...) / EngineArgs arguments that move no GPU memory, which a caller pasting their LLM(...) keywords passes
@@ -126,7 +122,7 @@ def _checked_flags(kwargs: dict, function=None) -> dict:
     """Engine keywords as `function` (fit, replan) takes them: a name EngineArgs lacks is an InputError with the nearest
     one (EngineArgs(**kwargs) would answer a TypeError from inside), each value checked (_checked), env parsed."""
     for name in sorted(kwargs):
-        if name not in _ENGINE_FIELDS:
+        if name not in ENGINE_FLAGS:
             raise _unknown_keyword(name, function)
     kwargs = {name: _checked(name, value) for name, value in kwargs.items()}
     if "env" in kwargs:
@@ -321,7 +317,7 @@ def replan(p: Plan, *, model: str | ModelSpec | None = None, gpu: str | GPUSpec 
     if gpu is not None and not isinstance(gpu, GPUSpec):
         gpu = resolve_gpu(gpu, detect=False)[0]
     base = p.given_args or p.args
-    given = {k: getattr(base, k) for k in _ENGINE_FIELDS}
+    given = {k: getattr(base, k) for k in ENGINE_FLAGS}
     given["vllm_version"] = p.args.vllm_version
     given.update(changes)
     # a site calibration is of one GPU and model: it carries over to a replan of the same ones; a replan on another

@@ -36,7 +36,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
 from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_margin_bytes, device_shortfall_bytes, env_flag_on,
-                          kv_sizing_warmup_steps,
+                          plan_kv_sizing_warmup_steps,
                           inductor_compiles, override_changes_text, parse_mm_limits, parse_speculative_config,
                           speculative_draft, speculative_object, vllm_quant_method)
 from kvplan.resolve import GIB, GPUS_PER_NODE, is_commit_sha
@@ -308,7 +308,7 @@ def pinned_release(version: str) -> str:
     from packaging.version import Version
 
     from kvplan.versions import (DEFAULT_RELEASE, PUBLISHED_RELEASES, development_build_of, names_patch_release,
-                                 nightly_after_candidate, outside_read, parse_version, release_token)
+                                 nightly_after_candidate, outside_read, parse_version, release_text, release_token)
 
     token = release_token(version)
     if token in PUBLISHED_RELEASES:
@@ -317,7 +317,7 @@ def pinned_release(version: str) -> str:
     if re.fullmatch(r"\d+\.\d+\.\d+(?:\.post\d+|\.\d+)?", token) and outside_read(planned) is not None:
         return token  # a release outside the ones kvplan read (PUBLISHED_RELEASES spans those): pinned as named
     after, before = nightly_after_candidate(version), development_build_of(version)
-    named = ".".join(map(str, planned))
+    named = release_text(planned)
     if after:
         kind, suggest = "a nightly of main", after[1]
     elif before:
@@ -666,21 +666,20 @@ def spec_from_plan(
     w_gib = w_total / GIB
 
     # vLLM >= 0.34's KV-cache sizing warmup, a phase only where the start runs it (rules row kv_cache_sizing_warmup,
-    # the extensible KV cache sizing the pool)
-    rules = _get(plan, "rules")
-    sizing_steps = (kv_sizing_warmup_steps(rules, sized_after_warmup, a, pooling=pooling,
-                                           encoder_decoder=bool(_get(m, "is_encoder_decoder", default=False)))
-                    if rules is not None and hasattr(rules, "kv_cache_sizing_warmup") else 0)
+    # the extensible KV cache sizing the pool, not a pooling or encoder-decoder model)
+    sizing_steps = plan_kv_sizing_warmup_steps(plan)
 
     def predict(compile_cache: str, download: bool) -> StartupPrediction:
-        pred = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager, compile_cache=compile_cache,
-                               storage="cloud_block_ssd", download=download, kv_sizing_warmup_steps=sizing_steps)
+        def of(weights_gib: float) -> StartupPrediction:
+            return predict_startup(weights_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,
+                                   compile_cache=compile_cache, storage="cloud_block_ssd", download=download,
+                                   kv_sizing_warmup_steps=sizing_steps)
+
+        pred = of(w_gib)
         if not draft_bytes:
             return pred
         # the drafter's checkpoint is downloaded and loaded too: those two phases at the weights of both
-        both = predict_startup((w_total + draft_bytes) / GIB, tp, pipeline_parallel_size=pp, enforce_eager=eager,
-                               compile_cache=compile_cache, storage="cloud_block_ssd", download=download,
-                               kv_sizing_warmup_steps=sizing_steps)
+        both = of((w_total + draft_bytes) / GIB)
         return replace(pred, download_s=both.download_s, load_s=both.load_s)
 
     first = predict("cold", download=not local_dir)

@@ -29,7 +29,7 @@ from kvplan.logs import (
     parse_log,
     torch_gib,
 )
-from kvplan.versions import MIN_DRIVER_BY_CUDA, SERVE_FLAG_UNTIL, removed_flag, wheel_cuda
+from kvplan.versions import MIN_DRIVER_BY_CUDA, SERVE_FLAG_UNTIL, release_text, removed_flag, wheel_cuda
 
 SYMPTOMS = (
     "import_undefined_symbol", "driver_too_old", "gpu_not_detected_in_container", "unsupported_gpu",
@@ -645,7 +645,7 @@ def _decide_removed_flags(draft: _Draft, log: StartupLog) -> None:
     for flag in flags:
         if flag not in SERVE_FLAG_UNTIL or flag in kept:
             continue
-        last = ".".join(map(str, SERVE_FLAG_UNTIL[flag][0]))
+        last = release_text(SERVE_FLAG_UNTIL[flag][0])
         removed[flag] = (last, SERVE_FLAG_UNTIL[flag][1])
     if not removed:
         return
@@ -1449,14 +1449,11 @@ def probe_advice(log: StartupLog, plan=None) -> dict:
         weights_gib_total = log.weights_gib * (tp if isinstance(tp, int) else 1)
     if weights_gib_total:
         try:
+            from kvplan.plan.extensible import plan_kv_sizing_warmup_steps
             from kvplan.startup import predict_startup, probe_budget_s, probe_failure_threshold
 
-            steps = 0  # vLLM >= 0.34's KV-cache sizing warmup, where the plan's start runs it
-            if plan is not None and getattr(plan, "rules", None) is not None:
-                from kvplan.plan.extensible import kv_sizing_warmup_steps
-
-                steps = kv_sizing_warmup_steps(plan.rules, getattr(plan, "kv_pool", None) is not None, plan.args,
-                                               pooling=bool(getattr(plan.model, "is_pooling", False)))
+            # vLLM >= 0.34's KV-cache sizing warmup, where the plan's start runs it
+            steps = plan_kv_sizing_warmup_steps(plan) if plan is not None else 0
             prediction = predict_startup(weights_gib_total, tp if isinstance(tp, int) else 1, download=True,
                                          kv_sizing_warmup_steps=steps)
             budget = probe_budget_s(prediction)

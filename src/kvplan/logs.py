@@ -2395,7 +2395,7 @@ SIGNATURES: tuple[Signature, ...] = (
          fix="Keep chunked prefill on (drop --no-enable-chunked-prefill) and pass --mamba-cache-mode align, or --no-enable-prefix-caching.",
          versions="0.27.1, 0.33.0", source="vllm/model_executor/models/config.py MambaModelConfig.verify_and_update_config; v1/core/single_type_kv_cache_manager.py MambaManager.__init__ (0.33.0)"),
     # --gdn-prefill-backend naming a kernel this platform or build lacks: _resolve_gdn_prefill_backend raises while the
-    # GDN layers are built (versions.GDN_PREFILL_OTHER_PLATFORM / GDN_PREFILL_ROCM_MISSING), or warns and runs
+    # GDN layers are built (rules row gdn_other_platform_refusals / versions.GDN_PREFILL_ROCM_MISSING), or warns and runs
     # Triton/FLA where the kernel is there but cannot serve the model (or, up to 0.21, FlashInfer off SM 9.0)
     _sig("src_gdn_prefill_backend_refused", "gdn prefill backend '",
          r"GDN prefill backend '(?P<backend>\w+)' (?:is only supported on XPU|was requested but (?:it is a ROCm|the AITER "

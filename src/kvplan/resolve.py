@@ -1025,6 +1025,12 @@ class ModelSpec:
         return {layer.kind for layer in self.layers if layer.kind != "none"}
 
     @property
+    def is_encoder_decoder(self) -> bool:
+        """An encoder-decoder model (Whisper) as vLLM tells one: its config's is_encoder_decoder, or its text config's
+        (vllm/transformers_utils/config.py is_encoder_decoder, read by ModelConfig.is_encoder_decoder; 0.34.0 wheel)."""
+        return bool(self.raw_config.get("is_encoder_decoder") or (self.text_config or {}).get("is_encoder_decoder"))
+
+    @property
     def is_attention_free(self) -> bool:
         """No layer attends (pure Mamba2): vLLM's IsAttentionFree models, whose attn_type is "attention_free"."""
         return self.cache_kinds == {"recurrent"}

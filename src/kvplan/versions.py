@@ -109,6 +109,11 @@ def parse_version(text: str) -> V:
     return (*release[:2], release[2] - 1) if development_build_of(text) else release
 
 
+def release_text(release: V) -> str:
+    """A release as vLLM numbers it, (0, 10, 2) -> '0.10.2'."""
+    return ".".join(map(str, release))
+
+
 def release_token(text: str) -> str:
     """The version as written after a 'vllm', 'vllm==' or image-reference prefix and a 'v', up to a space or a remark:
     'vllm/vllm-openai:v0.10.1.1' -> '0.10.1.1', '0.26.1rc1.dev693 (nightly)' -> '0.26.1rc1.dev693'."""
@@ -141,7 +146,7 @@ def nightly_after_candidate(text: str) -> tuple[str, str] | None:
     version = _pep440_token(text)
     if version is None or version.pre is None or version.dev is None or version.post is not None:
         return None
-    base = ".".join(map(str, (version.release + (0, 0))[:3]))
+    base = release_text((version.release + (0, 0))[:3])
     if Version(base) < Version(OLDEST_READ):
         return None  # PUBLISHED_RELEASES starts at OLDEST_READ: the release after an older X.Y.Z is not among them
     later = [r for r in PUBLISHED_RELEASES if Version(r).release[:3] > Version(base).release[:3]]
@@ -210,7 +215,7 @@ def development_build_of(text: str) -> str | None:
     version = _pep440_token(text)
     if version is None or untagged_source_build(text):  # 0.1.dev<N> names no release of its own: untagged_build_release
         return None
-    base = ".".join(map(str, (version.release + (0, 0))[:3]))
+    base = release_text((version.release + (0, 0))[:3])
     return base if version.dev is not None and version.pre is None and version.post is None and version < Version(base) else None
 
 
@@ -857,6 +862,38 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # _checkpoint_alignment in mamba/gdn/qwen_gdn_linear_attn.py). The 0.30.0-0.32.0 wheels have neither the constant
     # nor the lcm (1: no extra alignment). Mamba2 layers declare no alignment there (None -> 1).
     "gdn_checkpoint_block_alignment_tokens": [((0, 0, 0), 1), ((0, 33, 0), 64)],
+    # --gdn-prefill-backend, as _resolve_gdn_prefill_backend (model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py)
+    # takes it while Qwen's GDN layers are built (plan.kv.gdn_prefill; the values by release: GDN_PREFILL_BACKENDS).
+    # What it raises for a backend of another platform, (backend, message) by release ({platform}:
+    # current_platform.device_name, "cuda" in platforms/cuda.py, "rocm" in platforms/rocm.py): aiter_flydsl off ROCm,
+    # RuntimeError naming "a ROCm AITER backend" (0.32.0, 0.33.0 wheels), "a ROCm backend" from 0.34.0, which raises
+    # the same for hip; sycl off XPU, ValueError, checked first (0.33.0, 0.34.0 wheels)
+    "gdn_other_platform_refusals": [
+        ((0, 0, 0), ()),
+        ((0, 32, 0), (("aiter_flydsl", "GDN prefill backend 'aiter_flydsl' was requested but it is a ROCm AITER backend "
+                                       "and the current platform is {platform}."),)),
+        ((0, 33, 0), (("sycl", "GDN prefill backend 'sycl' is only supported on XPU."),
+                      ("aiter_flydsl", "GDN prefill backend 'aiter_flydsl' was requested but it is a ROCm AITER backend "
+                                       "and the current platform is {platform}."))),
+        ((0, 34, 0), (("sycl", "GDN prefill backend 'sycl' is only supported on XPU."),
+                      ("aiter_flydsl", "GDN prefill backend 'aiter_flydsl' was requested but it is a ROCm backend and the "
+                                       "current platform is {platform}."),
+                      ("hip", "GDN prefill backend 'hip' was requested but it is a ROCm backend and the current platform "
+                              "is {platform}."))),
+    ],
+    # The compute-capability majors on which the in-tree CuteDSL kernel runs where it is asked for (with 128-wide
+    # keys; the backend itself from 0.22.0): SM 10.x (0.33.0), SM 11.x too from 0.34.0 (supports_cutedsl)
+    "gdn_cutedsl_cc_majors": [((0, 0, 0), ("10",)), ((0, 34, 0), ("10", "11"))],
+    # FlashInfer requested where its GDN prefill kernel cannot run: up to 0.21 (models/qwen3_next.py
+    # ChunkGatedDeltaRule 0.18.0, mamba/gdn_linear_attn.py 0.21.0; FlashInfer only on CUDA SM 9.0) vLLM warns
+    # (GDN_FLASHINFER_FALLBACK_WARNING) and runs Triton/FLA; from 0.22 _resolve_gdn_prefill_backend returns Triton/FLA
+    # with only its info line 'Using Triton/FLA GDN prefill kernel (requested=flashinfer, head_k_dim=N).' (0.22.0-0.34.0
+    # wheels)
+    "gdn_flashinfer_fallback_warns": [((0, 0, 0), True), ((0, 22, 0), False)],
+    # ROCm's aiter_flydsl / hip where their kernels are there but cannot serve the model ("GDN prefill backend '...'
+    # was requested but {reasons}. Falling back to Triton/FLA."): 0.32.0 names the first reason alone, 0.33.0 on every
+    # reason, joined by "; "
+    "gdn_rocm_fallback_all_reasons": [((0, 0, 0), False), ((0, 33, 0), True)],
     # Hybrid grouping: from 0.20 the largest bucket size is used when max < 1.5 x min (section 3.2).
     # The largest bucket sets the group size when max < ratio x min: ratio 1.25 from 0.12.0, 1.5 from 0.18.0
     # (kv_cache_utils._get_kv_cache_groups_uniform_page_size in the wheels; 0.11.2 has no such rule).
@@ -1758,6 +1795,10 @@ class VersionRules:
     mamba_cache_mode: str
     mamba_checkpoint_page: tuple[str, ...]
     gdn_checkpoint_block_alignment_tokens: int
+    gdn_other_platform_refusals: tuple[tuple[str, str], ...]
+    gdn_cutedsl_cc_majors: tuple[str, ...]
+    gdn_flashinfer_fallback_warns: bool
+    gdn_rocm_fallback_all_reasons: bool
     group_size_max_ratio: float
     fit_error_format: str
     auto_fit_tentative: bool
@@ -1963,7 +2004,7 @@ def rule_values(field: str) -> list:
 def release_from(field: str, value) -> str:
     """The release from which rules row `field` holds `value` to the newest read: its last step to that value."""
     first = [at for at, v in _RULES[field] if v == value][-1]
-    return ".".join(map(str, first))
+    return release_text(first)
 
 
 def first_release_where(field: str, test) -> str | None:
@@ -1974,7 +2015,7 @@ def first_release_where(field: str, test) -> str | None:
             first = first or at
         else:
             first = None
-    return ".".join(map(str, first)) if first else None
+    return release_text(first) if first else None
 
 
 @lru_cache(maxsize=64)
@@ -2315,7 +2356,7 @@ def serve_quantization(given: str | None, checkpoint_method: str | None, hf_quan
     method = canonical_quant(given) if given else checkpoint_method
     first = QUANT_MIN_CAPABILITY.get(method or "", [(None, 0)])[0][0]  # its first step: the release that added it
     if first and parse_version(version) < first:
-        since = ".".join(map(str, first))
+        since = release_text(first)
         raise InputError("--vllm-version", f"vLLM {version} has no {method} quantization method (first in vLLM {since}), "
                          "so it cannot load this checkpoint", f"use --vllm-version {since} or later")
     if given:
@@ -2336,34 +2377,13 @@ def serve_mm_limits(value: str | dict, limits: dict[str, int], version: str) -> 
 
 
 # --gdn-prefill-backend's argparse choices (vllm/engine/arg_utils.py EngineArgs.add_cli_args), each with the first
-# release whose wheel takes it: flashinfer and triton with the flag (0.18.0); cutedsl absent from 0.21.0's, present in
-# 0.22.0's; aiter_flydsl absent from 0.31.0's, present in 0.32.0's; sycl from 0.33.0; hip from 0.34.0. No "auto":
-# vLLM's own choice is the flag left out (additional_config's "auto").
-GDN_PREFILL_BACKENDS: dict[str, V] = {"flashinfer": (0, 18, 0), "triton": (0, 18, 0), "cutedsl": (0, 22, 0),
+# release whose wheel takes it: flashinfer and triton with the flag (SERVE_FLAG_SINCE, 0.18.0); cutedsl absent from
+# 0.21.0's, present in 0.22.0's; aiter_flydsl absent from 0.31.0's, present in 0.32.0's; sycl from 0.33.0; hip from
+# 0.34.0. No "auto": vLLM's own choice is the flag left out (additional_config's "auto").
+_GDN_FLAG_SINCE = SERVE_FLAG_SINCE["--gdn-prefill-backend"]
+GDN_PREFILL_BACKENDS: dict[str, V] = {"flashinfer": _GDN_FLAG_SINCE, "triton": _GDN_FLAG_SINCE, "cutedsl": (0, 22, 0),
                                       "aiter_flydsl": (0, 32, 0), "sycl": (0, 33, 0), "hip": (0, 34, 0)}
-# What _resolve_gdn_prefill_backend (model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py) raises, while Qwen's GDN
-# layers are built, for a backend of another platform, by release ({platform}: current_platform.device_name, "cuda"
-# in platforms/cuda.py, "rocm" in platforms/rocm.py). sycl off XPU: ValueError, checked first (0.33.0, 0.34.0 wheels);
-# aiter_flydsl off ROCm: RuntimeError naming "a ROCm AITER backend" (0.32.0, 0.33.0), "a ROCm backend" from 0.34.0,
-# which raises the same for hip.
-GDN_PREFILL_OTHER_PLATFORM: dict[str, list[tuple[V, str]]] = {
-    "sycl": [((0, 33, 0), "GDN prefill backend 'sycl' is only supported on XPU.")],
-    "aiter_flydsl": [((0, 32, 0), "GDN prefill backend 'aiter_flydsl' was requested but it is a ROCm AITER backend and "
-                                  "the current platform is {platform}."),
-                     ((0, 34, 0), "GDN prefill backend 'aiter_flydsl' was requested but it is a ROCm backend and the "
-                                  "current platform is {platform}.")],
-    "hip": [((0, 34, 0), "GDN prefill backend 'hip' was requested but it is a ROCm backend and the current platform is "
-                         "{platform}.")],
-}
-
-
-def gdn_other_platform_refusal(backend: str, release: V) -> str | None:
-    """GDN_PREFILL_OTHER_PLATFORM's message for `backend` in `release` ({platform} to fill in), None where that release
-    does not refuse it off its platform."""
-    return _value_at(GDN_PREFILL_OTHER_PLATFORM.get(backend, []), release)
-
-
-# ROCm's own backends where their kernels are missing (RuntimeError, same function): aiter_flydsl needs
+# ROCm's own backends where their kernels are missing (RuntimeError, _resolve_gdn_prefill_backend): aiter_flydsl needs
 # rocm_aiter_ops.is_gdn_flydsl_prefill_available (_aiter_ops.py: VLLM_ROCM_USE_AITER, a CDNA 3+ GPU, an AITER that
 # exports the FlyDSL kernels; 0.32.0-0.34.0 wheels), hip is_hip_gdn_available (mamba/ops/hip_gdn_chunk.py: the
 # _rocm_C.rdna35_gdn_chunked op, on_gfx115x; 0.34.0). Where they are there but cannot serve the model (linear key and
@@ -2376,11 +2396,8 @@ GDN_PREFILL_ROCM_MISSING: dict[str, str] = {
     "hip": "GDN prefill backend 'hip' was requested but _rocm_C.rdna35_gdn_chunked is unavailable. It is built and "
            "registered only for RDNA3.5 (gfx1150-gfx1153).",
 }
-# FlashInfer requested where its GDN prefill kernel cannot run: up to 0.21 (models/qwen3_next.py ChunkGatedDeltaRule
-# 0.18.0, mamba/gdn_linear_attn.py 0.21.0; FlashInfer only on CUDA SM 9.0) vLLM warns and runs Triton/FLA; from 0.22
-# _resolve_gdn_prefill_backend returns Triton/FLA with only its info line 'Using Triton/FLA GDN prefill kernel
-# (requested=flashinfer, head_k_dim=N).' (0.22.0-0.34.0 wheels)
-GDN_FLASHINFER_FALLBACK_WARNING_UNTIL: V = (0, 22, 0)
+# vLLM's warning where FlashInfer is requested but its GDN prefill kernel cannot run (rules row
+# gdn_flashinfer_fallback_warns: up to 0.21)
 GDN_FLASHINFER_FALLBACK_WARNING = ("GDN prefill backend 'flashinfer' is selected but cannot use this kernel on the "
                                    "current platform. Falling back to Triton/FLA.")
 
@@ -2399,7 +2416,8 @@ SERVE_VALUE_SINCE: dict[str, dict[str, V]] = {
     "--mamba-ssm-cache-dtype": {"float16": (0, 13, 0), "bfloat16": (0, 22, 0)},
     # --task's TaskOption (vllm/config.py): "embedding" only in 0.6.4, "embed" from 0.6.5 (the pooling_flag row)
     "--task": {"embed": (0, 6, 5)},
-    "--gdn-prefill-backend": {name: since for name, since in GDN_PREFILL_BACKENDS.items() if since > (0, 18, 0)},
+    # (the values that came after the flag itself)
+    "--gdn-prefill-backend": {name: since for name, since in GDN_PREFILL_BACKENDS.items() if since > _GDN_FLAG_SINCE},
 }
 
 # --block-size's argparse choices, release by release (engine/arg_utils.py choices up to 0.8.4, the BlockSize Literal
@@ -2446,12 +2464,12 @@ def check_serve_env(env, version: str) -> None:
         refused = SERVE_ENV_REFUSED.get((name, str(value).strip()))
         if refused and refused[0] <= release < refused[1]:
             raise InputError("--env", f"vLLM {version} stops on {name}={value} ({refused[2]})",
-                             f"drop {name}, or use a release before {'.'.join(map(str, refused[0]))}")
+                             f"drop {name}, or use a release before {release_text(refused[0])}")
         removed = SERVE_ENV_REMOVED.get(name)
         if removed and release >= removed[0] and str(value).strip() not in removed[1]:
             said = removed[2].format(value=str(value).strip())
             raise InputError("--env", f"vLLM {version} stops on {name}={value} before loading anything: {said}",
-                             f"{removed[3]}, or use a release before {'.'.join(map(str, removed[0]))}")
+                             f"{removed[3]}, or use a release before {release_text(removed[0])}")
 
 # How a switch is turned off, release by release: (first version, (flag, value) or None). None: the release has no
 # "off" form, and off is its default (prefix caching before 0.6.5, V0; chunked prefill before 0.5.3, whose automatic
@@ -2484,7 +2502,7 @@ def check_serve_flags(names, version: str, values=None) -> None:
     wheel read."""
     release = parse_version(version)
     if release < OLDEST_FLAGS_READ:  # "first in 0.4.2" there means "in the oldest wheel read": not known to be missing
-        oldest = ".".join(map(str, OLDEST_FLAGS_READ))
+        oldest = release_text(OLDEST_FLAGS_READ)
         raise InputError("--vllm-version", f"vLLM {version} is older than the oldest release whose flags kvplan read "
                          f"({oldest}), so the launch command cannot be checked against it",
                          f"use --vllm-version {oldest} or later")
@@ -2497,7 +2515,7 @@ def _check_flag_exists(name: str, release: V, version: str) -> None:
     """InputError when vLLM `version` (`release`) has no flag `name` yet (SERVE_FLAG_SINCE)."""
     first = SERVE_FLAG_SINCE.get(name)
     if first is not None and release < first:
-        since = ".".join(map(str, first))
+        since = release_text(first)
         before = _value_at(SERVE_FLAG_BEFORE[name], release) if name in SERVE_FLAG_BEFORE else None
         raise InputError(name, f"vLLM {version} has no {name} flag (first in vLLM {since}), so its server would "
                          "refuse the launch command" + (f"; {before}" if before else ""),
@@ -2514,7 +2532,7 @@ def removed_flag(name: str, version: str) -> tuple[str, str, str] | None:
     gone = SERVE_FLAG_UNTIL.get(name)
     if gone is None or parse_version(version) < gone[0]:
         return None
-    last = ".".join(map(str, gone[0]))
+    last = release_text(gone[0])
     return (f"vLLM {version} has no {name} flag (removed in vLLM {last}), so its server would refuse the launch "
             "command", gone[1], last)
 
@@ -2539,7 +2557,7 @@ def check_serve_values(values, version: str) -> None:
     for name, value in values.items():
         first = SERVE_VALUE_SINCE.get(name, {}).get(value)
         if first is not None and release < first:
-            since = ".".join(map(str, first))
+            since = release_text(first)
             raise InputError(name, f"vLLM {version}'s {name} does not take {value} (first in vLLM {since}): it would "
                              "refuse the launch command", f"use another {name} or --vllm-version {since} or later")
 
@@ -2642,7 +2660,7 @@ def quant_method_last_read(method: str, version: str) -> str | None:
     "X.Y.Z"; None where no earlier list read has it."""
     release, method = parse_version(version), canonical_quant(method)
     had = [first for first, names in QUANT_METHODS_READ.items() if first < release and method in names]
-    return ".".join(map(str, max(had))) if had else None
+    return release_text(max(had)) if had else None
 
 
 def quant_min_capability(method: str | None, version: str) -> tuple[int, int] | None:

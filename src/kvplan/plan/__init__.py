@@ -38,8 +38,8 @@ This package re-exports the names other modules import from `kvplan.plan`.
 
 from __future__ import annotations
 
-from kvplan.plan.args import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, CAPTURE_SIZE_ARGS, COUNT_EXAMPLES, ENV_EFFECTS,
-                              INT_ENGINE_ARGS, MM_ITEM_ABOVE_BATCHED_TOKENS, EngineArgs, Fix, KVGroup, cdiv,
+from kvplan.plan.args import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, CAPTURE_SIZE_ARGS, COUNT_EXAMPLES, ENGINE_FLAGS,
+                              ENV_EFFECTS, INT_ENGINE_ARGS, MM_ITEM_ABOVE_BATCHED_TOKENS, EngineArgs, Fix, KVGroup, cdiv,
                               check_env_name, env_flag_on, fix_command_text, human_int, is_auto_length,
                               parse_capture_sizes, parse_env, parse_max_model_len, parse_mm_limits,
                               parse_speculative_config, speculative_draft, speculative_object, unknown_keyword)
@@ -56,7 +56,7 @@ from kvplan.plan.terms import (AWQ_DEQUANT_MIN_TOKENS, FI_AR_FUSION_MAX_MB, FI_A
                                dense_hidden_rows, fi_allreduce_workspace_bytes, fp8_act_quant_bytes, marlin_method,
                                measured_terms, mrv2_sampler_bytes_per_logit, mrv2_sampler_state_bytes,
                                profile_sampler_term, quantized_moe_experts, term_features)
-from kvplan.plan.extensible import device_shortfall_bytes, kv_sizing_warmup_steps
+from kvplan.plan.extensible import device_shortfall_bytes, kv_sizing_warmup_steps, plan_kv_sizing_warmup_steps
 from kvplan.plan.defaults import PP_SPECULATIVE, accepted_tp_sizes, resolve_args, vllm_quant_method
 from kvplan.plan.planner import (FP8E4NV_ERROR, Plan, cold_start_margin_bytes, largest_given_pool_bytes,
                                  override_changes_text, plan, site_calibration_dict, state_blocks_refusal)
@@ -64,7 +64,7 @@ from kvplan.plan.planner import (FP8E4NV_ERROR, Plan, cold_start_margin_bytes, l
 # the names other modules (src/, tests/, tools/, bench/) import from kvplan.plan
 __all__ = [
     "AWQ_DEQUANT_MIN_TOKENS", "BATCHED_TOKENS_BELOW_MAX_MODEL_LEN", "CAPTURE_SIZE_ARGS", "COLD_START_POOL_LOSS_BYTES",
-    "COLD_START_WARNING", "COMPILE_CACHE_NOTE", "COUNT_EXAMPLES", "ColdStartWarning", "CudaGraphPlan", "ENV_EFFECTS",
+    "COLD_START_WARNING", "COMPILE_CACHE_NOTE", "COUNT_EXAMPLES", "ENGINE_FLAGS", "ColdStartWarning", "CudaGraphPlan", "ENV_EFFECTS",
     "EVERY_START_COLD_WARNING", "EngineArgs", "FI_AR_FUSION_MAX_MB", "FP8E4NV_ERROR", "FI_AR_MULTICAST_GRANULARITY", "Fix",
     "INT_ENGINE_ARGS", "KVGroup", "MM_ITEM_ABOVE_BATCHED_TOKENS", "PP_SPECULATIVE", "Plan", "_full_graph_sizes",
     "_is_mm_prefix_lm", "_llava_next_item", "_multimodal_profile_bytes", "_pixtral_item", "_prefix_lm_item_tokens",
@@ -75,7 +75,7 @@ __all__ = [
     "is_auto_length", "largest_given_pool_bytes", "marlin_method", "marlin_moe_experts", "measured_terms", "model_runner",
     "model_runner_choice", "mrope_cache_factor", "mrv2_sampler_bytes_per_logit", "mrv2_sampler_state_bytes",
     "override_changes_text", "parse_capture_sizes", "parse_env", "parse_max_model_len", "parse_mm_limits", "parse_speculative_config", "plan",
-    "pp_stages", "prefix_caching_on", "profile_sampler_term", "quantized_moe_experts", "resolve_args",
+    "plan_kv_sizing_warmup_steps", "pp_stages", "prefix_caching_on", "profile_sampler_term", "quantized_moe_experts", "resolve_args",
     "rocm_graph_units", "round_sizes_for_spec_decode", "site_calibration_dict", "speculative_draft",
     "speculative_object", "unknown_keyword", "stage_cache_layers", "state_blocks_refusal", "supported_modalities", "term_features",
     "vllm_quant_method",

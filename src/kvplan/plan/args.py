@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 from functools import cached_property
-from typing import Sequence
+from typing import Collection, Sequence
 
 from kvplan.calibration import GIB
 from kvplan.errors import InputError
@@ -630,10 +630,8 @@ COUNT_EXAMPLES = {
 def unknown_keyword(name: str, where: str, also=()) -> InputError:
     """The InputError for a keyword `where` (kvplan.fit, kvplan.EngineArgs, ...) does not take: the nearest engine flag
     (or name in `also`, `where`'s own keywords) as "did you mean ...?", else the flags it takes."""
-    # awq_kernel, gptq_kernel: resolve_args' readings, not flags
-    flags = set(EngineArgs.__dataclass_fields__) - {"awq_kernel", "gptq_kernel"}
-    near = difflib.get_close_matches(name, sorted(flags | set(also)), n=1)
-    hint = f"did you mean {near[0]}?" if near else f"the flags are vllm serve's in snake_case: {', '.join(sorted(flags))}"
+    near = difflib.get_close_matches(name, sorted(ENGINE_FLAGS | set(also)), n=1)
+    hint = f"did you mean {near[0]}?" if near else f"the flags are vllm serve's in snake_case: {', '.join(sorted(ENGINE_FLAGS))}"
     return InputError(name, f"not an argument {where} takes", hint)
 
 
@@ -655,6 +653,13 @@ def _keywords_named(cls):
 
     cls.__init__ = __init__
     return cls
+
+
+def _check_choice(flag: str, value, choices: Collection[str], what: str, why: str = "", fix_tail: str = "") -> None:
+    """InputError for `flag`'s `value` (None: not given) outside argparse's `choices`: "unknown {what} {value!r}"
+    (and `why`), with the choices as the fix (and `fix_tail` after them)."""
+    if value is not None and value not in choices:
+        raise InputError(flag, f"unknown {what} {value!r}{why}", f"one of {', '.join(choices)}{fix_tail}")
 
 
 @_keywords_named
@@ -895,22 +900,17 @@ class EngineArgs:
         if self.max_model_len is not None and self.max_model_len < 1 and self.max_model_len != AUTO_FIT:
             raise InputError("--max-model-len", f"must be a positive integer, got {self.max_model_len}",
                              "e.g. 4096 (or -1: vLLM >= 0.14 fits the longest length the KV pool holds)")
-        if self.kv_cache_dtype is not None and self.kv_cache_dtype not in KV_CACHE_DTYPES:
-            raise InputError("--kv-cache-dtype", f"unknown KV-cache dtype {self.kv_cache_dtype!r}", f"one of {', '.join(KV_CACHE_DTYPES)}")
-        if self.dtype is not None and self.dtype not in MODEL_DTYPES:
-            raise InputError("--dtype", f"unknown dtype {self.dtype!r}", f"one of {', '.join(MODEL_DTYPES)}")
-        if self.mamba_ssm_cache_dtype is not None and self.mamba_ssm_cache_dtype not in MAMBA_DTYPES:
-            raise InputError("--mamba-ssm-cache-dtype", f"unknown dtype {self.mamba_ssm_cache_dtype!r}", f"one of {', '.join(MAMBA_DTYPES)}")
-        if self.expert_placement_strategy is not None and self.expert_placement_strategy not in EXPERT_PLACEMENTS:
-            # vLLM's ExpertPlacementStrategy Literal (config/parallel.py, 0.11.0-0.34.0 wheels), argparse's choices
-            raise InputError("--expert-placement-strategy", f"unknown placement {self.expert_placement_strategy!r}",
-                             f"one of {', '.join(EXPERT_PLACEMENTS)}")
-        if self.gdn_prefill_backend is not None and self.gdn_prefill_backend not in GDN_PREFILL_BACKENDS:
-            # argparse's choices, which hold no "auto" (vLLM's own choice is the flag left out); which release takes
-            # which value is checked with the release (versions.SERVE_VALUE_SINCE)
-            raise InputError("--gdn-prefill-backend", f"unknown GDN prefill backend {self.gdn_prefill_backend!r}: "
-                             "vllm serve's argparse would refuse it", f"one of {', '.join(GDN_PREFILL_BACKENDS)}, or "
-                             "leave it out for vLLM's own choice")
+        # argparse's choices (a value outside them is refused before anything loads). --expert-placement-strategy:
+        # vLLM's ExpertPlacementStrategy Literal (config/parallel.py, 0.11.0-0.34.0 wheels). --gdn-prefill-backend: its
+        # choices hold no "auto" (vLLM's own choice is the flag left out); which release takes which value is checked
+        # with the release (versions.SERVE_VALUE_SINCE)
+        _check_choice("--kv-cache-dtype", self.kv_cache_dtype, KV_CACHE_DTYPES, "KV-cache dtype")
+        _check_choice("--dtype", self.dtype, MODEL_DTYPES, "dtype")
+        _check_choice("--mamba-ssm-cache-dtype", self.mamba_ssm_cache_dtype, MAMBA_DTYPES, "dtype")
+        _check_choice("--expert-placement-strategy", self.expert_placement_strategy, EXPERT_PLACEMENTS, "placement")
+        _check_choice("--gdn-prefill-backend", self.gdn_prefill_backend, GDN_PREFILL_BACKENDS,
+                      "GDN prefill backend", ": vllm serve's argparse would refuse it",
+                      ", or leave it out for vLLM's own choice")
         # --block-size: a positive int (above); which sizes a release takes is its own (versions.BLOCK_SIZE_CHOICES,
         # checked with the release: any positive int from 0.18, e.g. 96 starts gpt-oss-20b on 0.29 with TRITON_ATTN)
         for name, example in (("max_loras", "e.g. 4"), ("max_lora_rank", "e.g. 4"), ("max_cpu_loras", "e.g. 32"),
@@ -934,6 +934,10 @@ class EngineArgs:
             if value is not None and (isinstance(value, bool) or not 0 <= value * GIB <= MAX_MEMORY_BYTES):
                 raise InputError(flag, f"must be a finite number >= 0{unit} (at most {MAX_MEMORY_BYTES // GIB:,}), got {value!r}",
                                  fix)
+
+# the flags a caller gives: EngineArgs' fields but awq_kernel and gptq_kernel, the plan's own readings of the
+# checkpoint (resolve_args: plan.awq_linear_kernel, plan.kv.gptq_linear_kernel), not flags
+ENGINE_FLAGS = frozenset(EngineArgs.__dataclass_fields__) - {"awq_kernel", "gptq_kernel"}
 
 # the integer engine arguments (EngineArgs' "int | None" fields), which human_int reads as vllm serve does
 # (max_model_len apart: parse_max_model_len also takes auto and -1)

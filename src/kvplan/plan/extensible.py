@@ -139,6 +139,22 @@ def kv_sizing_warmup_steps(rules: VersionRules, extensible: bool, args: EngineAr
     return 2 if split else 1
 
 
+def plan_kv_sizing_warmup_steps(plan) -> int:
+    """kv_sizing_warmup_steps of a plan (a Plan, or any object with its rules, args, model and kv_pool), the one
+    reading behind both startup predictions that show the phase: kvplan scaffold's (deploy.spec_from_plan) and
+    diagnose's startupProbe advice (diagnose.probe_advice). The pool is the extensible KV cache's where the plan holds
+    the pool it measured (kv_pool); the model is a pooling one (ModelSpec.is_pooling) or an encoder-decoder one as
+    vLLM tells it (ModelSpec.is_encoder_decoder: run_kv_cache_sizing_warmup returns at once for
+    model_runner.is_encoder_decoder, v1/worker/gpu/warmup.py, 0.34.0 wheel). 0 for a plan without such rules."""
+    rules = getattr(plan, "rules", None)
+    if rules is None or not hasattr(rules, "kv_cache_sizing_warmup"):
+        return 0
+    model = getattr(plan, "model", None)
+    return kv_sizing_warmup_steps(rules, getattr(plan, "kv_pool", None) is not None, getattr(plan, "args", None),
+                                  pooling=bool(getattr(model, "is_pooling", False)),
+                                  encoder_decoder=bool(getattr(model, "is_encoder_decoder", False)))
+
+
 def segment_strides(groups, bytes_per_block: int) -> list[int]:
     """The bytes each segment of the reservation adds per block: one segment per layer region under the
     layer-outermost layouts (ExtensibleKVCache._segments; hybrid groups alias the same regions), else one of the

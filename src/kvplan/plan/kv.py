@@ -17,8 +17,7 @@ from kvplan.errors import InputError
 from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGroup, cdiv
 from kvplan.plan.multimodal import _text_only, mrope_cache_factor
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16
-from kvplan.versions import (GDN_FLASHINFER_FALLBACK_WARNING, GDN_FLASHINFER_FALLBACK_WARNING_UNTIL,
-                             GDN_PREFILL_ROCM_MISSING, VersionRules, canonical_quant, gdn_other_platform_refusal,
+from kvplan.versions import (GDN_FLASHINFER_FALLBACK_WARNING, GDN_PREFILL_ROCM_MISSING, VersionRules, canonical_quant,
                              release_from)
 from kvplan.weights import (RankWeights, ct_experts_module, ct_module_scheme, kv_dtype_bytes, moe_layers, pp_layer_split,
                             splits_exclude_list, weights_per_rank)
@@ -270,7 +269,7 @@ def marlin_method(spec: ModelSpec, gpu: GPUSpec, version: str) -> str | None:
     need = quant_min_capability(marlin, version)  # None: the release has no such method
     if gpu.vendor != "NVIDIA" or gpu.cc is None or need is None or gpu.cc < need:
         return None
-    qc = spec.raw_config.get("quantization_config") or (spec.text_config or {}).get("quantization_config") or {}
+    qc = _quantization_config(spec)
     if str(qc.get("quant_method", "")).lower() != method or qc.get("group_size") not in MARLIN_GROUP_SIZES:
         return None
     if method == "awq":
@@ -402,17 +401,16 @@ def _gdn_flashinfer_runs(rec, gpu: GPUSpec) -> bool:
 
 
 def _gdn_cutedsl_runs(rec, gpu: GPUSpec, rules: VersionRules) -> bool:
-    """Whether the in-tree CuteDSL kernel runs where it is asked for: SM 10.x with 128-wide keys (0.33.0), SM 11.x
-    too from 0.34.0 (_resolve_gdn_prefill_backend's supports_cutedsl)."""
+    """Whether the in-tree CuteDSL kernel runs where it is asked for: with 128-wide keys, on the GPU families of rules
+    row gdn_cutedsl_cc_majors (_resolve_gdn_prefill_backend's supports_cutedsl)."""
     major = (gpu.compute_capability or "").split(".")[0]
-    families = ("10", "11") if rules.release >= (0, 34, 0) else ("10",)
-    return major in families and all(r.key_head_dim == 128 for r in rec)
+    return major in rules.gdn_cutedsl_cc_majors and all(r.key_head_dim == 128 for r in rec)
 
 
 def gdn_prefill(layers: Iterable[LayerSpec], gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> GdnPrefill:
     """The GDN prefill kernel for `layers` with --gdn-prefill-backend (args.gdn_prefill_backend; None: vLLM's own
     choice), as _resolve_gdn_prefill_backend picks it (mamba/gdn/qwen_gdn_linear_attn.py, 0.33.0 and 0.34.0 wheels;
-    the refusals and the warning by release from versions.GDN_PREFILL_*). Which kernel runs sets a KV-cache figure only
+    the refusals and the warnings by release from the gdn_* rules rows). Which kernel runs sets a KV-cache figure only
     where Qwen's GDN layers export prefill checkpoints (rules row mamba_checkpoint_page: FlashInfer's, from 0.33), so
     before that release only the flag's refusals and fallbacks are told. A model without GDN layers never reads the
     flag (it stays in additional_config)."""
@@ -424,7 +422,7 @@ def gdn_prefill(layers: Iterable[LayerSpec], gpu: GPUSpec | None, args: EngineAr
     requested = asked or "auto"
     vendor = (gpu.vendor or "NVIDIA").upper() if gpu is not None else None
     platform = {"NVIDIA": "cuda", "AMD": "rocm"}.get(vendor or "")
-    other = gdn_other_platform_refusal(requested, rules.release)
+    other = dict(rules.gdn_other_platform_refusals).get(requested)
     if other and (requested == "sycl" or platform == "cuda"):  # (no XPU in the catalog: sycl is refused everywhere)
         return GdnPrefill(refusal=other.format(platform=platform) + f" (vLLM {rules.version} stops while it builds the "
                           "model's GDN layers)")
@@ -442,7 +440,7 @@ def gdn_prefill(layers: Iterable[LayerSpec], gpu: GPUSpec | None, args: EngineAr
     else:
         kernel = "triton"
     warning = None
-    if requested == "flashinfer" and rules.release < GDN_FLASHINFER_FALLBACK_WARNING_UNTIL and gpu.compute_capability != "9.0":
+    if requested == "flashinfer" and rules.gdn_flashinfer_fallback_warns and gpu.compute_capability != "9.0":
         warning = GDN_FLASHINFER_FALLBACK_WARNING  # (up to 0.21 FlashInfer ran on SM 9.0 alone)
     note = None
     if asked and kernels_matter:
@@ -464,8 +462,8 @@ def _gdn_prefill_rocm(rec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, 
     kernels is not an input, so that start is told, not planned."""
     asked = args.gdn_prefill_backend
     if requested not in GDN_PREFILL_ROCM_MISSING:
-        warning = (GDN_FLASHINFER_FALLBACK_WARNING if requested == "flashinfer"
-                   and rules.release < GDN_FLASHINFER_FALLBACK_WARNING_UNTIL else None)
+        warning = (GDN_FLASHINFER_FALLBACK_WARNING if requested == "flashinfer" and rules.gdn_flashinfer_fallback_warns
+                   else None)
         return GdnPrefill(kernel=None if requested == "auto" else "triton", warning=warning, note=(
             f"--gdn-prefill-backend {asked}: vLLM {rules.version} runs the Triton/FLA GDN prefill kernel on ROCm "
             "(no prefill checkpoints)") if asked else None)
@@ -485,7 +483,7 @@ def _gdn_prefill_rocm(rec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, 
     if not available:
         return GdnPrefill(refusal=GDN_PREFILL_ROCM_MISSING[requested] + f" (vLLM {rules.version} stops while it builds "
                           "the model's GDN layers)")
-    if rules.release < (0, 33, 0):  # 0.32.0 names the first reason alone
+    if not rules.gdn_rocm_fallback_all_reasons:
         reasons = reasons[:1]
     if reasons:
         return GdnPrefill(kernel="triton", warning=f"GDN prefill backend '{requested}' was requested but "
