@@ -362,7 +362,7 @@ def eplb_architecture(architectures, release: V) -> bool | None:
 # an FP8 checkpoint or --quantization fp8), "ct_w8a8_fp8" (CompressedTensorsW8A8Fp8MoEMethod), "ct_wna16"
 # (CompressedTensorsWNA16MoEMethod), "modelopt_nvfp4" (ModelOptNvFp4FusedMoE), "online" (OnlineMoEMethodBase),
 # "mxfp4" (Mxfp4MoEMethod), "quark_mx" (QuarkOCP_MX_MoEMethod, QuarkW8A8Mxfp8MoEMethod). supports_eplb returns True in
-# these classes of the 0.12.0, 0.14.1, 0.20.0, 0.33.0 and 0.34.0 wheels (0.10.0-0.11.2: isinstance of Fp8MoEMethod or
+# these classes of the 0.12.0, 0.14.1, 0.15.1, 0.17.1, 0.19.1, 0.20.0, 0.33.0 and 0.34.0 wheels (0.10.0-0.11.2: isinstance of Fp8MoEMethod or
 # UnquantizedFusedMoEMethod in FusedMoE.__init__; 0.9.2: Fp8MoEMethod alone). The second set: methods whose answer
 # depends on the kernel backend they pick at load (0.33.0-0.34.0: CompressedTensorsWNA16MoEMethod only on its Triton
 # backend, CompressedTensorsW4A4Nvfp4MoEMethod / W4A4Mxfp4MoEMethod only on FlashInfer backends)
@@ -371,7 +371,7 @@ EPLB_QUANT_METHODS: list[tuple[V, tuple[frozenset[str], frozenset[str]]]] = [
     ((0, 9, 2), (frozenset({"fp8"}), frozenset())),
     ((0, 10, 0), (frozenset({"fp8", "unquantized"}), frozenset())),
     ((0, 12, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "ct_wna16"}), frozenset())),
-    ((0, 14, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "ct_wna16", "modelopt_nvfp4"}), frozenset())),
+    ((0, 14, 1), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "ct_wna16", "modelopt_nvfp4"}), frozenset())),
     ((0, 20, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "ct_wna16", "modelopt_nvfp4", "online"}), frozenset())),
     ((0, 33, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "modelopt_nvfp4", "online", "mxfp4", "quark_mx"}),
                   frozenset({"ct_wna16", "ct_nvfp4", "ct_mxfp4"}))),
@@ -1240,6 +1240,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # ... ParallelConfig's checks under --enable-eplb: "platform" (0.9.2: CUDA only and num_redundant_experts >= 0),
     # "ep" (0.10.0 wheel and later: also "enable_expert_parallel must be True to use EPLB." and TP x DP (x PCP) > 1)
     "eplb_parallel_checks": [((0, 0, 0), None), ((0, 9, 2), "platform"), ((0, 10, 0), "ep")],
+    # ... the text of the one-rank refusal: "EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1,
+    # but got TP={tp},DP={dp}." (config.py 0.10.0, config/parallel.py 0.10.1-0.20.0 wheels), "EPLB requires tensor,
+    # prefill-context, or data parallelism, but got TP={tp}, PCP={pcp}, DP={dp}." (0.27.1, 0.33.0 and 0.34.0 wheels;
+    # logs.py src_eplb_needs_parallel; 0.21.0-0.27.0 not read for it)
+    "eplb_one_rank_message": [((0, 0, 0), "tp_dp"), ((0, 27, 1), "tp_pcp_dp")],
     # ... the quantized experts that take EPLB. "fp8_only" (0.9.2: FusedMoE.__init__ raises "EPLB is only supported for
     # FP8 quantization for now." unless the method is Fp8MoEMethod, unquantized experts included), "fp8_or_unquantized"
     # (0.10.0-0.11.2: Fp8MoEMethod or UnquantizedFusedMoEMethod), "supports_eplb" (0.12.0 and later: the experts' method's
@@ -1248,8 +1253,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "eplb_quant_check": [((0, 0, 0), None), ((0, 9, 2), "fp8_only"), ((0, 10, 0), "fp8_or_unquantized"),
                          ((0, 12, 0), "supports_eplb")],
     # ... the EPLB state (distributed/eplb/eplb_state.py EplbState.build / add_model): the load window and pass buffer
-    # over the rank's local physical experts in 0.9.2, over all physical experts from 0.10.0 (0.10.0, 0.10.1 wheels)
-    "eplb_load_over_local": [((0, 0, 0), True), ((0, 10, 0), False)],
+    # over the rank's local physical experts in 0.9.2 and 0.10.0, over all physical experts from 0.10.1 (0.10.1, 0.10.2,
+    # 0.20.0, 0.33.0 wheels)
+    "eplb_load_over_local": [((0, 0, 0), True), ((0, 10, 1), False)],
     # ... a copy of one MoE layer's local expert tensors kept for the weight exchange (expert_buffer = [torch.empty_like(w)
     # for w in model.expert_weights[0]]): absent from the 0.11.0 wheel's eplb_state.py, allocated by add_model in 0.12.0,
     # 0.14.1, 0.15.1, 0.17.1, 0.19.1, 0.20.0, 0.33.0 and 0.34.0 (0.34.0: unless the communicator is symm_mem, which owns
@@ -1967,6 +1973,7 @@ class VersionRules:
     eplb_form: str | None
     eplb_redundant_default: object
     eplb_parallel_checks: str | None
+    eplb_one_rank_message: str
     eplb_quant_check: str | None
     eplb_load_over_local: bool
     eplb_expert_buffer: bool

@@ -15,8 +15,10 @@ import math
 
 from kvplan.errors import RefusedByVLLMError
 from kvplan.plan.args import EngineArgs
+from kvplan.plan.kv import experts_quant
 from kvplan.resolve import ModelSpec, QuantSpec
-from kvplan.versions import VersionRules, eplb_architecture, eplb_quant_support, first_release_where
+from kvplan.versions import (EPLB_ARCHITECTURES, VersionRules, eplb_architecture, eplb_quant_support,
+                             first_release_where)
 from kvplan.weights import moe_layers, pp_layer_split
 
 # EPLBConfig.window_size's default (config/parallel.py, 0.10.2-0.34.0 wheels; ParallelConfig.eplb_window_size = 1000 in
@@ -27,7 +29,6 @@ EPLB_WINDOW_DEFAULT = 1000
 def eplb_quant_key(model: ModelSpec, quant: QuantSpec | None, rules: VersionRules) -> str:
     """The routed experts' MoE method as versions.EPLB_QUANT_METHODS keys it (the experts' own compressed-tensors
     scheme: kv.experts_quant)."""
-    from kvplan.plan.kv import experts_quant
     q = experts_quant(model, quant, rules)
     if q is None:
         return "unquantized"
@@ -86,7 +87,7 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
                                      "add --enable-expert-parallel, or drop --enable-eplb", rule="EPLB without expert parallelism")
         if tp * dp <= 1:
             message = (f"EPLB requires tensor, prefill-context, or data parallelism, but got TP={tp}, PCP=1, DP={dp}."
-                       if rules.release >= (0, 27, 1) else
+                       if rules.eplb_one_rank_message == "tp_pcp_dp" else
                        f"EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, but got "
                        f"TP={tp},DP={dp}.")
             raise RefusedByVLLMError("--enable-eplb", message, "drop --enable-eplb, or run expert parallelism over several "
@@ -130,7 +131,7 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
         later = first_release_where("eplb_quant_check", lambda v: v == "supports_eplb")
         raise RefusedByVLLMError("--enable-eplb", message,
                                  "drop --enable-eplb, or serve a checkpoint whose experts are FP8 or unquantized"
-                                 + (f" (vLLM {later} and later balance more methods)" if rules.release < (0, 12, 0) else ""),
+                                 + (f" (vLLM {later} and later balance more methods)" if rules.eplb_quant_check != "supports_eplb" else ""),
                                  rule="EPLB with an unsupported MoE quantization method")
     if support == "backend":
         warns.append(f"--enable-eplb with {method} experts: vLLM {rules.version} balances them only on some of the "
@@ -143,7 +144,6 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
 
 
 def _eplb_since(architectures):
-    from kvplan.versions import EPLB_ARCHITECTURES
     for a in architectures or ():
         for at, on in EPLB_ARCHITECTURES.get(a, ()):
             if on:
@@ -164,7 +164,7 @@ def eplb_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, ex
     EplbState.add_model from 0.12.0), for `args.eplb_redundant` redundant experts; `experts_bytes`: the rank's routed
     expert bytes (RankWeights.by_use "experts"), whose one-layer share the exchange buffer copies. L MoE layers,
     E logical, P = E + R physical experts, W the load window's steps:
-    expert_load_window (W, L, P) int32 and expert_load_pass (L, P) int32 (P: the rank's local physical experts in 0.9.2),
+    expert_load_window (W, L, P) int32 and expert_load_pass (L, P) int32 (P: the rank's local physical experts in 0.9.2-0.10.0),
     physical_to_logical_map (L, P) int64, logical_to_physical_map (L, E, R + 1) int64, logical_replica_count (L, E)
     int64, from 0.33.0 last_expert_load (L, E) int64, and from 0.12.0 expert_buffer, torch.empty_like of each tensor of
     the first MoE layer's local experts (not with 0.34's symm_mem communicator, which owns its own buffer)."""
