@@ -1010,6 +1010,10 @@ class FitFlags:
     data_parallel_size: Optional[int] = None
     enable_expert_parallel: bool = False
     expert_placement_strategy: Optional[str] = None
+    enable_eplb: bool = False
+    num_redundant_experts: Optional[int] = None
+    eplb_config: Optional[str] = None
+    all2all_backend: Optional[str] = None
     kv_cache_dtype: Optional[str] = None
     max_num_seqs: Optional[int] = None
     max_num_batched_tokens: Optional[str] = None  # read as vllm serve reads it: 8k = 8,000, 8K = 8,192
@@ -1090,6 +1094,10 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("data_parallel_size", Optional[int], None, ("--data-parallel-size", "-dp"), "Data-parallel engines (each with its own KV pool).", "vllm serve flags"),
     FitParam("enable_expert_parallel", bool, False, ("--enable-expert-parallel",), "Split MoE experts over TP x DP ranks.", "vllm serve flags"),
     FitParam("expert_placement_strategy", Optional[str], None, ("--expert-placement-strategy",), "vLLM >= 0.11: linear (the default) or round_robin, how whole experts are spread over the EP ranks. With --enable-lora on a MoE model vLLM 0.34 refuses a placement that stays round_robin (EP over more than one rank, a model with several expert groups, no data parallelism).", "vllm serve flags"),
+    FitParam("enable_eplb", bool, False, ("--enable-eplb",), "vLLM >= 0.9.2: expert-parallel load balancing (with --enable-expert-parallel over several GPUs, on a model class that balances). Each MoE layer holds its experts plus the redundant ones, (E + R) / EP per rank, and the balancer's state.", "vllm serve flags"),
+    FitParam("num_redundant_experts", Optional[int], None, ("--num-redundant-experts",), "vLLM 0.9.2-0.11.x: redundant experts per MoE layer under --enable-eplb (vLLM 0.10.2 and later: --eplb-config '{\"num_redundant_experts\": N}'). Default 0; from vLLM 0.34 the fewest that split the experts evenly over the EP ranks.", "vllm serve flags"),
+    FitParam("eplb_config", Optional[str], None, ("--eplb-config",), 'vLLM >= 0.10.2: EPLB settings as JSON; kvplan reads num_redundant_experts, window_size (steps of expert load kept, default 1000) and communicator (\'{"num_redundant_experts": 32}\').', "vllm serve flags"),
+    FitParam("all2all_backend", Optional[str], None, ("--all2all-backend",), "vLLM >= 0.11.1: the MoE all2all backend under expert parallelism, written to the launch files as given (its communication buffers are not counted).", "vllm serve flags"),
     FitParam("kv_cache_dtype", Optional[str], None, ("--kv-cache-dtype",), "auto, fp8, fp8_e4m3 or fp8_e5m2.", "vllm serve flags"),
     FitParam("max_num_seqs", Optional[int], None, ("--max-num-seqs",), "Sequence cap per step.", "vllm serve flags"),
     FitParam("max_num_batched_tokens", Optional[str], None, ("--max-num-batched-tokens",), "Token budget per step, read as vllm serve reads it (8k = 8,000, 8K = 8,192).", "vllm serve flags"),

@@ -360,6 +360,30 @@ def refuse_platform(gpu: Any, version: str) -> None:
                          "dustynv/vllm images, or the Jetson AI Lab pip index)")
 
 
+def _eplb_flags(a: Any, version: str) -> list[Flag]:
+    """--enable-eplb and the redundant experts in the form `version` takes them (rules row eplb_form: the
+    --num-redundant-experts flag in 0.9.2-0.10.1, --eplb-config JSON from 0.10.2), and --all2all-backend as given."""
+    from kvplan.versions import rules_for
+    flags: list[Flag] = []
+    if _get(a, "enable_eplb", default=False):
+        redundant = _get(a, "eplb_redundant", default=0)
+        flags.append(Flag("--enable-eplb", None, f"expert-parallel load balancing: {redundant} redundant experts per MoE "
+                          "layer" if redundant else "expert-parallel load balancing"))
+    settings = dict(a.eplb_settings) if hasattr(a, "eplb_settings") else {}
+    if settings:
+        if rules_for(version).eplb_form == "flag":
+            if settings.get("num_redundant_experts") is not None:
+                flags.append(Flag("--num-redundant-experts", str(int(settings["num_redundant_experts"])),
+                                  "redundant experts per MoE layer"))
+        else:
+            flags.append(Flag("--eplb-config", json.dumps(settings, separators=(",", ":")),
+                              "EPLB settings (num_redundant_experts: redundant experts per MoE layer)"))
+    backend = _get(a, "all2all_backend")
+    if backend:
+        flags.append(Flag("--all2all-backend", str(backend), "as given"))
+    return flags
+
+
 def spec_from_plan(
     plan: Any,
     *,
@@ -484,6 +508,7 @@ def spec_from_plan(
     placement = _get(a, "expert_placement_strategy")
     if placement:
         flags.append(Flag("--expert-placement-strategy", str(placement), "as given"))
+    flags.extend(_eplb_flags(a, version))
     kvd = _get(a, "kv_cache_dtype")
     if kvd:
         flags.append(Flag("--kv-cache-dtype", str(kvd),

@@ -2984,6 +2984,37 @@ class StartupLog:
             return "generate"
         return None
 
+    def eplb_given(self) -> dict:
+        """--enable-eplb, the redundant experts (--num-redundant-experts, 0.9.2-0.11.x, or --eplb-config's
+        num_redundant_experts / window_size / communicator, printed as a dict or as EPLBConfig(...)) and
+        --all2all-backend, as the log's arguments state them."""
+        out: dict = {}
+        if self.arg("enable_eplb"):
+            out["enable_eplb"] = True
+        n = as_int(self.arg("num_redundant_experts"))
+        if n:
+            out["num_redundant_experts"] = n
+        raw = self.arg("eplb_config")
+        if raw:
+            if isinstance(raw, dict):
+                settings = {k: raw[k] for k in ("num_redundant_experts", "window_size", "communicator") if raw.get(k) is not None}
+            else:
+                text = str(raw)
+                settings = {}
+                for key in ("num_redundant_experts", "window_size"):
+                    m = re.search(rf"['\"]?{key}['\"]?\s*[:=]\s*(\d+)", text)
+                    if m:
+                        settings[key] = int(m.group(1))
+                m = re.search(r"['\"]?communicator['\"]?\s*[:=]\s*['\"](\w+)['\"]", text)
+                if m:
+                    settings["communicator"] = m.group(1)
+            if settings:
+                out["eplb_config"] = settings
+        backend = str(self.arg("all2all_backend") or "").strip().strip("'\"")
+        if backend and backend != "None":
+            out["all2all_backend"] = backend
+        return out
+
     def capture_settings_given(self) -> dict:
         """--cudagraph-capture-sizes / --max-cudagraph-capture-size (flags of `vllm serve` from 0.11.1, vllm/engine/
         arg_utils.py EngineArgs.cudagraph_capture_sizes / max_cudagraph_capture_size) as the server was given them: its
@@ -3059,6 +3090,7 @@ class StartupLog:
             args["data_parallel_size"] = as_int(self.arg("data_parallel_size"))
         if self.arg("enable_expert_parallel"):
             args["enable_expert_parallel"] = self.arg("enable_expert_parallel")
+        args.update(self.eplb_given())  # EPLB's redundant experts: more experts on every rank, and the balancer's state
         perf = str(self.arg("performance_mode") or "").strip().strip("'\"").lower()
         if perf in ("interactivity", "throughput"):  # --performance-mode (0.17+): the capture grid, the batch defaults
             args["performance_mode"] = perf
@@ -3144,7 +3176,13 @@ def parse_dict_args(body: str) -> dict:
         value = _literal(body[: end + 1])
         if isinstance(value, dict):
             return {str(k): v for k, v in value.items()}
-    return {m.group("key"): _literal(m.group("val")) for m in _DICT_PAIR.finditer(body)}
+    out = {m.group("key"): _literal(m.group("val")) for m in _DICT_PAIR.finditer(body)}
+    # a config object printed by its repr (vLLM >= 0.10.2 prints --eplb-config as EPLBConfig(window_size=..., ...)), no
+    # Python literal: kept as its text for the reader that wants it (StartupLog.eplb_given)
+    m = re.search(r"'eplb_config':\s*(EPLBConfig\([^)]*\)|\{[^}]*\})", body)
+    if m and not out.get("eplb_config"):
+        out["eplb_config"] = m.group(1)
+    return out
 
 
 # names a cut value must not stand for: 'Qwen/Qwen2.5-14B-Instr' is no model to compare with

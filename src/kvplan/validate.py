@@ -39,7 +39,7 @@ ARG_FIELDS = RECORD_ARG_NAMES + (
     "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "max_cpu_loras",
     "lora_target_modules", "cpu_offload_gb",
     "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
-    "expert_placement_strategy",
+    "expert_placement_strategy", "enable_eplb", "num_redundant_experts", "eplb_config", "all2all_backend",
     "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "gdn_prefill_backend", "skip_mm_profiling",
     "allow_deprecated_quantization", "performance_mode",
     "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta")
@@ -83,8 +83,7 @@ ARGS_NOT_MODELLED = {
     "model_impl": "auto",  # the Transformers backend's layers instead of vLLM's
     "override_attention_dtype": None,
     "load_format": "auto",  # bitsandbytes, gguf, dummy... load other weights
-    "decode_context_parallel_size": 1, "enable_eplb": False, "num_redundant_experts": 0,
-    "all2all_backend": None, "enable_dbo": False,
+    "decode_context_parallel_size": 1, "enable_dbo": False,
     "disable_custom_all_reduce": False,  # its buffers (charged to the budget up to 0.10)
     "async_scheduling": False,  # tokens in flight per sliding-window request
     "mm_encoder_tp_mode": "weights", "mm_processor_kwargs": None,
@@ -435,7 +434,7 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
 # ---- record values as other sources write them ("0.9", "4,096", "32k", 4096.0, "true") -> the types vLLM's flags take
 
 _BOOL_ARGS = ("enforce_eager", "enable_prefix_caching", "enable_lora", "fully_sharded_loras", "language_model_only",
-              "enable_expert_parallel", "enable_chunked_prefill", "skip_mm_profiling",
+              "enable_expert_parallel", "enable_eplb", "enable_chunked_prefill", "skip_mm_profiling",
               "allow_deprecated_quantization")
 _FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency",
                    "transient_kept_gib")  # (the last: vLLM >= 0.34's extensible KV cache, its 'Memory after warmup' line)

@@ -266,6 +266,130 @@ EXPERT_GROUP_ARCHS = frozenset({
     "SarvamMLAForCausalLM"})
 
 
+# The architectures whose vLLM class implements MixtureOfExperts (models/interfaces.py), the only ones that read
+# --enable-eplb and the redundant experts: their MoE blocks build FusedMoE with enable_eplb and num_redundant_experts
+# from the parallel config (e.g. models/qwen3_moe.py Qwen3MoeSparseMoeBlock, deepseek_v2.py DeepseekV2MoE), and the
+# model runner builds the EPLB state only for such a model (v1/worker/gpu_model_runner.py load_model,
+# is_mixture_of_experts / get_mixture_of_experts_model). Any other MoE class builds its experts as without EPLB and
+# vLLM starts without balancing. Steps (first release, supported) as read from each wheel's model registry and the
+# classes deriving from MixtureOfExperts in model_executor/models/ (and vllm/models/ from 0.20.0): 0.9.2, 0.10.1,
+# 0.10.2, 0.11.0, 0.12.0, 0.14.1, 0.20.0, 0.33.0, 0.34.0 (a step at X: first seen in the first of these that has it).
+EPLB_ARCHITECTURES: dict[str, list[tuple[V, bool]]] = {
+    "AXK1ForCausalLM": [((0, 20, 0), True)],
+    "AfmoeForCausalLM": [((0, 33, 0), True)],
+    "AliceAIForCausalLM": [((0, 33, 0), True)],
+    "AriaForConditionalGeneration": [((0, 34, 0), True)],
+    "BeamForCausalLM": [((0, 33, 0), True)],
+    "DSparkDraftModel": [((0, 33, 0), True)],
+    "DSparkV41DraftModel": [((0, 33, 0), True)],
+    "DeepSeekMTPModel": [((0, 12, 0), True)],
+    "DeepseekForCausalLM": [((0, 12, 0), True)],
+    "DeepseekV2ForCausalLM": [((0, 9, 2), True)],
+    "DeepseekV32ForCausalLM": [((0, 11, 0), True)],
+    "DeepseekV32MTPModel": [((0, 33, 0), True)],
+    "DeepseekV3BidirectionalModel": [((0, 33, 0), True)],
+    "DeepseekV3ForCausalLM": [((0, 9, 2), True)],
+    "DeepseekV4ForCausalLM": [((0, 33, 0), True)],
+    "Dots3NoteMTPModel": [((0, 33, 0), True)],
+    "Eagle3DeepseekV2ForCausalLM": [((0, 20, 0), True)],
+    "Eagle3DeepseekV3ForCausalLM": [((0, 20, 0), True)],
+    "EagleDeepSeekMTPModel": [((0, 10, 2), True)],
+    "EagleLlama4ForCausalLM": [((0, 12, 0), True), ((0, 33, 0), False)],
+    "EagleMistralLarge3ForCausalLM": [((0, 12, 0), True), ((0, 33, 0), False)],
+    "Ernie4_5_MoeForCausalLM": [((0, 12, 0), True)],
+    "FlexOlmoForCausalLM": [((0, 33, 0), True)],
+    "Gemma4ForCausalLM": [((0, 20, 0), True)],
+    "Glm4MoeForCausalLM": [((0, 12, 0), True)],
+    "Glm4MoeLiteForCausalLM": [((0, 20, 0), True)],
+    "Glm4MoeLiteMTPModel": [((0, 20, 0), True)],
+    "Glm4MoeMTPModel": [((0, 12, 0), True)],
+    "Glm5NextForCausalLM": [((0, 33, 0), True)],
+    "Glm5NextForConditionalGeneration": [((0, 33, 0), True)],
+    "Glm5NextMTPModel": [((0, 33, 0), True)],
+    "GlmMoeDsaForCausalLM": [((0, 20, 0), True)],
+    "HunYuanDenseV1ForCausalLM": [((0, 11, 0), True), ((0, 12, 0), False)],
+    "HunYuanMoEV1ForCausalLM": [((0, 11, 0), True)],
+    "InternS1ProForConditionalGeneration": [((0, 20, 0), True)],
+    "InternS2MobiusForConditionalGeneration": [((0, 33, 0), True)],
+    "InternS2MobiusMTP": [((0, 33, 0), True)],
+    "InternS2PreviewForConditionalGeneration": [((0, 33, 0), True)],
+    "K2HorizonForCausalLM": [((0, 33, 0), True)],
+    "KimiLinearForCausalLM": [((0, 12, 0), True)],
+    "Kolibri1ForCausalLM": [((0, 33, 0), True)],
+    "Lfm2MoeForCausalLM": [((0, 12, 0), True)],
+    "Llama4ForCausalLM": [((0, 12, 0), True)],
+    "Llama4ForConditionalGeneration": [((0, 12, 0), True)],
+    "MellumForCausalLM": [((0, 33, 0), True)],
+    "MiMoV2FlashForCausalLM": [((0, 14, 1), True)],
+    "MiMoV2ForCausalLM": [((0, 33, 0), True)],
+    "MistralLarge3ForCausalLM": [((0, 12, 0), True)],
+    "MixtralForCausalLM": [((0, 11, 0), True)],
+    "MuseSparkForConditionalGeneration": [((0, 33, 0), True)],
+    "NemotronHForCausalLM": [((0, 12, 0), True)],
+    "NemotronHPuzzleForCausalLM": [((0, 20, 0), True)],
+    "OlmoeForCausalLM": [((0, 34, 0), True)],
+    "PanguProMoEV2ForCausalLM": [((0, 14, 1), True)],
+    "PanguUltraMoEForCausalLM": [((0, 12, 0), True)],
+    "Param2MoEForCausalLM": [((0, 20, 0), True)],
+    "Qwen3MoeForCausalLM": [((0, 10, 1), True)],
+    "Qwen3NextForCausalLM": [((0, 10, 2), True)],
+    "Qwen3NextMTP": [((0, 12, 0), True)],
+    "Qwen3VLMoeForConditionalGeneration": [((0, 12, 0), True)],
+    "Qwen3_5MoeForCausalLM": [((0, 33, 0), True)],
+    "Qwen3_5MoeForConditionalGeneration": [((0, 20, 0), True)],
+    "Qwen3_5MoeMTP": [((0, 20, 0), True)],
+    "Qwen4ExpForCausalLM": [((0, 33, 0), True)],
+    "Qwen4ExpForConditionalGeneration": [((0, 33, 0), True)],
+    "Qwen4ExpMTP": [((0, 33, 0), True)],
+    "SarvamMLAForCausalLM": [((0, 20, 0), True)],
+    "Step3p5ForCausalLM": [((0, 20, 0), True)],
+    "Step5ForCausalLM": [((0, 33, 0), True)],
+    "Step5MTP": [((0, 33, 0), True)],
+    "TransformersMoEEmbeddingModel": [((0, 12, 0), True)],
+    "TransformersMoEForCausalLM": [((0, 12, 0), True)],
+    "TransformersMoEForMTP": [((0, 33, 0), True)],
+    "TransformersMoEForSequenceClassification": [((0, 12, 0), True)],
+    "TransformersMultiModalMoEForCausalLM": [((0, 12, 0), True)],
+    "UnlimitedOCR2TextForCausalLM": [((0, 34, 0), True)],
+}
+
+
+def eplb_architecture(architectures, release: V) -> bool | None:
+    """Whether vLLM `release` balances (EPLB) a model of `architectures` (EPLB_ARCHITECTURES); None before the first
+    release with EPLB."""
+    if release < (0, 9, 2):
+        return None
+    return any(_value_at(EPLB_ARCHITECTURES.get(a, [((0, 0, 0), False)]), release) for a in architectures or ())
+
+
+# The routed experts' quantization methods that take EPLB (rules row eplb_quant_check), by the release first read with
+# each set, keyed as plan.args.eplb_quant_key names them: "unquantized" (UnquantizedFusedMoEMethod), "fp8" (Fp8MoEMethod:
+# an FP8 checkpoint or --quantization fp8), "ct_w8a8_fp8" (CompressedTensorsW8A8Fp8MoEMethod), "ct_wna16"
+# (CompressedTensorsWNA16MoEMethod), "modelopt_nvfp4" (ModelOptNvFp4FusedMoE), "online" (OnlineMoEMethodBase),
+# "mxfp4" (Mxfp4MoEMethod), "quark_mx" (QuarkOCP_MX_MoEMethod, QuarkW8A8Mxfp8MoEMethod). supports_eplb returns True in
+# these classes of the 0.12.0, 0.14.1, 0.15.1, 0.17.1, 0.19.1, 0.20.0, 0.33.0 and 0.34.0 wheels (0.10.0-0.11.2: isinstance of Fp8MoEMethod or
+# UnquantizedFusedMoEMethod in FusedMoE.__init__; 0.9.2: Fp8MoEMethod alone). The second set: methods whose answer
+# depends on the kernel backend they pick at load (0.33.0-0.34.0: CompressedTensorsWNA16MoEMethod only on its Triton
+# backend, CompressedTensorsW4A4Nvfp4MoEMethod / W4A4Mxfp4MoEMethod only on FlashInfer backends)
+EPLB_QUANT_METHODS: list[tuple[V, tuple[frozenset[str], frozenset[str]]]] = [
+    ((0, 0, 0), (frozenset(), frozenset())),
+    ((0, 9, 2), (frozenset({"fp8"}), frozenset())),
+    ((0, 10, 0), (frozenset({"fp8", "unquantized"}), frozenset())),
+    ((0, 12, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "ct_wna16"}), frozenset())),
+    ((0, 14, 1), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "ct_wna16", "modelopt_nvfp4"}), frozenset())),
+    ((0, 20, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "ct_wna16", "modelopt_nvfp4", "online"}), frozenset())),
+    ((0, 33, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "modelopt_nvfp4", "online", "mxfp4", "quark_mx"}),
+                  frozenset({"ct_wna16", "ct_nvfp4", "ct_mxfp4"}))),
+]
+
+
+def eplb_quant_support(key: str, release: V) -> str:
+    """'yes', 'no' or 'backend' (decided by the kernel the method picks at load) for the experts' method `key` under
+    EPLB in vLLM `release` (EPLB_QUANT_METHODS)."""
+    yes, maybe = _value_at(EPLB_QUANT_METHODS, release)
+    return "yes" if key in yes else "backend" if key in maybe else "no"
+
+
 def lora_refusal(architectures, version: str) -> tuple[str, str] | None:
     """("refused" | "unread", text) where vLLM `version` serves the model class without LoRA (LORA_UNSUPPORTED): refused
     up to the last release read without it, unread between that and the first read with it (or after it, where none
@@ -1139,6 +1263,49 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # wheel): FusedMoEWithLoRA._ep_check raises "Fused MoE LoRA with EP requires linear expert placement" while the
     # model loads, before its all2all-backend and fully-sharded checks. None: not read (0.21.0-0.32.0)
     "lora_moe_placement": [((0, 0, 0), None), ((0, 33, 0), "contiguous"), ((0, 34, 0), "refused")],
+    # Expert-parallel load balancing (--enable-eplb). How the redundant experts are given: "flag" (--num-redundant-experts,
+    # ParallelConfig.num_redundant_experts: vllm/engine/arg_utils.py and vllm/config.py of the 0.9.2-0.10.1 wheels; none
+    # in 0.9.1's), "config" (--eplb-config '{"num_redundant_experts": N}', EPLBConfig in vllm/config/parallel.py of the
+    # 0.10.2 wheel and every later one read; --num-redundant-experts stays a deprecated alias up to 0.11.2:
+    # SERVE_FLAG_UNTIL). None: no EPLB in the release
+    "eplb_form": [((0, 0, 0), None), ((0, 9, 2), "flag"), ((0, 10, 2), "config")],
+    # ... the redundant experts when none are given: 0 (ParallelConfig / EPLBConfig num_redundant_experts = 0, 0.9.2-
+    # 0.33.0 wheels), "min_divisible" (0.34.0 wheel: EPLBConfig.num_redundant_experts defaults to None and
+    # ParallelConfig.compute_eplb_num_redundant_experts, called from VllmConfig.__post_init__, sets it under EPLB to
+    # (ep - E % ep) % ep, the fewest that make logical + redundant experts divisible by the EP size)
+    "eplb_redundant_default": [((0, 0, 0), 0), ((0, 34, 0), "min_divisible")],
+    # ... ParallelConfig's checks under --enable-eplb: "platform" (0.9.2: CUDA only and num_redundant_experts >= 0),
+    # "ep" (0.10.0 wheel and later: also "enable_expert_parallel must be True to use EPLB." and TP x DP (x PCP) > 1)
+    "eplb_parallel_checks": [((0, 0, 0), None), ((0, 9, 2), "platform"), ((0, 10, 0), "ep")],
+    # ... the text of the one-rank refusal: "EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1,
+    # but got TP={tp},DP={dp}." (config.py 0.10.0, config/parallel.py 0.10.1-0.20.0 wheels), "EPLB requires tensor,
+    # prefill-context, or data parallelism, but got TP={tp}, PCP={pcp}, DP={dp}." (0.27.1, 0.33.0 and 0.34.0 wheels;
+    # logs.py src_eplb_needs_parallel; 0.21.0-0.27.0 not read for it)
+    "eplb_one_rank_message": [((0, 0, 0), "tp_dp"), ((0, 27, 1), "tp_pcp_dp")],
+    # ... the quantized experts that take EPLB. "fp8_only" (0.9.2: FusedMoE.__init__ raises "EPLB is only supported for
+    # FP8 quantization for now." unless the method is Fp8MoEMethod, unquantized experts included), "fp8_or_unquantized"
+    # (0.10.0-0.11.2: Fp8MoEMethod or UnquantizedFusedMoEMethod), "supports_eplb" (0.12.0 and later: the experts' method's
+    # supports_eplb property, else "EPLB is not supported {class}." -- fused_moe/layer.py FusedMoE.__init__ 0.12.0-0.20.0,
+    # fused_moe/routed_experts.py 0.33.0-0.34.0; the methods per release in EPLB_QUANT_METHODS)
+    "eplb_quant_check": [((0, 0, 0), None), ((0, 9, 2), "fp8_only"), ((0, 10, 0), "fp8_or_unquantized"),
+                         ((0, 12, 0), "supports_eplb")],
+    # ... the EPLB state (distributed/eplb/eplb_state.py EplbState.build / add_model): the load window and pass buffer
+    # over the rank's local physical experts in 0.9.2 and 0.10.0, over all physical experts from 0.10.1 (0.10.1, 0.10.2,
+    # 0.20.0, 0.33.0 wheels)
+    "eplb_load_over_local": [((0, 0, 0), True), ((0, 10, 1), False)],
+    # ... a copy of one MoE layer's local expert tensors kept for the weight exchange (expert_buffer = [torch.empty_like(w)
+    # for w in model.expert_weights[0]]): absent from the 0.11.0 wheel's eplb_state.py, allocated by add_model in 0.12.0,
+    # 0.14.1, 0.15.1, 0.17.1, 0.19.1, 0.20.0, 0.33.0 and 0.34.0 (0.34.0: unless the communicator is symm_mem, which owns
+    # its own symmetric buffer)
+    "eplb_expert_buffer": [((0, 0, 0), False), ((0, 12, 0), True)],
+    # ... last_expert_load, (MoE layers, logical experts) int64: not in the 0.20.0 wheel's EplbModelState, in 0.33.0's and
+    # 0.34.0's (the releases between were not read)
+    "eplb_last_load": [((0, 0, 0), False), ((0, 33, 0), True)],
+    # ... where the state lands: the main model's EplbState is built after "Model loading took" is measured in 0.9.2-0.19.1
+    # (v1/worker/gpu_model_runner.py load_model: EplbState.build / eplb_state.add_model after the DeviceMemoryProfiler
+    # block, 0.9.2, 0.10.1, 0.12.0, 0.14.1, 0.15.1, 0.17.1, 0.19.1 wheels), so outside the weights, the profile and the
+    # budget ("outside"); inside the block from 0.20.0 (0.20.0, 0.33.0 wheels), so part of the weights term ("weights")
+    "eplb_state_measured": [((0, 0, 0), "outside"), ((0, 20, 0), "weights")],
     # The embedding and lm_head take LoRA slots only where the model class (or a base class) lists them in its
     # embedding_modules: lora/utils.py get_supported_lora_modules adds those names to the Linear layers' and
     # lora/model_manager.py _create_lora_modules wraps "embed_tokens" (VocabParallelEmbeddingWithLoRA) and swaps the
@@ -1844,6 +2011,15 @@ class VersionRules:
     lora_extra_vocab: int
     lora_moe: bool
     lora_moe_ep: bool
+    eplb_form: str | None
+    eplb_redundant_default: object
+    eplb_parallel_checks: str | None
+    eplb_one_rank_message: str
+    eplb_quant_check: str | None
+    eplb_load_over_local: bool
+    eplb_expert_buffer: bool
+    eplb_last_load: bool
+    eplb_state_measured: str
     lora_moe_fully_sharded: bool
     lora_moe_placement: str | None
     lora_embedding_archs: frozenset
@@ -2278,6 +2454,12 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # absent from the 0.17.1 wheel's engine/arg_utils.py, present in 0.18.0's and every later one read (0.19.0-0.34.0);
     # its values grow: GDN_PREFILL_BACKENDS below
     "--gdn-prefill-backend": (0, 18, 0),
+    # ParallelConfig.enable_eplb and num_redundant_experts: absent from the 0.9.1 wheel's engine/arg_utils.py, present
+    # in 0.9.2's (--enable-eplb, --num-redundant-experts, --eplb-window-size); EPLBConfig as --eplb-config JSON from
+    # 0.10.2 (absent from 0.10.1's); ParallelConfig.all2all_backend as --all2all-backend from 0.11.1 (absent from
+    # 0.11.0's, where the backend is the VLLM_ALL2ALL_BACKEND environment variable)
+    "--enable-eplb": (0, 9, 2), "--num-redundant-experts": (0, 9, 2), "--eplb-config": (0, 10, 2),
+    "--all2all-backend": (0, 11, 1),
 }
 
 # Flags a later release removed: the first release without them. --cuda-graph-sizes: 0.12.0 warns it "is deprecated
@@ -2305,6 +2487,10 @@ SERVE_FLAG_UNTIL: dict[str, tuple[V, str]] = {
     "--cuda-graph-sizes": ((0, 13, 0), "use --cudagraph-capture-sizes (the sizes) or --max-cudagraph-capture-size N "
                                        "(the grid up to N); from Python, cudagraph_capture_sizes=[...] or "
                                        "max_cudagraph_capture_size=N"),
+    # --num-redundant-experts: "[DEPRECATED] --num-redundant-experts will be removed in v0.12.0." (engine/arg_utils.py,
+    # 0.10.2-0.11.2 wheels, forwarded to EPLBConfig.num_redundant_experts); absent from the 0.12.0 wheel's
+    "--num-redundant-experts": ((0, 12, 0), "use --eplb-config '{\"num_redundant_experts\": N}' (from Python, "
+                                            "eplb_config={\"num_redundant_experts\": N})"),
 }
 
 # vllm serve flags that take several values, each its own argument ('--cudagraph-capture-sizes 1 2 4 8'): a list[int]
@@ -2327,6 +2513,11 @@ _CAPTURE_SIZES_BEFORE = [((0, 0, 0), "it has no capture-size flag (--max-seq-len
                                      "of 8 up to N; several: those sizes), which kvplan plans as --cuda-graph-sizes")]
 SERVE_FLAG_BEFORE: dict[str, list[tuple[V, str]]] = {
     "--cudagraph-capture-sizes": _CAPTURE_SIZES_BEFORE, "--max-cudagraph-capture-size": _CAPTURE_SIZES_BEFORE,
+    # EPLBConfig came in 0.10.2: the releases before it take the redundant experts as --num-redundant-experts
+    "--eplb-config": [((0, 9, 2), "give the redundant experts as --num-redundant-experts N (0.9.2-0.11.x)")],
+    # ParallelConfig.all2all_backend came in 0.11.1: envs.py's VLLM_ALL2ALL_BACKEND chooses it before (0.10.1, 0.11.0
+    # wheels)
+    "--all2all-backend": [((0, 0, 0), "the environment variable VLLM_ALL2ALL_BACKEND chooses the backend there")],
 }
 
 

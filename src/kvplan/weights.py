@@ -1554,8 +1554,14 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      marlin_moe: tuple[int, bool] | None = None, mtp_fc_unquantized: bool = False,
                      ct_experts_ignore: bool = True, mla_absorbed: bool = False,
                      marlin_dense: int | tuple | None = None, ct_fused_first: bool = True,
-                     mla_requantize: bool = True, dense_zeros_freed: bool = False) -> RankWeights:
+                     mla_requantize: bool = True, dense_zeros_freed: bool = False,
+                     redundant_experts: int = 0) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
+
+    `redundant_experts`: EPLB's redundant physical experts (--enable-eplb). vLLM builds every MoE layer with
+    E + R global (physical) experts (fused_moe/layer.py determine_expert_counts, 0.34.0; FusedMoE.__init__'s
+    global_num_experts = num_experts + num_redundant_experts, 0.9.2-0.33.0), so an EP rank holds (E + R) / ep whole
+    experts (EPLB refuses an uneven split) and a rank without EP all E + R, sliced by TP.
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
     "bnb_quantizes_experts"); a pre-quantized checkpoint's exact bytes are what its files store, so the statistics
@@ -1632,6 +1638,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
 
     # with expert parallelism each rank holds whole experts, so the kernels see the full intermediate size
     moe_tp = tp * max(1, dp)  # the experts' tensor-parallel size
+    physical = (spec.num_experts or 0) + max(0, int(redundant_experts))  # EPLB's physical experts per MoE layer
     layout = (mxfp4_expert_layout(spec, 1 if ep > 1 else moe_tp, gpu_cc, mxfp4_hopper_backend,
                                   mxfp4_triton_keeps_scales, mxfp4_triton_swizzle_align, db,
                                   marlin_forced=mxfp4_marlin_forced, triton_cc_majors=mxfp4_triton_cc_majors)
@@ -1738,7 +1745,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
 
     def params_on_rank(c: Component) -> float:
         if c.kind == "expert_bias":
-            experts = math.ceil(spec.num_experts / ep) if ep > 1 else spec.num_experts
+            experts = math.ceil(physical / ep) if ep > 1 else physical
             if c.shard == "replicated":  # w2_bias: E x hidden (Marlin's and FlashInfer's padded hidden)
                 return experts * (layout.h_pad if layout is not None else spec.hidden_size)
             width = layout.i_pad if layout is not None else spec.moe_intermediate_size / (1 if ep > 1 else moe_tp)
@@ -1746,7 +1753,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         if c.kind == "experts":
             # expert parallel: ceil(E / ep) whole experts on the busiest rank (fused_moe determine_expert_map,
             # section 5); otherwise every expert sliced by TP. Kernel padding applies either way.
-            share = math.ceil(spec.num_experts / ep) / spec.num_experts if ep > 1 else 1 / moe_tp
+            # EPLB's redundant experts (`redundant_experts`) add whole physical experts on every rank
+            share = (math.ceil(physical / ep) if ep > 1 else physical / moe_tp) / spec.num_experts
             return c.params * share * (1.0 if marlin_padded and bytes_per_param(c) >= db else pad)
         marlin = mlp_marlin(c) if c.name == "mlp" and marlin_dense is not None else None
         if marlin is not None:
@@ -1979,7 +1987,7 @@ _MIN_LARGE_ALLOC, _SMALL_SIZE, _MIN_BLOCK = 10 * 1024 ** 2, 1024 ** 2, 512
 
 def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: float = 2, ep: int = 1, dp: int = 1,
                              split_limit: bool = True, embed_bytes: int | None = None,
-                             expandable_segments: bool = False) -> int:
+                             expandable_segments: bool = False, redundant_experts: int = 0) -> int:
     """What PyTorch's caching allocator adds to "Model loading took" per rank: the part of its 2 MiB-rounded block a
     large weight tensor keeps. Counted for the fused tensors vLLM builds, in `dtype_bytes`: qkv_proj (with Qwen's
     output gate, qwen3_next.py Qwen3NextAttention), o_proj, gate_up_proj and down_proj on every layer with an MLP, the
@@ -2032,7 +2040,8 @@ def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: float
             key, val = rec.key_heads * rec.key_head_dim, rec.n_heads * rec.head_dim
             total += pad((2 * key + 2 * val) / tp * h * b) + pad(2 * rec.n_heads / tp * h * b) + pad(val / tp * h * b)
         if i in moe and spec.moe_intermediate_size:
-            experts = math.ceil(spec.num_experts / ep) if ep > 1 else spec.num_experts
+            physical = spec.num_experts + max(0, int(redundant_experts))  # EPLB's redundant experts (weights_per_rank)
+            experts = math.ceil(physical / ep) if ep > 1 else physical
             inter = spec.moe_intermediate_size if ep > 1 else spec.moe_intermediate_size / (tp * max(1, dp))
             total += pad(experts * 2 * inter * h * b) + pad(experts * inter * h * b)
         elif spec.intermediate_size and _has_mlp(spec, kinds):

@@ -23,6 +23,8 @@ The stage's modules, in the order vLLM's startup meets them (each imports only t
                             multimodal profile bytes, --skip-mm-profiling
     kvplan.plan.kv          KV specs and groups: pipeline stages, rank weights, build_groups (DeepSeek-V4 and
                             sparse-MLA groups included), kept windows, mamba pages, blocks per group
+    kvplan.plan.eplb        expert-parallel load balancing: the redundant experts a release builds, its refusals,
+                            the balancer's state on every rank
     kvplan.plan.cudagraphs  the model runner (v1 / v2), CUDA-graph capture sizes, CudaGraphPlan, and the cold
                             start (the compile inside the profile and its pool loss)
     kvplan.plan.terms       the measured terms and workspaces: term_features, all-reduce, MoE / AWQ / FP8

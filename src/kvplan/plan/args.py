@@ -688,6 +688,17 @@ class EngineArgs:
     # vLLM's --expert-placement-strategy (>= 0.11): "linear" (None: the default) or "round_robin", how whole experts are
     # spread over the EP ranks
     expert_placement_strategy: str | None = None
+    # vLLM's --enable-eplb (>= 0.9.2): expert-parallel load balancing, with redundant copies of experts on the EP ranks
+    enable_eplb: bool = False
+    # the redundant experts: vLLM's --num-redundant-experts (0.9.2-0.11.2) or --eplb-config's num_redundant_experts
+    # (>= 0.10.2); None: the release's default (0, or from 0.34 the fewest that divide the experts evenly)
+    num_redundant_experts: int | None = None
+    # vLLM's --eplb-config JSON (>= 0.10.2): kvplan reads num_redundant_experts, window_size (the load window's steps)
+    # and communicator; the rest moves no memory
+    eplb_config: str | dict | None = None
+    # vLLM's --all2all-backend (>= 0.11.1; VLLM_ALL2ALL_BACKEND before): written to the launch files as given; kvplan
+    # sizes no backend's communication buffers
+    all2all_backend: str | None = None
     overhead_gb: float | None = None
     kv_cache_memory_bytes: int | None = None  # vLLM's --kv-cache-memory-bytes (>= 0.10.2): the pool, exactly
     # vLLM's --enable-extensible-kv-cache / --no-enable-extensible-kv-cache (>= 0.34): None, the release's default (on
@@ -734,6 +745,9 @@ class EngineArgs:
     # set by resolve_args, not a vllm serve flag: the kernel of a GPTQ checkpoint's dense Linear layers ("marlin",
     # "machete", "allspark", "exllama"; kv.gptq_linear_kernel), "" where not known or not GPTQ; None: not resolved yet
     gptq_kernel: str | None = None
+    # set by resolve_args, not a vllm serve flag: EPLB's redundant experts per MoE layer as vLLM builds them (0 where
+    # EPLB is off or the model class does not balance; plan.eplb.resolve_eplb)
+    eplb_redundant: int = 0
     env: tuple[tuple[str, str], ...] = ()  # environment variables the server runs with (ENV_EFFECTS: those that move memory)
     # vLLM's --hf-overrides JSON: keys set on the model's config before anything is derived from it (rope_scaling for
     # a longer context, num_key_value_heads, ...); --rope-scaling / --rope-theta, the older flags of 0.4.3-0.11.0
@@ -746,6 +760,33 @@ class EngineArgs:
             object.__setattr__(self, "cudagraph_capture_sizes", tuple(self.cudagraph_capture_sizes))
         if isinstance(self.cuda_graph_sizes, list):
             object.__setattr__(self, "cuda_graph_sizes", tuple(self.cuda_graph_sizes))
+
+    @property
+    def eplb_settings(self) -> dict:
+        """--eplb-config (JSON text or a dict) as a dict, with --num-redundant-experts over its num_redundant_experts as
+        vLLM forwards the deprecated flag (engine/arg_utils.py EngineArgs.create_engine_config, 0.10.2-0.11.2). {} where
+        neither is given."""
+        raw = self.eplb_config
+        if isinstance(raw, str):
+            text = raw.strip()
+            try:
+                raw = json.loads(text) if text else {}
+            except ValueError:
+                raise InputError("--eplb-config", f"cannot read {text[:60]!r} as JSON",
+                                 "give a JSON object, e.g. '{\"num_redundant_experts\": 32}'") from None
+        if raw is not None and not isinstance(raw, dict):
+            raise InputError("--eplb-config", f"must be a JSON object, got {raw!r}",
+                             "e.g. '{\"num_redundant_experts\": 32, \"window_size\": 1000}'")
+        out = dict(raw or {})
+        if self.num_redundant_experts is not None:
+            out["num_redundant_experts"] = self.num_redundant_experts
+        return out
+
+    @property
+    def redundant_experts_given(self) -> int | None:
+        """The redundant experts asked for (--num-redundant-experts or --eplb-config's), None where not given."""
+        n = self.eplb_settings.get("num_redundant_experts")
+        return None if n is None else int(n)
 
     def env_value(self, name: str) -> str | None:
         return dict(self.env).get(name)
@@ -911,6 +952,22 @@ class EngineArgs:
         _check_choice("--gdn-prefill-backend", self.gdn_prefill_backend, GDN_PREFILL_BACKENDS,
                       "GDN prefill backend", ": vllm serve's argparse would refuse it",
                       ", or leave it out for vLLM's own choice")
+        eplb = self.eplb_settings
+        for key in ("num_redundant_experts", "window_size"):
+            v = eplb.get(key)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, int) and not (isinstance(v, str) and v.strip().isdigit()):
+                raise InputError("--eplb-config" if key != "num_redundant_experts" or self.num_redundant_experts is None
+                                 else "--num-redundant-experts", f"{key} must be a whole number, got {v!r}",
+                                 f"e.g. {{\"{key}\": {32 if key == 'num_redundant_experts' else 1000}}}")
+            # EPLBConfig: num_redundant_experts >= 0 (Field ge=0, 0.12.0-0.34.0; ParallelConfig's "num_redundant_experts
+            # must be non-negative" in 0.9.2-0.11.2), window_size > 0 (Field gt=0)
+            if int(v) < (0 if key == "num_redundant_experts" else 1):
+                raise InputError("--num-redundant-experts" if key == "num_redundant_experts" and self.num_redundant_experts
+                                 is not None else "--eplb-config",
+                                 f"{key} must be {'non-negative' if key == 'num_redundant_experts' else 'positive'}, "
+                                 f"but got {v}", f"give {key} of {'0' if key == 'num_redundant_experts' else '1'} or more")
         # --block-size: a positive int (above); which sizes a release takes is its own (versions.BLOCK_SIZE_CHOICES,
         # checked with the release: any positive int from 0.18, e.g. 96 starts gpt-oss-20b on 0.29 with TRITON_ATTN)
         for name, example in (("max_loras", "e.g. 4"), ("max_lora_rank", "e.g. 4"), ("max_cpu_loras", "e.g. 32"),

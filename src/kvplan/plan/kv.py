@@ -126,7 +126,8 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             ct_experts_ignore=rules.ct_moe_ignore_read, ct_fused_first=rules.ct_fused_match_first,
                             mla_absorbed=rules.mla_absorbed_weights and runs_mla(model, args, rules)
                             and args.env_value("VLLM_MLA_PERFORM_MATRIX_ABSORPTION") not in ("0",),
-                            mla_requantize=args.env_value("VLLM_MLA_DISABLE_REQUANTIZATION") in (None, "0"))
+                            mla_requantize=args.env_value("VLLM_MLA_DISABLE_REQUANTIZATION") in (None, "0"),
+                            redundant_experts=args.eplb_redundant)
 
 
 def _quantization_config(model: ModelSpec) -> dict:

@@ -27,6 +27,7 @@ from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes
                                     fallback_note, kv_memory_hint, measured_pool, memory_after_warmup_line,
                                     startup_used_bytes, unified_memory_warning, utilization_text,
                                     utilization_warning)
+from kvplan.plan.eplb import eplb_state_bytes, resolve_eplb
 from kvplan.plan.kv import (window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, gdn_prefill, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
@@ -35,7 +36,7 @@ from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _p
                                pipeline_cold_start_loss, sampler_kernel_note, trtllm_workspace_in_estimate_bytes)
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, mtp_n_predict
 from kvplan.versions import (EXPERT_GROUP_ARCHS, LORA_UNSUPPORTED, NATIVE_LOW_PRECISION_CAPABILITY, VersionRules, architecture_refusal,
-                             as_v0_engine, canonical_quant, check_serve_env, check_serve_values, lora_refusal,
+                             as_v0_engine, canonical_quant, check_serve_env, check_serve_values, eplb_architecture, lora_refusal,
                              newer_than_read, release_from, rules_for)
 from kvplan.weights import (LORA_MODULES, RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes,
                             lora_buffer_bytes, lora_embedding_modules, lora_target_kinds)
@@ -367,6 +368,10 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--data-parallel-size": args.data_parallel_size if (args.data_parallel_size or 1) > 1 else None,
                             "--enable-expert-parallel": True if args.enable_expert_parallel else None,
                             "--expert-placement-strategy": args.expert_placement_strategy,
+                            "--enable-eplb": True if args.enable_eplb else None,
+                            "--num-redundant-experts": args.num_redundant_experts,
+                            "--eplb-config": args.eplb_config or None,
+                            "--all2all-backend": args.all2all_backend,
                             "--speculative-config": args.speculative_config or None,
                             "--compilation-config": args.compilation_config or None,
                             "--cudagraph-capture-sizes": args.capture_sizes_given,
@@ -565,6 +570,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         _refuse_what_the_seed_ignores(model, args)
         return _simple_plan(model, gpu, resolved, rules, quant, notes + ([beyond] if beyond else []))
     warns: list[str] = [beyond] if beyond else []
+    if resolved.enable_eplb or resolved.redundant_experts_given:
+        # EPLB's redundant experts (or vLLM's refusal): the experts each rank builds (plan.eplb)
+        resolved = replace(resolved, eplb_redundant=resolve_eplb(model, quant, resolved, rules,
+                                                                 resolved.tensor_parallel_size,
+                                                                 resolved.data_parallel_size, notes, warns))
     if resolved.cudagraph_mode and resolved.captures_cuda_graphs:  # NONE is modelled: no graphs, no graph memory
         warns.append(f"--compilation-config cudagraph_mode {resolved.cudagraph_mode}: kvplan reads it for the hybrid "
                      "state-block check, the speculative-decoding rounding of the capture sizes and the drafter's graphs; "
@@ -621,12 +631,12 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         linear_bytes = quant.bits / 8 if packed else 1 if quant is not None else DTYPE_BYTES[resolved.dtype]
         rounding = allocator_rounding_bytes(model, tp=tp, dtype_bytes=linear_bytes,
                                             ep=ep, dp=resolved.data_parallel_size, split_limit=rules.allocator_split_limit,
-                                            embed_bytes=DTYPE_BYTES[resolved.dtype])
+                                            embed_bytes=DTYPE_BYTES[resolved.dtype], redundant_experts=resolved.eplb_redundant)
         if rounding and resolved.expandable_segments:
             # the same tensors with expandable_segments:True: blocks rounded to 512 B (see allocator_rounding_bytes)
             kept = allocator_rounding_bytes(model, tp=tp, dtype_bytes=linear_bytes, ep=ep,
                                             dp=resolved.data_parallel_size, embed_bytes=DTYPE_BYTES[resolved.dtype],
-                                            expandable_segments=True)
+                                            expandable_segments=True, redundant_experts=resolved.eplb_redundant)
             notes.append(f"PyTorch's allocator has expandable_segments:True (PYTORCH_ALLOC_CONF / PYTORCH_CUDA_ALLOC_CONF): "
                          f"weight tensors take blocks rounded up to 512 B, not to 2 MiB, so the {rounding / 1024 ** 2:.1f} "
                          "MiB per rank of 2 MiB rounding is not counted")
@@ -740,6 +750,23 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         else:
             notes.append(f"--enable-lora: {lora / GIB:.2f} GiB of LoRA slots per rank ({loras} x rank {rank} on every supported "
                          f"layer, {wrapped}), allocated while the model loads")
+    if resolved.enable_eplb and resolved.eplb_redundant is not None and eplb_architecture(model.architectures, rules.release):
+        # the balancer's state (plan.eplb.eplb_state_bytes), built while the model loads from 0.20.0 (rules row
+        # eplb_state_measured "weights"), after "Model loading took" is measured before that
+        experts_bytes = dict(w.by_use).get("experts", 0)
+        state, state_parts = eplb_state_bytes(model, resolved, rules, experts_bytes, tp, pp, resolved.data_parallel_size)
+        shown = ", ".join(f"{name} {b / 1024 ** 2:,.1f} MiB" for name, b in state_parts)
+        if rules.eplb_state_measured == "weights":
+            w = replace(w, bytes=w.bytes + state)
+            w_formula += f" + {state:,} B EPLB state"
+            notes.append(f"EPLB state per rank: {state / GIB:.3f} GiB ({shown}), allocated while the model loads "
+                         "(v1/worker/gpu_model_runner.py load_model: EplbState.add_model inside the load's memory "
+                         "measurement; distributed/eplb/eplb_state.py)")
+        else:
+            warns.append(f"EPLB state per rank: {state / GIB:.3f} GiB ({shown}), which vLLM {rules.version} allocates "
+                         "after measuring the weights and before the profile run (v1/worker/gpu_model_runner.py "
+                         "load_model), so no term of its budget counts it: the KV pool is sized as if it were not there "
+                         "and the GPU holds that much beyond --gpu-memory-utilization")
     deepstack = deepstack_buffer_bytes(model, resolved, rules, text_only)
     if deepstack:
         w = replace(w, bytes=w.bytes + deepstack)
