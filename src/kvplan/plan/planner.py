@@ -550,7 +550,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if model.is_pooling and resolved.runner_type != "pooling":
         resolved = replace(resolved, runner="pooling")  # resolved: vLLM's auto choice, made explicit
     check_model_runner_env(model, resolved, rules)
-    adaptive_verification_refusal(model, gpu, resolved, rules)
+    requested_graphs = adaptive_verification_refusal(model, gpu, resolved, rules)  # the capture request it read
     check_flashinfer_sampler_env(model, gpu, rules)
     runner, runner_why = model_runner_choice(model, resolved, rules)
     if rules.window_inflight != "one":
@@ -769,7 +769,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(f"--cpu-offload-gb {resolved.cpu_offload_gb:g}: {moved / GIB:.2f} GiB of weights per GPU move to CPU "
                      f"memory (streamed over PCIe every forward){capped if w.layer_bytes is not None else ''}{kept}")
     notes += list(w.notes)
-    measured = measured_terms(model, gpu, resolved, rules)
+    graphs = cudagraph_plan(model, gpu, resolved, rules, requested_graphs)
+    measured = measured_terms(model, gpu, resolved, rules, graphs)
     act, act_f, src = measured["activation_peak"]
     sampler_note = sampler_kernel_note(rules, coefficients_for(rules.era), model)
     if sampler_note:
@@ -790,7 +791,6 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         warns.append(f"site calibration applied ({site_offsets.get('source', 'kvplan reconcile --calibrate')}): "
                      + (", ".join(moved) if moved else "no term moved") + " per rank, as those startups measured")
     cg = estimate if rules.cudagraph_subtracted else 0
-    graphs = cudagraph_plan(model, gpu, resolved, rules)
     runner = model_runner(model, resolved, rules)
     graph_info = None
     if resolved.captures_cuda_graphs:
@@ -829,7 +829,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          "(config/vllm.py VllmConfig._split_cudagraph_capture_sizes, config/compilation.py "
                          "prefill_cudagraph_capture_grid / decode_cudagraph_capture_grid); the per-graph memory rate was "
                          "fitted on captures of at most 1,024 tokens")
-        if graphs.split is not None and (spec or graphs.drafter_decode_graphs):
+        if graphs.split is not None and not graphs.adaptive_sizes and (spec or graphs.drafter_decode_graphs):
             notes.append(split_graphs_note(graphs, rules))
         head = interactivity_head(resolved, rules)
         if head and graphs.source == "default":

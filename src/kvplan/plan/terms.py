@@ -593,7 +593,8 @@ def dense_hidden_rows(model: ModelSpec, args: EngineArgs, rules: VersionRules) -
     return 3
 
 
-def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> TermFeatures:
+def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
+                  graphs: CudaGraphPlan | None = None) -> TermFeatures:
     tp = args.tensor_parallel_size
     db = DTYPE_BYTES[args.dtype]
     t = args.max_num_batched_tokens
@@ -644,7 +645,7 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
         if model.intermediate_size:
             rows = dense_hidden_rows(model, args, rules)
         fwd, moe, workspace = t * db * (rows * h + 3 * model.intermediate_size / tp), 0.0, 0.0
-    graphs = cudagraph_plan(model, gpu, args, rules)
+    graphs = graphs or cudagraph_plan(model, gpu, args, rules)
     n_sizes = graphs.piecewise_count
     n_layers = len([l for l in model.layers if l.kind != "none"])
     return TermFeatures(forward_bytes=fwd, moe_bytes=moe, moe_workspace_bytes=workspace, sampler_elements=0.0 if model.is_pooling else float(s * v_pad),
@@ -1010,10 +1011,12 @@ def fp8_act_quant_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules:
                    "eager forward, gate_up still held)")
 
 
-def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> dict[str, tuple[int, str, str]]:
-    """Activation peak, non-torch and CUDA-graph bytes per rank, each with its formula and source."""
+def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
+                   graphs: CudaGraphPlan | None = None) -> dict[str, tuple[int, str, str]]:
+    """Activation peak, non-torch and CUDA-graph bytes per rank, each with its formula and source. `graphs`: the
+    deployment's cudagraph_plan where the caller has it (else it is worked out here)."""
     c = coefficients_for(rules.era)
-    f = term_features(model, gpu, args, rules)
+    f = term_features(model, gpu, args, rules, graphs)
     tp, db, h = args.tensor_parallel_size, DTYPE_BYTES[args.dtype], model.hidden_size
     runner = model_runner(model, args, rules)
     # the forward's live set and the sampler's logits are not alive at once: the peak is the larger
