@@ -100,3 +100,55 @@ def test_a_plan_works_its_graphs_out_once(head3, monkeypatch):
     monkeypatch.setattr(cg, "capture_request", counted_request)
     _graphs(head3, adaptive=True)
     assert calls == {"plan": 1, "request": 1}
+
+
+def _plan(version, mode=None, gpu="H100"):
+    comp = json.dumps({"cudagraph_mode": mode}) if mode else None
+    return kvplan.fit(LLAMA, gpu, vllm_version=version, max_model_len=8192, compilation_config=comp)
+
+
+@pytest.mark.parametrize("version", ["0.33.0", "0.34.0"])
+@pytest.mark.parametrize("mode", ["FULL", "FULL_DECODE_ONLY"])
+def test_full_modes_charge_no_piecewise_graphs(version, mode):
+    # FULL runs mixed batches on FULL graphs, FULL_DECODE_ONLY eagerly: neither captures a PIECEWISE graph, so the
+    # per-layer-and-size term is gone and only the FULL graphs remain, far below the default mode's capture
+    p, default = _plan(version, mode), _plan(version)
+    assert p.cudagraphs["mode"] == mode
+    assert p.cudagraph_capture_bytes < default.cudagraph_capture_bytes / 4
+    if version == "0.33.0":  # 0.34's extensible KV cache subtracts no estimate: the formula is the capture's
+        assert "x 0 capture sizes" in next(t.formula for t in p.terms if t.name == "cudagraph")
+    assert any("captures no PIECEWISE graph" in w for w in p.warnings)
+
+
+MIB = 1 << 20
+
+
+def test_the_drafter_graph_rows():
+    from kvplan.versions import rules_for
+    assert rules_for("0.28.0").mrv2_drafter_graph_methods == ()
+    assert set(rules_for("0.29.0").mrv2_drafter_graph_methods) == {"eagle", "eagle3", "mtp"}
+    assert set(rules_for("0.33.0").mrv2_drafter_graph_methods) == {"eagle", "eagle3", "mtp"}
+    assert "draft_model" in rules_for("0.34.0").mrv2_drafter_graph_methods
+
+
+@pytest.mark.parametrize("version", ["0.33.0", "0.34.0"])
+@pytest.mark.parametrize("k", [1, 3])
+def test_model_runner_v2_charges_the_speculators_graphs(head3, version, k):
+    # profile_cudagraph_memory measures the speculator's graphs in full: its draft-prefill manager's PIECEWISE graphs
+    # (the target's sizes) and FULL ones (the target's decode shapes), and with k >= 2 its one-token decode graphs
+    p = kvplan.fit(LLAMA, "H100", vllm_version=version, max_model_len=8192, speculative_config=_spec(head3, k=k))
+    g = p.cudagraphs
+    assert g["model_runner"] == "v2"
+    n_sizes = len(g["prefill_capture_sizes"]) if version == "0.34.0" else g["num_capture_sizes"]
+    assert g["drafter_graphs"] == n_sizes > 0
+    assert g["drafter_full_graphs"] > 0
+    assert g["drafter_graph_bytes"] == int(0.25 * MIB * g["drafter_layers"] * g["drafter_graphs"]
+                                           + MIB * g["drafter_full_graphs"])
+    if version == "0.34.0":
+        assert g["drafter_full_graphs"] == g["full_decode_graphs"] + g["drafter_decode_graphs"]
+        assert (g["drafter_decode_graphs"] > 0) == (k >= 2)
+
+
+def test_no_drafter_graphs_before_the_row(head3):
+    g = kvplan.fit(LLAMA, "H100", vllm_version="0.28.0", max_model_len=8192, speculative_config=_spec(head3)).cudagraphs
+    assert not g.get("drafter_full_graphs")

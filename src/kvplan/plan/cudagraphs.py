@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import math
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from kvplan.calibration import GIB
@@ -70,14 +70,14 @@ def rocm_graph_units(graphs: "CudaGraphPlan", n_layers: int, max_num_seqs: int, 
     piece of the split model, decoder layers + 1 (the attention ops split it: config/compilation.py splitting_ops), a
     FULL one a single graph; FULL_AND_PIECEWISE captures every size PIECEWISE and the uniform-decode sizes FULL
     (_full_graph_sizes), FULL_DECODE_ONLY only the latter, FULL every size once. The drafter's PIECEWISE graphs count
-    one per drafter layer and graph, as the CUDA formula counts them. --enable-lora captures the target's graphs once
+    one per drafter layer and graph, as the CUDA formula counts them, its FULL ones (model runner v2:
+    CudaGraphPlan.drafter_full_graphs) one each. --enable-lora captures the target's graphs once
     per LoRA case (CudaGraphPlan.lora_cases)."""
     mode = graphs.mode or "PIECEWISE"
-    n = graphs.piecewise_count
-    full = graphs.full_count(max_num_seqs, q)
-    piecewise = n if mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0
-    whole = full if mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY") else n if mode == "FULL" else 0
-    return graphs.lora_cases * ((n_layers + 1) * piecewise + whole) + graphs.drafter_layers * graphs.drafter_graphs
+    piecewise = graphs.piecewise_count
+    whole = graphs.full_count(max_num_seqs, q) if mode in _FULL_DECODE_MODES else 0
+    return (graphs.lora_cases * ((n_layers + 1) * piecewise + whole) + graphs.drafter_layers * graphs.drafter_graphs
+            + graphs.drafter_full_graphs)
 
 
 def mrv2_env_value(args: EngineArgs, rules: VersionRules) -> bool | None:
@@ -639,6 +639,10 @@ class CudaGraphPlan:
     # decode graphs uniform decode batches replay instead of the request-count ones (varlen_decode_capture_grid); ()
     # elsewhere
     adaptive_sizes: tuple[int, ...] = ()
+    # model runner v2 (rules row mrv2_drafter_graph_methods): the drafter's FULL graphs, its draft-prefill manager's
+    # and its one-token draft-decode manager's, which the estimate measures in full (drafter_graphs holds its PIECEWISE
+    # ones); 0 elsewhere
+    drafter_full_graphs: int = 0
 
     @property
     def largest(self) -> int:
@@ -646,7 +650,12 @@ class CudaGraphPlan:
 
     @property
     def piecewise_count(self) -> int:
-        """The capture sizes the PIECEWISE graphs are captured at."""
+        """The capture sizes the PIECEWISE graphs are captured at: none where the mode's mixed part is not PIECEWISE.
+        FULL runs mixed batches on FULL graphs and FULL_DECODE_ONLY runs them eagerly, so neither captures a PIECEWISE
+        graph (config/compilation.py CUDAGraphMode.mixed_mode; the V1 runner's CudagraphDispatcher keys and
+        capture_model, 0.21.0-0.33.0; model runner v2's CudaGraphManager._init_candidates, 0.29.0-0.34.0 wheels)."""
+        if self.mode in ("FULL", "FULL_DECODE_ONLY"):
+            return 0
         return len(self.sizes if self.piecewise_sizes is None else self.piecewise_sizes)
 
     def full_count(self, max_num_seqs: int, q: int = 1) -> int:
@@ -677,6 +686,8 @@ class CudaGraphPlan:
                        drafter_decode_graphs=self.drafter_decode_graphs)
         if self.adaptive_sizes:
             out["adaptive_verification_sizes"] = list(self.adaptive_sizes)
+        if self.drafter_full_graphs:
+            out["drafter_full_graphs"] = self.drafter_full_graphs
         return out
 
 
@@ -1029,18 +1040,37 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
     if q > 1 and sizes and mode in rules.cudagraph_spec_round_modes and runner in rules.cudagraph_spec_round_runners:
         sizes, rounded_to = _spec_rounded_sizes(sizes, q, args.tensor_parallel_size, rules)
     layers = _drafter_decoder_layers(model, args)
-    # model runner v2's speculators keep CUDA-graph managers of their own (v1/worker/gpu/spec_decode/*/speculator.py),
-    # measured inside its profile_cudagraph_memory's one pool (v1/worker/gpu/cudagraph_utils.py, 0.33.0), which
-    # kvplan's v2 estimate (measured_terms) does not split: their graphs are not counted here
+    # model runner v1's drafter captures its PIECEWISE graphs inside the target's _dummy_run
+    # (gpu_model_runner.py _dummy_run calls drafter.dummy_run while capturing), so the V1 estimate's samples
+    # (profile_cudagraph_memory's _warmup_and_capture, 0.33.0 wheel) and the real capture hold them: drafter_graphs.
+    # Model runner v2's speculators keep CUDA-graph managers of their own, counted below (_mrv2_drafter_captures)
     # a draft_model drafter captures none before 0.26.0: its dispatcher keys are never initialized (row
     # draft_model_cuda_graphs, v1/worker/gpu_model_runner.py _check_and_update_cudagraph_mode)
     drafter_captures = rules.drafter_cuda_graphs and (not spec or spec[0] != "draft_model"
                                                       or rules.draft_model_cuda_graphs)
     graphs = (len(sizes) if drafter_captures and layers and runner == "v1"
               and mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0)
-    return CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=rounded_to, drafter_layers=layers,
+    plan = CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=rounded_to, drafter_layers=layers,
                          drafter_graphs=graphs, mode_note=note, source=source,
                          lora_cases=lora_graph_cases(args, rules, runner))
+    if _mrv2_drafter_captures(model, args, rules, runner):
+        # the draft-prefill manager takes the target's mode and decode query length; the draft-decode one FULL graphs
+        # at q = 1 over the same sizes (CudaGraphManager._init_candidates, decode_query_len=1), with k >= 2
+        decode_one = _full_graph_sizes(sizes, args.max_num_seqs, 1) if k >= 2 and mode in _FULL_DECODE_MODES else 0
+        plan = replace(plan, drafter_graphs=plan.piecewise_count,
+                       drafter_full_graphs=plan.full_count(args.max_num_seqs, q) + decode_one)
+    return plan
+
+
+def _mrv2_drafter_captures(model: ModelSpec, args: EngineArgs, rules: VersionRules, runner: str) -> bool:
+    """Whether the deployment's model-runner-v2 speculator captures the graphs rules row mrv2_drafter_graph_methods
+    describes (a draft-prefill manager in the target's mode, a one-token draft-decode manager): its method is listed,
+    it is not multi-module MTP, and the drafter has decoder layers."""
+    spec = args.speculative
+    if runner != "v2" or not spec or not _drafter_decoder_layers(model, args):
+        return False
+    method = _spec_method(args)
+    return method in rules.mrv2_drafter_graph_methods and not (method == "mtp" and multi_module_mtp(model, spec[1]))
 
 
 def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules,
@@ -1098,11 +1128,20 @@ def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, r
     else:
         full = len(split.prefill) if mode == "FULL" else 0
     drafter_decode = len(split.draft_decode_shapes) if mode in _FULL_DECODE_MODES else 0
-    return CudaGraphPlan(mode=mode, sizes=split.recorded, rounded_to=1, drafter_layers=_drafter_decoder_layers(model, args),
+    plan = CudaGraphPlan(mode=mode, sizes=split.recorded, rounded_to=1, drafter_layers=_drafter_decoder_layers(model, args),
                          drafter_graphs=0, mode_note=note, source=request.source,
                          lora_cases=lora_graph_cases(args, rules, runner),
                          piecewise_sizes=split.prefill if mixed else (), full_decode_graphs=full, split=split,
                          wide_grids=wide, drafter_decode_graphs=drafter_decode, adaptive_sizes=split.varlen_decode)
+    if _mrv2_drafter_captures(model, args, rules, runner):
+        # the draft-prefill manager: the target's graphs, but a draft model's standalone speculator verifies at
+        # q = k + 2 (its correction token: standalone_ar/speculator.py init_cudagraph_manager, 0.34.0 wheel)
+        prefill_full = full
+        if method == "draft_model" and mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY") and not adaptive:
+            cap = min(max(split.recorded, default=0), WIDE_DECODE_MAX_TOKENS if wide else max(split.recorded, default=0))
+            prefill_full = len(decode_capture_shapes(split.decode_requests, q + 1, args.max_num_seqs, cap))
+        plan = replace(plan, drafter_graphs=plan.piecewise_count, drafter_full_graphs=prefill_full + drafter_decode)
+    return plan
 
 
 def _span(counts: list[int]) -> str:
@@ -1131,8 +1170,8 @@ def split_graphs_note(graphs: CudaGraphPlan, rules: VersionRules) -> str:
     drafts = [n for n, _ in split.draft_decode_shapes]
     if graphs.drafter_decode_graphs:
         parts.append(f"the drafter's one-token draft decodes {graphs.drafter_decode_graphs} FULL graph(s) of its own for "
-                     f"{_span(drafts)} requests (VllmConfig.get_draft_decode_cudagraph_request_sizes), measured with the "
-                     "target's in one graph pool and, as before 0.34, not counted apart in kvplan's graph memory")
+                     f"{_span(drafts)} requests (VllmConfig.get_draft_decode_cudagraph_request_sizes), measured in full with the "
+                     "target's in one graph pool (profile_cudagraph_memory) and charged at vLLM's 1 MiB floor each")
     elif drafts:
         parts.append(f"the drafter's decode sizes ({_span(drafts)} requests) are recorded but, with no FULL decode mode, "
                      "not captured")

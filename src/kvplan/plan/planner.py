@@ -13,11 +13,11 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from typing import Iterable
 
-from kvplan.calibration import GIB, coefficients_for
+from kvplan.calibration import GIB, MRV2_G_PER, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, with_suffix_token_default, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
                               _env_rules, cdiv, serve_as, v1_fallback)
-from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
+from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, MIN_PER_GRAPH_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
                                     adaptive_verification_refusal,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
@@ -568,7 +568,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if resolved.cudagraph_mode and resolved.captures_cuda_graphs:  # NONE is modelled: no graphs, no graph memory
         warns.append(f"--compilation-config cudagraph_mode {resolved.cudagraph_mode}: kvplan reads it for the hybrid "
                      "state-block check, the speculative-decoding rounding of the capture sizes and the drafter's graphs; "
-                     "the CUDA-graph memory per layer and capture size is still the one fitted on the releases' default mode")
+                     "the CUDA-graph memory per layer and capture size is still the one fitted on the releases' default mode"
+                     + ("; it captures no PIECEWISE graph, so kvplan charges none, and the pool its first (largest) FULL "
+                        "graph takes, which vLLM's estimate measures, is not modelled: the CUDA-graph term is a lower bound"
+                        if resolved.cudagraph_mode in ("FULL", "FULL_DECODE_ONLY") else ""))
     if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
         warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
     backend_error, block_warning = block_size_backend(model, gpu, args.block_size, resolved, rules)
@@ -799,7 +802,13 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         graph_info = dict(graphs.to_dict(), capture_bytes=capture, drafter_graph_bytes=drafter_graph_bytes,
                           model_runner=runner)
         if runner == "v2" and rules.cudagraph_subtracted:
-            graph_info["drafter_graph_bytes"] = drafter_graph_bytes = 0  # v2's estimate is its own (measured_terms)
+            # v2's estimate is its own (measured_terms): the speculator's PIECEWISE graphs at its per-layer rate and
+            # its FULL ones at vLLM's 1 MiB floor, where the release's speculator captures them (rules row
+            # mrv2_drafter_graph_methods), else none
+            drafter_graph_bytes = (int(MRV2_G_PER * graphs.drafter_layers * graphs.drafter_graphs
+                                       + MIN_PER_GRAPH_BYTES * graphs.drafter_full_graphs)
+                                   if rules.mrv2_cudagraph_estimate else 0)
+            graph_info["drafter_graph_bytes"] = drafter_graph_bytes
         if spec_info is not None:
             spec_info.update(drafter_cudagraphs=graphs.drafter_graphs, drafter_cudagraph_bytes=drafter_graph_bytes)
         if graphs.mode_note:
@@ -854,11 +863,17 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             notes.append(f"CUDA graphs: speculative decoding rounds the capture sizes to multiples of {how} "
                          f"({len(graphs.sizes)} sizes, largest {graphs.largest}; compilation.py "
                          "adjust_cudagraph_sizes_for_spec_decode)")
-        if graphs.drafter_layers and not graphs.drafter_graphs and runner == "v2":
-            notes.append("CUDA graphs: model runner v2 captures the drafter's graphs with its speculator's own graph "
-                         "managers, measured in the same pool as the target's (v1/worker/gpu/cudagraph_utils.py "
-                         "profile_cudagraph_memory, 0.33.0); kvplan's v2 estimate does not count them apart")
-        if graphs.drafter_graphs:
+        if graphs.drafter_layers and runner == "v2" and (graphs.drafter_graphs or graphs.drafter_full_graphs):
+            notes.append(f"CUDA graphs: model runner v2's speculator captures {graphs.drafter_graphs} PIECEWISE graph(s) "
+                         f"of the drafter's {graphs.drafter_layers} layer(s) and {graphs.drafter_full_graphs} FULL "
+                         "graph(s) with graph managers of its own, which vLLM's estimate captures and measures in full "
+                         "beside the target's (v1/worker/gpu/cudagraph_utils.py profile_cudagraph_memory, 0.29.0-0.34.0): "
+                         f"{drafter_graph_bytes / GIB:.3f} GiB at the per-layer rate and 1 MiB per FULL graph")
+        elif graphs.drafter_layers and runner == "v2":
+            notes.append(f"CUDA graphs: kvplan has not read model runner v2's speculator graphs for this method in vLLM "
+                         f"{rules.version} (versions.py mrv2_drafter_graph_methods): the drafter's graph memory is not "
+                         "counted apart")
+        elif graphs.drafter_graphs:
             notes.append(f"CUDA graphs: the drafter's {graphs.drafter_layers} layer(s) capture {graphs.drafter_graphs} "
                          f"PIECEWISE graphs of their own in the target's graph pool ({drafter_graph_bytes / GIB:.3f} GiB "
                          "at the per-layer graph rate; llm_base_proposer.py initialize_cudagraph_keys)")
