@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import kvplan
-from kvplan.calibration import coefficients_for
+from kvplan.calibration import MRV2_G_PER, coefficients_for
 from kvplan.plan import _full_graph_sizes, cudagraph_capture_sizes, round_sizes_for_spec_decode
 from kvplan.resolve import resolve_gpu
 from kvplan.versions import rules_for
@@ -124,15 +124,21 @@ def test_an_fp8_kv_cache_without_uniform_batch_graphs_keeps_piecewise_and_the_si
         per = coefficients_for(p.rules.era).g_per_layer_size
         assert g["drafter_graph_bytes"] == int(per * g["drafter_graphs"])
         assert p.speculative["drafter_cudagraphs"] == g["drafter_graphs"]
-    # 0.33.0 serves it on model runner v2, whose speculator graphs sit in its one measured pool: not counted apart,
+    # 0.33.0 serves it on model runner v2, whose speculator captures the MTP layer's PIECEWISE graphs at the same sizes
+    # and measures them in its estimate (rules row mrv2_drafter_graph_methods), with its FULL ones: the draft prefill's
+    # at the target's decode shapes (q = 4) and the one-token draft decodes' (q = 1), up to max_num_seqs 8;
     # and v2 rounds no capture sizes (cudagraph_spec_round_runners)
     v2 = kvplan.fit("Qwen/Qwen3.5-27B", "RTX 5090", max_model_len=32768, kv_cache_dtype="fp8", max_num_seqs=8,
                     speculative_config=MTP3, vllm_version="0.33.0", fixes=False).cudagraphs
-    assert v2["model_runner"] == "v2" and v2["drafter_graphs"] == 0 and v2["drafter_graph_bytes"] == 0
+    assert v2["model_runner"] == "v2" and v2["drafter_graphs"] == v2["num_capture_sizes"] == len(GRID_64)
+    assert v2["mode"] == "FULL_AND_PIECEWISE"
+    assert v2["drafter_full_graphs"] == _full_graph_sizes(GRID_64, 8, 4) + _full_graph_sizes(GRID_64, 8, 1) == 5 + 4
+    assert v2["drafter_graph_bytes"] == int(MRV2_G_PER * v2["drafter_layers"] * v2["drafter_graphs"]
+                                            + (1 << 20) * v2["drafter_full_graphs"])
     assert v2["capture_sizes"] == GRID_64 and v2["rounded_to_multiple_of"] == 1
     notes = kvplan.fit("Qwen/Qwen3.5-27B", "RTX 5090", max_model_len=32768, kv_cache_dtype="fp8", max_num_seqs=8,
                        speculative_config=MTP3, vllm_version="0.33.0", fixes=False).assumptions
-    assert any("speculator's own graph managers" in a for a in notes)
+    assert any("speculator captures 11 PIECEWISE graph(s)" in a for a in notes)
 
 
 def test_an_eagle3_head_adds_its_piecewise_graphs(tmp_path: Path):
@@ -235,7 +241,7 @@ def test_model_runner_v2_estimate_measures_every_piecewise_graph():
     per layer x capture size (calibration.py MRV2_G_*), so the estimate grows with layers x PIECEWISE sizes (it was a
     flat 0.25 GiB + 1 MiB per further FULL graph, whatever the model: the 0.29.0 Qwen3.5-4B L4 start logs 0.47 GiB
     estimated, kvplan 0.28, now 0.43)."""
-    from kvplan.calibration import MRV2_G_CONST, MRV2_G_PER
+    from kvplan.calibration import MRV2_G_CONST
     from kvplan.plan import _full_graph_sizes
     from kvplan.plan.cudagraphs import mrv2_graph_estimate_bytes
     mib = 1024 ** 2
@@ -347,7 +353,7 @@ def test_model_runner_v2_full_graphs_follow_the_mode_0_29_to_0_33(tmp_path: Path
     CudaGraphManager._init_candidates, 0.29.0 and 0.33.0 wheels): uniform-decode ones where the mode has a separate
     FULL decode routine, one per capture size where the mixed mode is FULL, none under PIECEWISE; the estimate
     extrapolates over that count (profile_cudagraph_memory), so PIECEWISE adds no FULL decode graph."""
-    from kvplan.calibration import MRV2_G_CONST, MRV2_G_PER
+    from kvplan.calibration import MRV2_G_CONST
     from kvplan.plan.cudagraphs import CudaGraphPlan
     sizes = tuple(GRID_64)
     assert CudaGraphPlan(mode="PIECEWISE", sizes=sizes, rounded_to=1).full_count(8, 4) == 0
@@ -376,4 +382,5 @@ def test_model_runner_v2_full_graphs_follow_the_mode_0_29_to_0_33(tmp_path: Path
     p = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=spec, vllm_version="0.33.0", fixes=False,
                    compilation_config={"cudagraph_mode": "PIECEWISE"})
     assert p.cudagraphs["mode"] == "PIECEWISE" and p.cudagraphs["model_runner"] == "v2"
-    assert p.cudagraph_bytes == pytest.approx(MRV2_G_CONST + MRV2_G_PER * 32 * p.cudagraphs["num_capture_sizes"], abs=2)
+    # (32 target layers + the head's 1, whose PIECEWISE graphs the speculator captures at the same sizes)
+    assert p.cudagraph_bytes == pytest.approx(MRV2_G_CONST + MRV2_G_PER * 33 * p.cudagraphs["num_capture_sizes"], abs=2)

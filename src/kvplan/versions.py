@@ -1450,6 +1450,20 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (v1/worker/gpu/cudagraph_utils.py profile_cudagraph_memory, _extrapolate_full_graph_memory, 0.29.0 and 0.33.0;
     # kvplan: plan.cudagraphs.mrv2_graph_estimate_bytes)
     "mrv2_cudagraph_estimate": [((0, 0, 0), False), ((0, 29, 0), True)],
+    # The speculative methods whose model-runner-v2 speculator captures CUDA graphs that estimate measures: its
+    # throwaway-pool capture_model(profile_only=True) runs speculator.capture() too, and only the target's manager is
+    # capped at the FULL samples, so "PIECEWISE, encoder and speculator graphs are measured in full"
+    # (v1/worker/gpu/cudagraph_utils.py profile_cudagraph_memory; v1/worker/gpu/model_runner.py capture_model, 0.29.0,
+    # 0.33.0 and 0.34.0 wheels), and the real capture holds them beside the target's. The autoregressive speculators
+    # (EAGLE, EAGLE-3, single-module MTP; spec_decode/autoregressive/speculator.py 0.29.0, target_dependent_ar 0.33.0
+    # and 0.34.0) keep a draft-prefill manager in the target's cudagraph_mode (PIECEWISE graphs at the capture sizes,
+    # FULL ones at the target's decode shapes) and, with num_speculative_tokens >= 2, a one-token draft-decode manager
+    # of FULL graphs; a draft model's standalone speculator captures none to 0.33 ("CUDA graph not yet supported for
+    # standalone AR speculator", standalone_ar/speculator.py 0.33.0) and the same pair from 0.34 (its prefill graphs
+    # at q = num_speculative_tokens + 2, standalone_ar/speculator.py 0.34.0). Multi-module MTP's single manager is
+    # not read: charged nothing. kvplan: plan.cudagraphs.CudaGraphPlan drafter_graphs / drafter_full_graphs.
+    "mrv2_drafter_graph_methods": [((0, 0, 0), ()), ((0, 29, 0), ("eagle", "eagle3", "mtp")),
+                                   ((0, 34, 0), ("eagle", "eagle3", "mtp", "draft_model"))],
     # Whether that estimate also holds FlashInfer's TRTLLM-API attention workspace: a module-level buffer of
     # VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE bytes (envs.py, 394 MiB by default) that v1/attention/backends/flashinfer.py
     # _get_trtllm_workspace_buffer allocates at the first attention forward running an XQA / TRTLLM-gen kernel and keeps
@@ -2037,6 +2051,7 @@ class VersionRules:
     suffix_default_spec_tokens: str
     mrv2_profile_sampler: str
     mrv2_cudagraph_estimate: bool
+    mrv2_drafter_graph_methods: tuple[str, ...]
     mrv2_estimate_trtllm_workspace: bool
     v1_estimate_trtllm_workspace: bool
     trtllm_attention_cc_majors: tuple

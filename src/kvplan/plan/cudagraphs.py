@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import math
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from kvplan.calibration import GIB
@@ -70,14 +70,14 @@ def rocm_graph_units(graphs: "CudaGraphPlan", n_layers: int, max_num_seqs: int, 
     piece of the split model, decoder layers + 1 (the attention ops split it: config/compilation.py splitting_ops), a
     FULL one a single graph; FULL_AND_PIECEWISE captures every size PIECEWISE and the uniform-decode sizes FULL
     (_full_graph_sizes), FULL_DECODE_ONLY only the latter, FULL every size once. The drafter's PIECEWISE graphs count
-    one per drafter layer and graph, as the CUDA formula counts them. --enable-lora captures the target's graphs once
+    one per drafter layer and graph, as the CUDA formula counts them, its FULL ones (model runner v2:
+    CudaGraphPlan.drafter_full_graphs) one each. --enable-lora captures the target's graphs once
     per LoRA case (CudaGraphPlan.lora_cases)."""
     mode = graphs.mode or "PIECEWISE"
-    n = graphs.piecewise_count
-    full = graphs.full_count(max_num_seqs, q)
-    piecewise = n if mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0
-    whole = full if mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY") else n if mode == "FULL" else 0
-    return graphs.lora_cases * ((n_layers + 1) * piecewise + whole) + graphs.drafter_layers * graphs.drafter_graphs
+    piecewise = graphs.piecewise_count
+    whole = graphs.full_count(max_num_seqs, q) if mode in _FULL_DECODE_MODES else 0
+    return (graphs.lora_cases * ((n_layers + 1) * piecewise + whole) + graphs.drafter_layers * graphs.drafter_graphs
+            + graphs.drafter_full_graphs)
 
 
 def mrv2_env_value(args: EngineArgs, rules: VersionRules) -> bool | None:
@@ -339,6 +339,9 @@ class SplitCaptureSizes:
     decode_shapes: tuple[tuple[int, int], ...]    # the target's uniform-decode graphs (n, q): n x q tokens each
     draft_decode_shapes: tuple[tuple[int, int], ...]  # the drafter's one-token decode graphs (n, 1)
     recorded: tuple[int, ...]                     # vLLM's cudagraph_capture_sizes after the split (their union)
+    # adaptive verification: the token counts of the FULL decode graphs uniform decode batches replay instead of the
+    # request-count ones (varlen_decode_capture_grid); () without it
+    varlen_decode: tuple[int, ...] = ()
 
 
 def split_decode_requests(shared: Iterable[int], q: int, max_num_seqs: int) -> list[int]:
@@ -352,7 +355,8 @@ def split_decode_requests(shared: Iterable[int], q: int, max_num_seqs: int) -> l
 
 
 def split_capture_sizes(shared: Iterable[int], *, q: int, max_num_seqs: int, max_tokens: int, wide: bool,
-                        draft: bool, decode_only: bool, head: int = 0) -> SplitCaptureSizes:
+                        draft: bool, decode_only: bool, head: int = 0, requests: Iterable[int] | None = None,
+                        varlen: bool = False) -> SplitCaptureSizes:
     """vLLM 0.34's CUDA-graph sizes from the shared ones (cudagraph_capture_sizes / given_capture_sizes), as
     config/vllm.py VllmConfig._split_cudagraph_capture_sizes and v1/worker/gpu/cudagraph_utils.py
     CudaGraphManager._init_candidates (0.34.0 wheel) build them:
@@ -361,29 +365,36 @@ def split_capture_sizes(shared: Iterable[int], *, q: int, max_num_seqs: int, max
       capability 10.x, no sizes given: rules row cudagraph_wide_defaults_cc10) prefill_capture_grid(min(8192,
       max_num_batched_tokens), every count 1 .. `head` at its start under --performance-mode interactivity
       (interactivity_head);
-    - the target's uniform-decode (FULL) graphs: request counts (split_decode_requests, or decode_capture_grid with
-      `wide`), each captured at n x q tokens, kept up to min(max_num_seqs, max tokens // q) by decode_capture_shapes;
+    - the target's uniform-decode (FULL) graphs: request counts (`requests`, as _decode_request_sizes resolves them
+      from --compilation-config; else split_decode_requests, or decode_capture_grid with `wide`), each captured at
+      n x q tokens, kept up to min(max_num_seqs, max tokens // q) by decode_capture_shapes;
+    - with `varlen` (adaptive verification), the token-keyed FULL decode graphs varlen_decode_capture_grid up to the
+      largest request count x q, within the decode token budget (VllmConfig.get_varlen_decode_cudagraph_token_sizes);
     - with `draft` (a drafter whose one-token draft decodes take graphs of their own: rules row
       draft_decode_cudagraph_methods, num_speculative_tokens >= 2), decode_capture_grid(max_num_seqs) at q = 1
-      (VllmConfig.get_draft_decode_cudagraph_request_sizes);
-    - recorded: vLLM's cudagraph_capture_sizes, the union of the decode tokens, the drafter's and the prefill sizes (the
-      decode ones alone where `decode_only`: FULL_DECODE_ONLY with no sizes given); its largest is vLLM's
-      max_cudagraph_capture_size, which bounds the managers' decode graphs (decode_cudagraph_capture_max_tokens).
+      (VllmConfig.get_draft_decode_cudagraph_request_sizes; none where no decode request count is left);
+    - recorded: vLLM's cudagraph_capture_sizes, the union of the decode tokens (the target's, the varlen ones and the
+      drafter's) and the prefill sizes (the decode ones alone where `decode_only`: a mode with no mixed graphs, sizes
+      not given the deprecated way); its largest is vLLM's max_cudagraph_capture_size, which bounds the managers'
+      decode graphs (decode_cudagraph_capture_max_tokens).
 
     The decode token budget is max_num_batched_tokens, within 8,192 with `wide` (max_decode_cudagraph_capture_tokens).
     `max_tokens` is max_num_batched_tokens."""
     shared = sorted(set(shared))
     decode_cap = WIDE_DECODE_MAX_TOKENS if wide else None
-    if wide:
-        prefill = prefill_capture_grid(min(WIDE_DECODE_MAX_TOKENS, max_tokens), head)
-        requests = decode_capture_grid(max_num_seqs)
+    prefill = prefill_capture_grid(min(WIDE_DECODE_MAX_TOKENS, max_tokens), head) if wide else list(shared)
+    if requests is not None:
+        requests = sorted(set(requests))
     else:
-        prefill = list(shared)
-        requests = split_decode_requests(shared, q, max_num_seqs)
+        requests = decode_capture_grid(max_num_seqs) if wide else split_decode_requests(shared, q, max_num_seqs)
     budget = min(max_tokens, decode_cap or max_tokens)
     draft_requests = decode_capture_grid(max_num_seqs) if draft and requests else []
+    top_tokens = max(requests, default=0) * q
+    varlen_sizes = varlen_decode_capture_grid(min(top_tokens, max_tokens, decode_cap or top_tokens),
+                                              bool(head)) if varlen else []
     decode_tokens = ({n * qq for n, qq in decode_capture_shapes(requests, q, max_num_seqs, budget)}
-                     | {n for n, _ in decode_capture_shapes(draft_requests, 1, max_num_seqs, budget)})
+                     | {n for n, _ in decode_capture_shapes(draft_requests, 1, max_num_seqs, budget)}
+                     | set(varlen_sizes))
     recorded = sorted(decode_tokens if decode_only else decode_tokens | set(prefill))
     # the managers bound their decode graphs by the recorded largest size, within the decode budget
     # (config/compilation.py decode_cudagraph_capture_max_tokens)
@@ -392,7 +403,7 @@ def split_capture_sizes(shared: Iterable[int], *, q: int, max_num_seqs: int, max
     return SplitCaptureSizes(prefill=tuple(prefill), decode_requests=tuple(requests),
                              decode_shapes=tuple(decode_capture_shapes(requests, q, max_num_seqs, manager_cap)),
                              draft_decode_shapes=tuple(decode_capture_shapes(draft_requests, 1, max_num_seqs, manager_cap)),
-                             recorded=tuple(recorded))
+                             recorded=tuple(recorded), varlen_decode=tuple(varlen_sizes))
 
 
 def multi_module_mtp(model: ModelSpec, k: int) -> bool:
@@ -628,6 +639,10 @@ class CudaGraphPlan:
     # decode graphs uniform decode batches replay instead of the request-count ones (varlen_decode_capture_grid); ()
     # elsewhere
     adaptive_sizes: tuple[int, ...] = ()
+    # model runner v2 (rules row mrv2_drafter_graph_methods): the drafter's FULL graphs, its draft-prefill manager's
+    # and its one-token draft-decode manager's, which the estimate measures in full (drafter_graphs holds its PIECEWISE
+    # ones); 0 elsewhere
+    drafter_full_graphs: int = 0
 
     @property
     def largest(self) -> int:
@@ -635,7 +650,12 @@ class CudaGraphPlan:
 
     @property
     def piecewise_count(self) -> int:
-        """The capture sizes the PIECEWISE graphs are captured at."""
+        """The capture sizes the PIECEWISE graphs are captured at: none where the mode's mixed part is not PIECEWISE.
+        FULL runs mixed batches on FULL graphs and FULL_DECODE_ONLY runs them eagerly, so neither captures a PIECEWISE
+        graph (config/compilation.py CUDAGraphMode.mixed_mode; the V1 runner's CudagraphDispatcher keys and
+        capture_model, 0.21.0-0.33.0; model runner v2's CudaGraphManager._init_candidates, 0.29.0-0.34.0 wheels)."""
+        if self.mode in ("FULL", "FULL_DECODE_ONLY"):
+            return 0
         return len(self.sizes if self.piecewise_sizes is None else self.piecewise_sizes)
 
     def full_count(self, max_num_seqs: int, q: int = 1) -> int:
@@ -666,6 +686,8 @@ class CudaGraphPlan:
                        drafter_decode_graphs=self.drafter_decode_graphs)
         if self.adaptive_sizes:
             out["adaptive_verification_sizes"] = list(self.adaptive_sizes)
+        if self.drafter_full_graphs:
+            out["drafter_full_graphs"] = self.drafter_full_graphs
         return out
 
 
@@ -955,30 +977,53 @@ def inductor_compiles(args: EngineArgs) -> bool:
     return str(compilation_object(args.compilation_config).get("backend") or "").strip().lower() != "eager"
 
 
-def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> CudaGraphPlan:
+@dataclass(frozen=True)
+class CaptureRequest:
+    """What a start asks of the CUDA-graph capture before vLLM's model runner shapes it (capture_request): the shared
+    capture sizes (given_capture_sizes, else the release's default, cudagraph_capture_sizes), where they came from,
+    whether they were given, and the cudagraph_mode as the config holds it (--compilation-config's, else the release's
+    default, PIECEWISE for pooling models), before any speculative-decoding downgrade or adaptive-verification
+    resolution. cudagraph_plan builds the graphs from it and adaptive_verification_refusal checks it."""
+
+    sizes: tuple[int, ...]
+    source: str
+    given: bool
+    mode: str
+
+
+def capture_request(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> CaptureRequest:
+    """The CaptureRequest of a deployment (args resolved); no sizes where it captures no CUDA graphs."""
+    pooling = args.runner_type == "pooling" or model.is_pooling
+    mode = args.cudagraph_mode or ("PIECEWISE" if pooling else rules.cudagraph_mode_default)
+    if not args.captures_cuda_graphs:
+        return CaptureRequest(sizes=(), source="default", given=False, mode=mode)
+    given = given_capture_sizes(args, rules)
+    if given is not None:
+        return CaptureRequest(sizes=tuple(given[0]), source=given[1], given=True, mode=mode)
+    sizes = cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens,
+                                    num_speculative_tokens=args.speculative[1] if args.speculative else 0,
+                                    rules=rules, gpu=gpu, head=interactivity_head(args, rules))
+    return CaptureRequest(sizes=tuple(sizes), source="default", given=False, mode=mode)
+
+
+def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules,
+                   request: CaptureRequest | None = None) -> CudaGraphPlan:
     """Which CUDA graphs vLLM captures: the effective mode (--compilation-config's, else the release's default,
     PIECEWISE for pooling models; speculative decoding downgrades FULL decode graphs to PIECEWISE where an attention
     backend lacks uniform multi-token decode graphs, _spec_decode_piecewise), the capture sizes
     (cudagraph_capture_sizes), rounded to multiples of 1 + num_speculative_tokens where the release does so for that
     mode and model runner (rows cudagraph_spec_round_modes / _runners), and the drafter's PIECEWISE graphs (row
     drafter_cuda_graphs; a draft_model drafter's from 0.26.0, row draft_model_cuda_graphs), one per capture size, while
-    the mode's mixed part is PIECEWISE."""
+    the mode's mixed part is PIECEWISE. `request`: the deployment's capture_request where the caller has it."""
     if not args.captures_cuda_graphs:
         return CudaGraphPlan(mode=None, sizes=(), rounded_to=1)
-    spec = args.speculative
-    k = spec[1] if spec else 0
-    given = given_capture_sizes(args, rules)
-    if given is not None:
-        sizes, source = given
-    else:
-        sizes = cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens, num_speculative_tokens=k,
-                                        rules=rules, gpu=gpu, head=interactivity_head(args, rules))
-        source = "default"
+    request = request or capture_request(model, gpu, args, rules)
+    sizes, source = list(request.sizes), request.source
     if not rules.is_v1:
         return CudaGraphPlan(mode=None, sizes=tuple(sizes), rounded_to=1, source=source)
-    pooling = args.runner_type == "pooling" or model.is_pooling
-    mode = args.cudagraph_mode or ("PIECEWISE" if pooling else rules.cudagraph_mode_default)
-    requested = mode
+    spec = args.speculative
+    k = spec[1] if spec else 0
+    mode = requested = request.mode
     note = ""
     if spec and mode in _FULL_DECODE_MODES:
         why = _spec_decode_piecewise({l.recurrent.kind for l in model.layers if l.recurrent}, args, rules, gpu)
@@ -986,33 +1031,50 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
             mode, note = "PIECEWISE", f"with speculative decoding {why}, so vLLM downgrades the graphs to PIECEWISE"
     q, rounded_to = 1 + k, 1
     runner = model_runner(model, args, rules)
-    if (rules.adaptive_verification == "decode_graphs" and spec and mode in _FULL_DECODE_MODES
-            and adaptive_verification_on(args)):
-        return _adaptive_graphs(model, gpu, args, rules, mode, note, sizes, source, given is not None, runner)
-    if rules.cudagraph_decode_keys == "requests":
-        return _split_graph_plan(model, gpu, args, rules, sizes, source, given is not None, mode, requested, note, runner)
+    if rules.cudagraph_decode_keys == "requests" or (rules.adaptive_verification == "decode_graphs" and spec
+                                                     and mode in _FULL_DECODE_MODES and adaptive_verification_on(args)):
+        return _split_graph_plan(model, gpu, args, rules, request, mode, requested, note, runner)
 
     # an empty list (every given size above max_num_batched_tokens) is left as it is: adjust_cudagraph_sizes_for_spec_decode
     # returns at once on no sizes (config/compilation.py, 0.11.1-0.33.0)
     if q > 1 and sizes and mode in rules.cudagraph_spec_round_modes and runner in rules.cudagraph_spec_round_runners:
         sizes, rounded_to = _spec_rounded_sizes(sizes, q, args.tensor_parallel_size, rules)
     layers = _drafter_decoder_layers(model, args)
-    # model runner v2's speculators keep CUDA-graph managers of their own (v1/worker/gpu/spec_decode/*/speculator.py),
-    # measured inside its profile_cudagraph_memory's one pool (v1/worker/gpu/cudagraph_utils.py, 0.33.0), which
-    # kvplan's v2 estimate (measured_terms) does not split: their graphs are not counted here
+    # model runner v1's drafter captures its PIECEWISE graphs inside the target's _dummy_run
+    # (gpu_model_runner.py _dummy_run calls drafter.dummy_run while capturing), so the V1 estimate's samples
+    # (profile_cudagraph_memory's _warmup_and_capture, 0.33.0 wheel) and the real capture hold them: drafter_graphs.
+    # Model runner v2's speculators keep CUDA-graph managers of their own, counted below (_mrv2_drafter_captures)
     # a draft_model drafter captures none before 0.26.0: its dispatcher keys are never initialized (row
     # draft_model_cuda_graphs, v1/worker/gpu_model_runner.py _check_and_update_cudagraph_mode)
     drafter_captures = rules.drafter_cuda_graphs and (not spec or spec[0] != "draft_model"
                                                       or rules.draft_model_cuda_graphs)
     graphs = (len(sizes) if drafter_captures and layers and runner == "v1"
               and mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0)
-    return CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=rounded_to, drafter_layers=layers,
+    plan = CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=rounded_to, drafter_layers=layers,
                          drafter_graphs=graphs, mode_note=note, source=source,
                          lora_cases=lora_graph_cases(args, rules, runner))
+    if _mrv2_drafter_captures(model, args, rules, runner):
+        # the draft-prefill manager takes the target's mode and decode query length; the draft-decode one FULL graphs
+        # at q = 1 over the same sizes (CudaGraphManager._init_candidates, decode_query_len=1), with k >= 2
+        decode_one = _full_graph_sizes(sizes, args.max_num_seqs, 1) if k >= 2 and mode in _FULL_DECODE_MODES else 0
+        plan = replace(plan, drafter_graphs=plan.piecewise_count,
+                       drafter_full_graphs=plan.full_count(args.max_num_seqs, q) + decode_one)
+    return plan
 
 
-def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules, shared: list[int],
-                      source: str, given: bool, mode: str, requested: str, note: str, runner: str) -> CudaGraphPlan:
+def _mrv2_drafter_captures(model: ModelSpec, args: EngineArgs, rules: VersionRules, runner: str) -> bool:
+    """Whether the deployment's model-runner-v2 speculator captures the graphs rules row mrv2_drafter_graph_methods
+    describes (a draft-prefill manager in the target's mode, a one-token draft-decode manager): its method is listed,
+    it is not multi-module MTP, and the drafter has decoder layers."""
+    spec = args.speculative
+    if runner != "v2" or not spec or not _drafter_decoder_layers(model, args):
+        return False
+    method = _spec_method(args)
+    return method in rules.mrv2_drafter_graph_methods and not (method == "mtp" and multi_module_mtp(model, spec[1]))
+
+
+def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules,
+                      request: CaptureRequest, mode: str, requested: str, note: str, runner: str) -> CudaGraphPlan:
     """The graphs of a release that keys its uniform-decode graphs on request counts (rules row cudagraph_decode_keys
     "requests", 0.34+; split_capture_sizes): no speculative-decoding rounding of the sizes
     (adjust_cudagraph_sizes_for_spec_decode is gone with model runner v1); the target's PIECEWISE graphs at the prefill
@@ -1021,29 +1083,65 @@ def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, r
     (CudaGraphManager._init_candidates: num_full_graphs counts the manager's FULL descriptors); the drafter's one-token
     decode graphs in its own FULL_DECODE_ONLY manager where the decode mode is FULL
     (spec_decode/autoregressive/speculator.py init_cudagraph_manager, 0.34.0 wheel). `requested` is the mode vLLM's
-    config holds when it records the sizes (before a speculative-decoding downgrade at the runner)."""
+    config holds when it records the sizes (before a speculative-decoding downgrade at the runner).
+
+    With adaptive verification on (rules row adaptive_verification "decode_graphs"; adaptive_verification_refusal has
+    passed) the decode routine is a separate one (v1/worker/gpu/spec_decode/adaptive_verification.py
+    resolve_adaptive_cudagraph_mode: FULL becomes FULL_AND_PIECEWISE, or FULL_DECODE_ONLY where nothing is compiled),
+    and uniform decode batches, whose requests verify up to q tokens each, replay token-keyed FULL graphs
+    (split_capture_sizes `varlen`) instead of the request-count ones (config/vllm.py
+    VllmConfig.get_varlen_decode_cudagraph_token_sizes and _split_cudagraph_capture_sizes; v1/worker/gpu/cudagraph_utils.py
+    CudaGraphManager, varlen_decode). The drafter's decode manager takes the resolved mode, whose decode part is FULL,
+    so it captures its one-token graphs as without adaptive verification (v1/worker/gpu/model_runner.py
+    initialize_kv_cache passes the resolved mode to speculator.init_cudagraph_manager, 0.34.0 wheel)."""
     spec = args.speculative
     k = spec[1] if spec else 0
     q = 1 + k
+    given = request.given
     wide = _wide_grids(gpu, rules, given)
-    method = None
-    if spec:
-        method = _spec_method(args)
+    adaptive = (rules.adaptive_verification == "decode_graphs" and bool(spec) and mode in _FULL_DECODE_MODES
+                and adaptive_verification_on(args))
+    if adaptive:
+        compiled = _compilation_mode(args) not in _NO_COMPILATION_MODES
+        resolved = mode if mode == "FULL_DECODE_ONLY" else "FULL_AND_PIECEWISE" if compiled else "FULL_DECODE_ONLY"
+        if resolved != mode:
+            note = "; ".join(n for n in (note, f"adaptive verification runs decode batches on a routine of their own, so "
+                                         f"vLLM resolves cudagraph_mode {mode} to {resolved} (v1/worker/gpu/spec_decode/"
+                                         "adaptive_verification.py resolve_adaptive_cudagraph_mode)") if n)
+        mode = resolved
+        decode_only = resolved == "FULL_DECODE_ONLY"
+    else:
+        decode_only = requested == "FULL_DECODE_ONLY" and not given
+    method = _spec_method(args) if spec else None
     draft = (k >= 2 and method in rules.draft_decode_cudagraph_methods
              and not (method == "mtp" and multi_module_mtp(model, k)))
-    split = split_capture_sizes(shared, q=q, max_num_seqs=args.max_num_seqs, max_tokens=int(args.max_num_batched_tokens),
-                                wide=wide, draft=draft, decode_only=requested == "FULL_DECODE_ONLY" and not given,
-                                head=interactivity_head(args, rules))
+    split = split_capture_sizes(request.sizes, q=q, max_num_seqs=args.max_num_seqs,
+                                max_tokens=int(args.max_num_batched_tokens), wide=wide, draft=draft,
+                                decode_only=decode_only, head=interactivity_head(args, rules),
+                                requests=_decode_request_sizes(gpu, args, rules, list(request.sizes), given),
+                                varlen=adaptive)
     mixed = mode != "FULL_DECODE_ONLY"
-    if mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY"):
+    if adaptive:
+        full = len(split.varlen_decode)
+    elif mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY"):
         full = len(split.decode_shapes)
     else:
         full = len(split.prefill) if mode == "FULL" else 0
     drafter_decode = len(split.draft_decode_shapes) if mode in _FULL_DECODE_MODES else 0
-    return CudaGraphPlan(mode=mode, sizes=split.recorded, rounded_to=1, drafter_layers=_drafter_decoder_layers(model, args),
-                         drafter_graphs=0, mode_note=note, source=source, lora_cases=lora_graph_cases(args, rules, runner),
+    plan = CudaGraphPlan(mode=mode, sizes=split.recorded, rounded_to=1, drafter_layers=_drafter_decoder_layers(model, args),
+                         drafter_graphs=0, mode_note=note, source=request.source,
+                         lora_cases=lora_graph_cases(args, rules, runner),
                          piecewise_sizes=split.prefill if mixed else (), full_decode_graphs=full, split=split,
-                         wide_grids=wide, drafter_decode_graphs=drafter_decode)
+                         wide_grids=wide, drafter_decode_graphs=drafter_decode, adaptive_sizes=split.varlen_decode)
+    if _mrv2_drafter_captures(model, args, rules, runner):
+        # the draft-prefill manager: the target's graphs, but a draft model's standalone speculator verifies at
+        # q = k + 2 (its correction token: standalone_ar/speculator.py init_cudagraph_manager, 0.34.0 wheel)
+        prefill_full = full
+        if method == "draft_model" and mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY") and not adaptive:
+            cap = min(max(split.recorded, default=0), WIDE_DECODE_MAX_TOKENS if wide else max(split.recorded, default=0))
+            prefill_full = len(decode_capture_shapes(split.decode_requests, q + 1, args.max_num_seqs, cap))
+        plan = replace(plan, drafter_graphs=plan.piecewise_count, drafter_full_graphs=prefill_full + drafter_decode)
+    return plan
 
 
 def _span(counts: list[int]) -> str:
@@ -1072,48 +1170,14 @@ def split_graphs_note(graphs: CudaGraphPlan, rules: VersionRules) -> str:
     drafts = [n for n, _ in split.draft_decode_shapes]
     if graphs.drafter_decode_graphs:
         parts.append(f"the drafter's one-token draft decodes {graphs.drafter_decode_graphs} FULL graph(s) of its own for "
-                     f"{_span(drafts)} requests (VllmConfig.get_draft_decode_cudagraph_request_sizes), measured with the "
-                     "target's in one graph pool and, as before 0.34, not counted apart in kvplan's graph memory")
+                     f"{_span(drafts)} requests (VllmConfig.get_draft_decode_cudagraph_request_sizes), measured in full with the "
+                     "target's in one graph pool (profile_cudagraph_memory) and charged at vLLM's 1 MiB floor each")
     elif drafts:
         parts.append(f"the drafter's decode sizes ({_span(drafts)} requests) are recorded but, with no FULL decode mode, "
                      "not captured")
     parts.append(f"vLLM records cudagraph_capture_sizes as their union: {len(graphs.sizes)} size(s), "
                  f"max_cudagraph_capture_size {graphs.largest:,}")
     return "; ".join(parts)
-def _adaptive_graphs(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules, mode: str,
-                     note: str, shared: list[int], source: str, given: bool, runner: str) -> CudaGraphPlan:
-    """The graphs a 0.34 start captures with adaptive verification on (rules row adaptive_verification
-    "decode_graphs"; adaptive_verification_refusal has passed). The decode routine is a separate one
-    (v1/worker/gpu/spec_decode/adaptive_verification.py resolve_adaptive_cudagraph_mode: FULL becomes
-    FULL_AND_PIECEWISE, or FULL_DECODE_ONLY where nothing is compiled), and uniform decode batches, whose requests
-    verify up to q tokens each, replay token-keyed FULL graphs of varlen_decode_capture_grid up to the largest decode
-    request count x q, within max_num_batched_tokens (and 8,192 decode tokens on the wider grids of compute
-    capability 10.x) instead of the request-count graphs (config/vllm.py VllmConfig.get_varlen_decode_cudagraph_token_sizes
-    and _split_cudagraph_capture_sizes; v1/worker/gpu/cudagraph_utils.py CudaGraphManager, varlen_decode). The
-    PIECEWISE (prefill) sizes are the shared ones, or the prefill grid where vLLM takes the wider grids."""
-    compiled = _compilation_mode(args) not in _NO_COMPILATION_MODES
-    resolved = mode if mode == "FULL_DECODE_ONLY" else "FULL_AND_PIECEWISE" if compiled else "FULL_DECODE_ONLY"
-    if resolved != mode:
-        note = "; ".join(n for n in (note, f"adaptive verification runs decode batches on a routine of their own, so vLLM "
-                                     f"resolves cudagraph_mode {mode} to {resolved} (v1/worker/gpu/spec_decode/"
-                                     "adaptive_verification.py resolve_adaptive_cudagraph_mode)") if n)
-    q, seqs, mnbt = args.decode_query_len, int(args.max_num_seqs), int(args.max_num_batched_tokens)
-    head = interactivity_head(args, rules)
-    wide = _wide_grids(gpu, rules, given)
-    cap = WIDE_DECODE_MAX_TOKENS if wide else None  # max_decode_cudagraph_capture_tokens on the wider grids
-    prefill = prefill_capture_grid(min(WIDE_DECODE_MAX_TOKENS, mnbt), head) if wide else list(shared)
-    requests = _decode_request_sizes(gpu, args, rules, shared, given)
-    top = max(requests, default=0) * q
-    varlen = varlen_decode_capture_grid(min(top, mnbt, cap or top), bool(head))
-    decode_tokens = {n * qq for n, qq in decode_capture_shapes(requests, q, seqs, min(mnbt, cap or mnbt))}
-    mixed = resolved != "FULL_DECODE_ONLY"
-    sizes = sorted(decode_tokens | set(varlen) | (set(prefill) if mixed else set()))
-    return CudaGraphPlan(mode=resolved, sizes=tuple(sizes), rounded_to=1, drafter_layers=_drafter_decoder_layers(model, args),
-                         drafter_graphs=0, mode_note=note, source="default" if wide else source,
-                         lora_cases=lora_graph_cases(args, rules, runner), piecewise_sizes=tuple(prefill) if mixed else (),
-                         full_decode_graphs=len(varlen), adaptive_sizes=tuple(varlen))
-
-
 # the rule name RefusedByVLLMError carries for every adaptive-verification refusal (adaptive_verification_refusal)
 ADAPTIVE_VERIFICATION = "speculative decoding's adaptive verification"
 # how a refusal's fix begins: the setting to drop
@@ -1131,23 +1195,48 @@ def adaptive_verification_on(args: EngineArgs) -> bool:
                      '{"method": "mtp", "num_speculative_tokens": 3, "enable_adaptive_verification": true}')
 
 
+def _positive_int(value, key: str) -> int:
+    """A --compilation-config count vLLM takes as a whole number of at least 1; InputError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError("--compilation-config", f"{key} must be a positive whole number, got {value!r}",
+                         f'e.g. {{"{key}": 64}}')
+    return value
+
+
 def _decode_request_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules, shared: list[int],
                           given: bool) -> list[int]:
     """0.34's decode_cudagraph_capture_request_sizes as config/vllm.py VllmConfig._split_cudagraph_capture_sizes
-    resolves them (0.34.0 wheel): --compilation-config's list, kept within [1, max_num_seqs]; else, on compute
-    capability 10.x with no deprecated sizes given (rules row cudagraph_wide_defaults_cc10), the request-count grid up
-    to max_num_seqs; else the request counts the decode query length q rounds the shared sizes up to,
+    resolves them (0.34.0 wheel), for every mode and with or without adaptive verification: --compilation-config's
+    decode_cudagraph_capture_request_sizes, kept within [1, max_num_seqs] (vLLM warns "Dropping ...") and refused
+    above a given max_decode_cudagraph_capture_requests ("... holds N, above max_decode_cudagraph_capture_requests=M");
+    else, with max_decode_cudagraph_capture_requests given or on compute capability 10.x with no deprecated sizes
+    given (rules row cudagraph_wide_defaults_cc10), the request-count grid up to it (within max_num_seqs) or to
+    max_num_seqs; else the request counts the decode query length q rounds the shared sizes up to,
     min(cdiv(s, q), max_num_seqs) for each shared size s with cdiv(s, q) x q within the largest."""
     seqs = int(args.max_num_seqs)
-    listed = compilation_object(args.compilation_config).get("decode_cudagraph_capture_request_sizes")
-    if isinstance(listed, list):
-        return sorted({n for n in listed if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= seqs})
-    if _wide_grids(gpu, rules, given):
-        return decode_capture_grid(seqs)
+    comp = compilation_object(args.compilation_config)
+    listed = comp.get("decode_cudagraph_capture_request_sizes")
+    cap = comp.get("max_decode_cudagraph_capture_requests")
+    cap = None if cap is None else _positive_int(cap, "max_decode_cudagraph_capture_requests")
+    if listed is not None:
+        if not isinstance(listed, list) or any(isinstance(n, bool) or not isinstance(n, int) for n in listed):
+            raise InputError("--compilation-config", f"decode_cudagraph_capture_request_sizes must be a list of whole "
+                             f"numbers, got {listed!r}", '{"decode_cudagraph_capture_request_sizes": [1, 2, 4, 8]}')
+        kept = sorted({n for n in listed if 1 <= n <= seqs})  # the rest dropped with vLLM's warning
+        if cap is not None and kept and kept[-1] > cap:
+            raise RefusedByVLLMError(
+                "--compilation-config", f"decode_cudagraph_capture_request_sizes holds {kept[-1]}, above "
+                f"max_decode_cudagraph_capture_requests={cap}.", "give request counts within "
+                "max_decode_cudagraph_capture_requests, or only one of the two",
+                rule="decode capture request sizes")
+        return kept
+    if cap is not None or _wide_grids(gpu, rules, given):
+        return decode_capture_grid(seqs if cap is None else min(cap, seqs))
     return split_decode_requests(shared, args.decode_query_len, seqs)
 
 
-def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> None:
+def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs,
+                                  rules: VersionRules) -> CaptureRequest | None:
     """RefusedByVLLMError, with vLLM's own message, where --speculative-config's "enable_adaptive_verification": true
     meets what the release refuses it with (rules rows adaptive_verification, adaptive_verification_own_confidence_methods;
     args resolved). In vLLM's order: SpeculativeConfig.__post_init__ (config/speculative.py) first, 0.29 refusing every
@@ -1155,7 +1244,8 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
     acceptance from the draft logits; then VllmConfig.__post_init__ (config/vllm.py): model runner v1 (0.29-0.33,
     _validate_v1_model_runner) and _validate_adaptive_verification: LoRA, no FULL CUDA graphs (cudagraph_mode NONE or
     PIECEWISE, --enforce-eager, or no capture size left), 0.34's separate decode routine without decode capture sizes,
-    pipeline parallelism. Nothing where the release has no such setting or it is off."""
+    pipeline parallelism. Nothing where the release has no such setting or it is off. Returns the capture_request
+    it checked (None where it checked none), for cudagraph_plan to build the graphs from."""
     check = rules.adaptive_verification
     if check == "unread" or not args.speculative or not adaptive_verification_on(args):
         return
@@ -1179,12 +1269,8 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
                f"({model_runner_choice(model, args, rules)[1]}), and only model runner v2 verifies adaptively")
     if args.enable_lora:
         refuse("Adaptive verification is not currently compatible with LoRA", f"{_DROP_ADAPTIVE}, or drop --enable-lora")
-    mode = args.cudagraph_mode or ("PIECEWISE" if pooling else rules.cudagraph_mode_default)
-    given = given_capture_sizes(args, rules) if args.captures_cuda_graphs else None
-    shared = (given[0] if given is not None else
-              cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens,
-                                      num_speculative_tokens=args.speculative[1], rules=rules, gpu=gpu,
-                                      head=interactivity_head(args, rules))) if args.captures_cuda_graphs else []
+    request = capture_request(model, gpu, args, rules)
+    mode, shared = request.mode, list(request.sizes)
     if not args.captures_cuda_graphs or mode not in _FULL_DECODE_MODES or not shared:
         full = "--compilation-config '{\"cudagraph_mode\": \"FULL_AND_PIECEWISE\"}'"
         how = ("drop --enforce-eager, which captures no CUDA graphs" if args.enforce_eager else
@@ -1195,7 +1281,7 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
         refuse("Adaptive verification requires full CUDA graphs. Use cudagraph mode FULL, FULL_DECODE_ONLY, or "
                "FULL_AND_PIECEWISE, or disable adaptive verification.", f"{_DROP_ADAPTIVE}, or {how}")
     if (check == "decode_graphs" and mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")
-            and not _decode_request_sizes(gpu, args, rules, shared, given is not None)):
+            and not _decode_request_sizes(gpu, args, rules, shared, request.given)):
         refuse("Adaptive verification needs decode CUDA graphs, but decode_cudagraph_capture_request_sizes is empty. "
                "Capture decode graphs, or disable adaptive verification (e.g. on a prefill-only kv_producer instance, "
                "which never verifies drafts).",
@@ -1204,6 +1290,7 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
     if (args.pipeline_parallel_size or 1) > 1:
         refuse("Adaptive verification is not currently compatible with pipeline parallelism",
                f"{_DROP_ADAPTIVE}, or serve without pipeline parallelism (--pipeline-parallel-size 1)")
+    return request
 
 
 # a --compilation-config mode (or level) that compiles nothing: CompilationMode.NONE (0.11+), level 0 NO_COMPILATION

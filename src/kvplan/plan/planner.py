@@ -13,11 +13,11 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from typing import Iterable
 
-from kvplan.calibration import GIB, coefficients_for
+from kvplan.calibration import GIB, MRV2_G_PER, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, with_suffix_token_default, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
                               _env_rules, cdiv, serve_as, v1_fallback)
-from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
+from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, MIN_PER_GRAPH_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
                                     adaptive_verification_refusal,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
@@ -555,7 +555,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if model.is_pooling and resolved.runner_type != "pooling":
         resolved = replace(resolved, runner="pooling")  # resolved: vLLM's auto choice, made explicit
     check_model_runner_env(model, resolved, rules)
-    adaptive_verification_refusal(model, gpu, resolved, rules)
+    requested_graphs = adaptive_verification_refusal(model, gpu, resolved, rules)  # the capture request it read
     check_flashinfer_sampler_env(model, gpu, rules)
     runner, runner_why = model_runner_choice(model, resolved, rules)
     if rules.window_inflight != "one":
@@ -578,7 +578,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if resolved.cudagraph_mode and resolved.captures_cuda_graphs:  # NONE is modelled: no graphs, no graph memory
         warns.append(f"--compilation-config cudagraph_mode {resolved.cudagraph_mode}: kvplan reads it for the hybrid "
                      "state-block check, the speculative-decoding rounding of the capture sizes and the drafter's graphs; "
-                     "the CUDA-graph memory per layer and capture size is still the one fitted on the releases' default mode")
+                     "the CUDA-graph memory per layer and capture size is still the one fitted on the releases' default mode"
+                     + ("; it captures no PIECEWISE graph, so kvplan charges none, and the pool its first (largest) FULL "
+                        "graph takes, which vLLM's estimate measures, is not modelled: the CUDA-graph term is a lower bound"
+                        if resolved.cudagraph_mode in ("FULL", "FULL_DECODE_ONLY") else ""))
     if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
         warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
     backend_error, block_warning = block_size_backend(model, gpu, args.block_size, resolved, rules)
@@ -796,7 +799,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(f"--cpu-offload-gb {resolved.cpu_offload_gb:g}: {moved / GIB:.2f} GiB of weights per GPU move to CPU "
                      f"memory (streamed over PCIe every forward){capped if w.layer_bytes is not None else ''}{kept}")
     notes += list(w.notes)
-    measured = measured_terms(model, gpu, resolved, rules)
+    graphs = cudagraph_plan(model, gpu, resolved, rules, requested_graphs)
+    measured = measured_terms(model, gpu, resolved, rules, graphs)
     act, act_f, src = measured["activation_peak"]
     sampler_note = sampler_kernel_note(rules, coefficients_for(rules.era), model)
     if sampler_note:
@@ -817,7 +821,6 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         warns.append(f"site calibration applied ({site_offsets.get('source', 'kvplan reconcile --calibrate')}): "
                      + (", ".join(moved) if moved else "no term moved") + " per rank, as those startups measured")
     cg = estimate if rules.cudagraph_subtracted else 0
-    graphs = cudagraph_plan(model, gpu, resolved, rules)
     runner = model_runner(model, resolved, rules)
     graph_info = None
     if resolved.captures_cuda_graphs:
@@ -826,7 +829,13 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         graph_info = dict(graphs.to_dict(), capture_bytes=capture, drafter_graph_bytes=drafter_graph_bytes,
                           model_runner=runner)
         if runner == "v2" and rules.cudagraph_subtracted:
-            graph_info["drafter_graph_bytes"] = drafter_graph_bytes = 0  # v2's estimate is its own (measured_terms)
+            # v2's estimate is its own (measured_terms): the speculator's PIECEWISE graphs at its per-layer rate and
+            # its FULL ones at vLLM's 1 MiB floor, where the release's speculator captures them (rules row
+            # mrv2_drafter_graph_methods), else none
+            drafter_graph_bytes = (int(MRV2_G_PER * graphs.drafter_layers * graphs.drafter_graphs
+                                       + MIN_PER_GRAPH_BYTES * graphs.drafter_full_graphs)
+                                   if rules.mrv2_cudagraph_estimate else 0)
+            graph_info["drafter_graph_bytes"] = drafter_graph_bytes
         if spec_info is not None:
             spec_info.update(drafter_cudagraphs=graphs.drafter_graphs, drafter_cudagraph_bytes=drafter_graph_bytes)
         if graphs.mode_note:
@@ -856,7 +865,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          "(config/vllm.py VllmConfig._split_cudagraph_capture_sizes, config/compilation.py "
                          "prefill_cudagraph_capture_grid / decode_cudagraph_capture_grid); the per-graph memory rate was "
                          "fitted on captures of at most 1,024 tokens")
-        if graphs.split is not None and (spec or graphs.drafter_decode_graphs):
+        if graphs.split is not None and not graphs.adaptive_sizes and (spec or graphs.drafter_decode_graphs):
             notes.append(split_graphs_note(graphs, rules))
         head = interactivity_head(resolved, rules)
         if head and graphs.source == "default":
@@ -881,11 +890,17 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             notes.append(f"CUDA graphs: speculative decoding rounds the capture sizes to multiples of {how} "
                          f"({len(graphs.sizes)} sizes, largest {graphs.largest}; compilation.py "
                          "adjust_cudagraph_sizes_for_spec_decode)")
-        if graphs.drafter_layers and not graphs.drafter_graphs and runner == "v2":
-            notes.append("CUDA graphs: model runner v2 captures the drafter's graphs with its speculator's own graph "
-                         "managers, measured in the same pool as the target's (v1/worker/gpu/cudagraph_utils.py "
-                         "profile_cudagraph_memory, 0.33.0); kvplan's v2 estimate does not count them apart")
-        if graphs.drafter_graphs:
+        if graphs.drafter_layers and runner == "v2" and (graphs.drafter_graphs or graphs.drafter_full_graphs):
+            notes.append(f"CUDA graphs: model runner v2's speculator captures {graphs.drafter_graphs} PIECEWISE graph(s) "
+                         f"of the drafter's {graphs.drafter_layers} layer(s) and {graphs.drafter_full_graphs} FULL "
+                         "graph(s) with graph managers of its own, which vLLM's estimate captures and measures in full "
+                         "beside the target's (v1/worker/gpu/cudagraph_utils.py profile_cudagraph_memory, 0.29.0-0.34.0): "
+                         f"{drafter_graph_bytes / GIB:.3f} GiB at the per-layer rate and 1 MiB per FULL graph")
+        elif graphs.drafter_layers and runner == "v2":
+            notes.append(f"CUDA graphs: kvplan has not read model runner v2's speculator graphs for this method in vLLM "
+                         f"{rules.version} (versions.py mrv2_drafter_graph_methods): the drafter's graph memory is not "
+                         "counted apart")
+        elif graphs.drafter_graphs:
             notes.append(f"CUDA graphs: the drafter's {graphs.drafter_layers} layer(s) capture {graphs.drafter_graphs} "
                          f"PIECEWISE graphs of their own in the target's graph pool ({drafter_graph_bytes / GIB:.3f} GiB "
                          "at the per-layer graph rate; llm_base_proposer.py initialize_cudagraph_keys)")

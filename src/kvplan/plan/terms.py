@@ -18,7 +18,7 @@ from kvplan.plan.args import (DRAFT_METHODS, EngineArgs, _speculative_method, cd
                              speculative_object)
 from kvplan.plan.cudagraphs import (_FULL_DECODE_MODES, _NO_COMPILATION_MODES, ColdStartLoss, CudaGraphPlan, _compilation_mode,
                                     _eager_forward, cold_start_pool_loss_bytes, cudagraph_plan,
-                                    MRV2_FULL_SAMPLES, model_runner, mrv2_graph_estimate_bytes, rocm_graph_units)
+                                    MIN_PER_GRAPH_BYTES, MRV2_FULL_SAMPLES, model_runner, mrv2_graph_estimate_bytes, rocm_graph_units)
 from kvplan.plan.kv import (_attention_page_per_token, _sparse_mla_latent_bytes, drafter_kv_layers, experts_quant,
                             marlin_method, marlin_moe_experts, mxfp4_marlin_forced, stage_cache_layers)
 from kvplan.plan.multimodal import SKIP_MM_PROFILING_NOTE, _multimodal_profile_bytes, mm_profiling_skipped
@@ -593,7 +593,8 @@ def dense_hidden_rows(model: ModelSpec, args: EngineArgs, rules: VersionRules) -
     return 3
 
 
-def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> TermFeatures:
+def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
+                  graphs: CudaGraphPlan | None = None) -> TermFeatures:
     tp = args.tensor_parallel_size
     db = DTYPE_BYTES[args.dtype]
     t = args.max_num_batched_tokens
@@ -644,7 +645,7 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
         if model.intermediate_size:
             rows = dense_hidden_rows(model, args, rules)
         fwd, moe, workspace = t * db * (rows * h + 3 * model.intermediate_size / tp), 0.0, 0.0
-    graphs = cudagraph_plan(model, gpu, args, rules)
+    graphs = graphs or cudagraph_plan(model, gpu, args, rules)
     n_sizes = graphs.piecewise_count
     n_layers = len([l for l in model.layers if l.kind != "none"])
     return TermFeatures(forward_bytes=fwd, moe_bytes=moe, moe_workspace_bytes=workspace, sampler_elements=0.0 if model.is_pooling else float(s * v_pad),
@@ -1010,10 +1011,12 @@ def fp8_act_quant_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules:
                    "eager forward, gate_up still held)")
 
 
-def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> dict[str, tuple[int, str, str]]:
-    """Activation peak, non-torch and CUDA-graph bytes per rank, each with its formula and source."""
+def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
+                   graphs: CudaGraphPlan | None = None) -> dict[str, tuple[int, str, str]]:
+    """Activation peak, non-torch and CUDA-graph bytes per rank, each with its formula and source. `graphs`: the
+    deployment's cudagraph_plan where the caller has it (else it is worked out here)."""
     c = coefficients_for(rules.era)
-    f = term_features(model, gpu, args, rules)
+    f = term_features(model, gpu, args, rules, graphs)
     tp, db, h = args.tensor_parallel_size, DTYPE_BYTES[args.dtype], model.hidden_size
     runner = model_runner(model, args, rules)
     # the forward's live set and the sampler's logits are not alive at once: the peak is the larger
@@ -1098,6 +1101,8 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
             cg_formula += (f" + {gc.g_per_layer_size / 1024 ** 2:.3f} MiB x {g.drafter_layers} drafter layer(s) x "
                            f"{g.drafter_graphs} PIECEWISE graphs ({gc.g_per_layer_size * g.drafter_layers * g.drafter_graphs / GIB:.3f} "
                            "GiB, in the same graph pool)")
+        if g.mode in ("FULL", "FULL_DECODE_ONLY"):
+            cg_formula += f" (cudagraph_mode {g.mode} captures no PIECEWISE graph)"
         cg_formula += (f" [{g.mode + ', ' if g.mode else ''}largest {g.largest}"
                        + (f", rounded to multiples of {g.rounded_to}" if g.rounded_to > 1 else "")
                        + (f", sizes from {g.source.split(';')[0]}" if g.source != "default" else "") + "]")
@@ -1117,13 +1122,21 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
             # measured part grows with layers x capture sizes (calibration.py MRV2_G_*, fitted on the logged estimates)
             full = g.full_count(args.max_num_seqs, args.decode_query_len) * g.lora_cases
             measured = MRV2_G_CONST + MRV2_G_PER * f.graph_layer_sizes
-            capture = estimate = mrv2_graph_estimate_bytes(measured, full)
+            # the speculator's graphs are captured and measured in full (rules row mrv2_drafter_graph_methods): its
+            # PIECEWISE ones are in graph_layer_sizes, its FULL ones cost what kvplan takes each FULL graph past the
+            # samples to cost, vLLM's floor per graph
+            drafter_full = g.drafter_full_graphs * MIN_PER_GRAPH_BYTES
+            capture = estimate = mrv2_graph_estimate_bytes(measured, full) + drafter_full
             cg_formula = (f"model runner v2: the profile's capture {measured / GIB:.2f} GiB = {MRV2_G_CONST / GIB:.2f} GiB + "
                           f"{MRV2_G_PER / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes"
                           + (f" x {g.lora_cases} LoRA cases" if g.lora_cases > 1 else "")
+                          + (f" + {MRV2_G_PER / 1024 ** 2:.3f} MiB x {g.drafter_layers} drafter layer(s) x "
+                             f"{g.drafter_graphs} PIECEWISE graphs of the speculator" if g.drafter_graphs else "")
                           + (f" (every PIECEWISE graph and the {min(full, MRV2_FULL_SAMPLES)} largest FULL ones), + "
                              f"{max(full - MRV2_FULL_SAMPLES, 0)} further FULL decode graphs x 1 MiB (vLLM's floor per graph)"
-                             if full else f" (every PIECEWISE graph; cudagraph_mode {g.mode} captures no FULL graph)"))
+                             if full else f" (every PIECEWISE graph; cudagraph_mode {g.mode} captures no FULL graph)")
+                          + (f", + the speculator's {g.drafter_full_graphs} FULL graphs x 1 MiB, measured in full "
+                             "(profile_cudagraph_memory)" if g.drafter_full_graphs else ""))
     if args.captures_cuda_graphs and rules.cudagraph_subtracted and estimate:
         # the estimate, not the real capture, holds FlashInfer's TRTLLM-API workspace (rules rows
         # mrv2_estimate_trtllm_workspace, v1_estimate_trtllm_workspace)
