@@ -600,6 +600,29 @@ def _spec_rounded_sizes(sizes: list[int], q: int, tp: int, rules: VersionRules) 
 _FULL_DECODE_MODES = ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 
 
+def _encoder_decoder_mode(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[str, str]:
+    """(the cudagraph_mode vLLM's config holds, why it differs from the given or default one): a pooling model's
+    default is PIECEWISE; an encoder-decoder model's (Whisper's) as rules row encoder_decoder_cudagraph_mode says:
+    "piecewise_default" (0.11.0: VllmConfig.__post_init__ sets an unset mode to PIECEWISE, not FULL_AND_PIECEWISE,
+    for "pooling models and encoder-decoder models"; config/__init__.py), "piecewise_full" (0.11.1-0.12: any mode with
+    full graphs becomes PIECEWISE, "Encoder-decoder models do not support full cudagraphs. Overriding cudagraph_mode
+    to PIECEWISE."; config/vllm.py), "full_decode_only" (from 0.13: any mode but NONE and FULL_DECODE_ONLY becomes
+    FULL_DECODE_ONLY, "Encoder-decoder models do not support <mode>. Overriding cudagraph_mode to FULL_DECODE_ONLY.";
+    config/vllm.py, read in 0.13.0, 0.14.0, 0.20.0, 0.33.0 and 0.34.0)."""
+    pooling = args.runner_type == "pooling" or model.is_pooling
+    if not model.is_encoder_decoder or pooling:
+        return args.cudagraph_mode or ("PIECEWISE" if pooling else rules.cudagraph_mode_default), ""
+    rule = rules.encoder_decoder_cudagraph_mode
+    mode = args.cudagraph_mode or ("PIECEWISE" if rule == "piecewise_default" else rules.cudagraph_mode_default)
+    if rule == "piecewise_full" and mode in ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"):
+        return "PIECEWISE", ("Encoder-decoder models do not support full cudagraphs. Overriding cudagraph_mode to "
+                             "PIECEWISE.")
+    if rule == "full_decode_only" and mode not in ("NONE", "FULL_DECODE_ONLY"):
+        return "FULL_DECODE_ONLY", (f"Encoder-decoder models do not support {mode}. Overriding cudagraph_mode to "
+                                    "FULL_DECODE_ONLY.")
+    return mode, ""
+
+
 @dataclass(frozen=True)
 class CudaGraphPlan:
     """The CUDA graphs vLLM captures at startup, per rank: the effective cudagraph_mode, the capture sizes (after the
@@ -976,10 +999,8 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
         source = "default"
     if not rules.is_v1:
         return CudaGraphPlan(mode=None, sizes=tuple(sizes), rounded_to=1, source=source)
-    pooling = args.runner_type == "pooling" or model.is_pooling
-    mode = args.cudagraph_mode or ("PIECEWISE" if pooling else rules.cudagraph_mode_default)
+    mode, note = _encoder_decoder_mode(model, args, rules)
     requested = mode
-    note = ""
     if spec and mode in _FULL_DECODE_MODES:
         why = _spec_decode_piecewise({l.recurrent.kind for l in model.layers if l.recurrent}, args, rules, gpu)
         if why:
@@ -1179,7 +1200,7 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
                f"({model_runner_choice(model, args, rules)[1]}), and only model runner v2 verifies adaptively")
     if args.enable_lora:
         refuse("Adaptive verification is not currently compatible with LoRA", f"{_DROP_ADAPTIVE}, or drop --enable-lora")
-    mode = args.cudagraph_mode or ("PIECEWISE" if pooling else rules.cudagraph_mode_default)
+    mode = _encoder_decoder_mode(model, args, rules)[0]
     given = given_capture_sizes(args, rules) if args.captures_cuda_graphs else None
     shared = (given[0] if given is not None else
               cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens,
