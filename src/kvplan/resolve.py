@@ -851,7 +851,8 @@ class LayerSpec:
 
     kind: "full" (MHA/GQA/MQA), "sliding" (window), "chunked" (chunked local attention),
     "mla" (one latent head of kv_lora_rank + qk_rope_head_dim), "recurrent" (Mamba/GDN/linear
-    state per sequence), "none" (no cache: MLP-only layers).
+    state per sequence), "cross" (an encoder-decoder's cross-attention: the encoder output's keys and values,
+    encoder_len of them per request), "none" (no cache: MLP-only layers).
     """
 
     kind: str
@@ -862,10 +863,11 @@ class LayerSpec:
     recurrent: RecurrentSpec | None = None
     compress_ratio: int = 0   # DeepSeek-V4: tokens per compressed KV state ("csa": 4, with an indexer; "hca": 128; "swa": none)
     index_head_dim: int = 0   # DeepSeek-V4 "csa" layers, DeepSeek-V3.2 "mla" layers: the lightning indexer's key size
+    encoder_len: int = 0      # "cross" layers: the encoder output positions cached per request (Whisper: max_source_positions)
 
     @property
     def is_attention(self) -> bool:
-        return self.kind in ("full", "sliding", "chunked", "mla", "csa", "hca", "swa")
+        return self.kind in ("full", "sliding", "chunked", "mla", "csa", "hca", "swa", "cross")
 
 
 @dataclass(frozen=True)
@@ -1961,6 +1963,9 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
         raw_text = {}  # a nested text_config may rely on its model class's defaults, as transformers and vLLM read it
         notes.append("language-model settings missing from text_config taken from transformers' defaults for its model_type")
     raw_type = str(_get(raw_text, "model_type", default=None) or _get(raw, "model_type", default=""))
+    if raw_type == "whisper":
+        return _whisper_spec(raw, model_id=model_id, source=source, revision=revision, checkpoint=checkpoint,
+                             gated=gated, notes=notes, inputs=inputs)
     for field_name, names in (("hidden_size", ("hidden_size", "d_model", "n_embd")),
                               ("num_hidden_layers", ("num_hidden_layers", "num_layers", "n_layer")),
                               ("num_attention_heads", ("num_attention_heads", "n_head", "num_heads"))):
@@ -2055,6 +2060,52 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
         is_encoder_only=encoder_only,
         mtp_layers=_mtp_layers(text, model_type),
         notes=tuple(notes), text_config=text, vision_config=vision, raw_config=raw, normalize_inputs=inputs,
+    )
+
+
+def _whisper_spec(raw: dict, *, model_id: str, source: str, revision: str | None, checkpoint: CheckpointWeights | None,
+                  gated: bool | None, notes: list[str], inputs: dict) -> ModelSpec:
+    """A Whisper checkpoint (WhisperForConditionalGeneration) as vLLM builds it (model_executor/models/whisper.py,
+    0.11.0 and 0.34.0 wheels). Its KV cache is the decoder's: each of decoder_layers WhisperDecoderLayer holds a causal
+    self-attention (AttentionType.DECODER: a FullAttentionSpec) and a cross-attention over the encoder output
+    (WhisperCrossAttention, a CrossAttentionSpec), both with decoder_attention_heads heads of d_model / heads (no GQA:
+    num_kv_heads = num_heads; WhisperAttention raises "embed_dim must be divisible by num_heads"). The encoder
+    (encoder_layers, encoder_attention_heads) keeps no KV cache; its output is max_source_positions positions (1500
+    for 30 s of audio: WhisperProcessingInfo.get_num_audio_tokens). The context limit is max_target_positions (one of
+    the keys ModelConfig's _get_and_verify_max_len reads, "# Whisper")."""
+    def need(name: str) -> int:
+        value = raw.get(name)
+        if value is None:
+            raise ConfigError(name, f"the Whisper config has no {name}", "give the checkpoint's own config.json")
+        return _whole(name, value, allow_zero=False)
+
+    hidden = need("d_model")
+    n_layers, heads = need("decoder_layers"), need("decoder_attention_heads")
+    for name in ("encoder_layers", "encoder_attention_heads", "decoder_ffn_dim", "encoder_ffn_dim", "vocab_size",
+                 "max_source_positions", "max_target_positions", "num_mel_bins"):
+        need(name)
+    for name, h in (("decoder_attention_heads", heads), ("encoder_attention_heads", need("encoder_attention_heads"))):
+        if hidden % h:
+            raise ConfigError(name, f"d_model {hidden} is not a multiple of {name} {h}: vLLM refuses it (whisper.py "
+                              f"WhisperAttention: \"embed_dim must be divisible by num_heads\")", "fix the config.json")
+    head_dim = hidden // heads
+    dtype = str(raw.get("torch_dtype") or raw.get("dtype") or "float32").replace("torch.", "")
+    if dtype not in DTYPE_BYTES:
+        raise ConfigError("torch_dtype", f"checkpoint dtype {dtype!r} not recognised", "fix the config.json")
+    enc_len = need("max_source_positions")
+    layers = tuple([LayerSpec("full", heads, head_dim)] * n_layers
+                   + [LayerSpec("cross", heads, head_dim, encoder_len=enc_len)] * n_layers)
+    notes.append(f"Whisper: {n_layers} decoder layers each cache self-attention keys/values per token and "
+                 f"cross-attention keys/values of the encoder's {enc_len} output positions per request; the "
+                 f"{raw['encoder_layers']}-layer encoder caches none")
+    return ModelSpec(
+        id=model_id, source=source, revision=revision, model_type="whisper",
+        architectures=tuple(raw.get("architectures") or ("WhisperForConditionalGeneration",)), dtype=dtype,
+        hidden_size=hidden, num_layers=n_layers, num_attention_heads=heads, num_kv_heads=heads, head_dim=head_dim,
+        intermediate_size=need("decoder_ffn_dim"), vocab_size=need("vocab_size"),
+        max_position_embeddings=need("max_target_positions"), tie_word_embeddings=True, layers=layers,
+        checkpoint=checkpoint, gated=gated, is_multimodal=False, notes=tuple(notes), text_config=raw, raw_config=raw,
+        normalize_inputs=inputs,
     )
 
 

@@ -515,6 +515,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # _set_default_args): max_model_len up to 0.11; from 0.12 max(max_model_len, the default), then at most
     # max_num_seqs x max_model_len ("max_with_default")
     "v1_unchunked_batched_tokens": [((0, 0, 0), "max_model_len"), ((0, 12, 0), "max_with_default")],
+    # The encoder positions an encoder-decoder model's (Whisper's) CrossAttentionSpec charges each request
+    # (plan.kv.cross_attention_tokens): "encoder_len" from 0.10.2, the first release to run Whisper on V1
+    # (kv_cache_interface.py CrossAttentionSpec.max_memory_usage_bytes reads MULTIMODAL_REGISTRY.get_encdec_max_encoder_len
+    # in 0.10.2; from 0.11.0 it reads scheduler_config.max_num_encoder_input_tokens, which VllmConfig.__post_init__
+    # sets to that length for an encoder-decoder model: config/__init__.py 0.11.0, config/vllm.py 0.11.1 and 0.12.0);
+    # "batched_tokens" from 0.13.0, where that override is gone and SchedulerConfig.__post_init__'s
+    # max_num_encoder_input_tokens = max_num_batched_tokens stands (config/scheduler.py; read in 0.13.0, 0.14.0, 0.20.0,
+    # 0.33.0 and 0.34.0). Earlier releases run Whisper on V0 (V0_ONLY_ARCHITECTURES), which kvplan refuses.
+    "cross_attention_tokens": [((0, 0, 0), "encoder_len"), ((0, 13, 0), "batched_tokens")],
     # Layers of one attention type but different page shapes form one KV-cache group with their pages summed
     # (UniformTypeKVCacheSpecs) from 0.11
     "uniform_type_kv_specs": [((0, 0, 0), False), ((0, 11, 0), True)],
@@ -890,6 +899,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # before 0.11: kvplan plans an fp8 KV cache there on V0.
     "fp8_e4m3_kv_pre_ada": [((0, 0, 0), "none"), ((0, 11, 0), "triton"), ((0, 11, 1), "flashinfer")],
     "cudagraph_mode_default": [((0, 0, 0), "PIECEWISE"), ((0, 11, 0), "FULL_AND_PIECEWISE")],
+    # An encoder-decoder model's (Whisper's) cudagraph_mode (plan.cudagraphs._encoder_decoder_mode): an unset mode is
+    # PIECEWISE up to 0.11.0 (config/__init__.py VllmConfig.__post_init__, 0.11.0 wheel; 0.10.x's default is PIECEWISE
+    # for every model); any full mode becomes PIECEWISE in 0.11.1-0.12 (config/vllm.py, 0.11.1 and 0.12.0 wheels); any
+    # mode but NONE / FULL_DECODE_ONLY becomes FULL_DECODE_ONLY from 0.13 (config/vllm.py, 0.13.0-0.34.0 wheels)
+    "encoder_decoder_cudagraph_mode": [((0, 0, 0), "piecewise_default"), ((0, 11, 1), "piecewise_full"),
+                                       ((0, 13, 0), "full_decode_only")],
     # How many times --enable-lora captures each CUDA graph (plan.cudagraphs.lora_graph_cases), with
     # CompilationConfig.cudagraph_specialize_lora at its default True (config/compilation.py, absent in the 0.11.0
     # wheel, default True from 0.11.1 through 0.33.0). Model runner v1: "one" to 0.11.0 (no LoRA case in capture_model,
@@ -1940,6 +1955,8 @@ class VersionRules:
     fit_check_sees_windows: bool
     v0_chunked_prefill_tokens: int
     v1_unchunked_batched_tokens: str
+    cross_attention_tokens: str
+    encoder_decoder_cudagraph_mode: str
     uniform_type_kv_specs: bool
     mla_kernels: bool
     mla_quant_methods: tuple

@@ -397,6 +397,8 @@ def count_weights(spec: ModelSpec) -> WeightCount:
     """Every tensor group of the model, with its TP split. Raises when the config lacks a needed size."""
     if spec.compressed_attention:
         return _deepseek_v4_count(spec)
+    if spec.model_type == "whisper":
+        return _whisper_count(spec)
     missing = [n for n, v in (("vocab_size", spec.vocab_size),) if not v]
     if spec.is_moe and not spec.moe_intermediate_size:
         missing.append("moe_intermediate_size")
@@ -482,6 +484,41 @@ def count_weights(spec: ModelSpec) -> WeightCount:
         notes.append("vision tower counted from vision_config (an estimate)")
     total = sum(c.params for c in comps)
     return WeightCount(tuple(comps), spec.dtype_bytes, active_params=total + active, num_layers=len(layer_kinds), notes=tuple(notes))
+
+
+def _whisper_count(spec: ModelSpec) -> WeightCount:
+    """Whisper as vLLM builds it (model_executor/models/whisper.py, 0.11.0 and 0.34.0 wheels), d = d_model:
+
+    - encoder: conv1 Conv1d(num_mel_bins, d, 3) and conv2 Conv1d(d, d, 3) with biases, learned positions
+      max_source_positions x d, a final LayerNorm; each of encoder_layers layers a self-attention (QKVParallelLinear
+      and out_proj, bias=True: the fused projection holds a k bias too) d x 3d + 3d + d x d + d, MLP fc1/fc2 with
+      biases 2 d ffn + ffn + d, and two LayerNorms (4 d);
+    - decoder: embed_tokens vocab x d (nn.Embedding, unpadded; proj_out is tied to it), learned positions
+      max_target_positions x d, a final LayerNorm; each of decoder_layers layers the self-attention above, a
+      cross-attention (q_proj d x d + d, kv_proj d x 2d + 2d, out_proj d x d + d), the MLP, three LayerNorms (6 d).
+    Attention and MLP weights split over TP; embeddings, positions, convolutions and norms are counted whole."""
+    r = spec.raw_config
+    d = spec.hidden_size
+    enc_ffn, dec_ffn = int(r["encoder_ffn_dim"]), int(r["decoder_ffn_dim"])
+    attn = 4 * d * d + 4 * d
+    comps = [
+        Component("audio_encoder", int(r["num_mel_bins"]) * d * 3 + d + d * d * 3 + d
+                  + int(r["max_source_positions"]) * d + 2 * d, "replicated", None, False),
+        Component("embed_tokens", spec.vocab_size * d, "replicated", None, False),
+        Component("embed_tokens", int(r["max_target_positions"]) * d, "replicated", None, False),
+        Component("norm", 2 * d, "replicated", None, False),
+    ]
+    for i in range(int(r["encoder_layers"])):
+        comps += [Component("audio_encoder", attn + 2 * d * enc_ffn + enc_ffn + d, "tp", None, True),
+                  Component("norm", 4 * d, "replicated", None, False)]
+    for i in range(spec.num_layers):
+        comps += [Component("self_attn", 2 * attn, "tp", i, True),
+                  Component("mlp", 2 * d * dec_ffn + dec_ffn + d, "tp", i, True, kind=UNGATED),
+                  Component("norm", 6 * d, "replicated", i, False)]
+    total = sum(c.params for c in comps)
+    return WeightCount(tuple(comps), spec.dtype_bytes, active_params=total, num_layers=spec.num_layers,
+                       notes=("Whisper: encoder, decoder, convolutional front end and embeddings counted as "
+                              "vLLM's whisper.py builds them",))
 
 
 # DeepSeek-V4's routed experts by the config's expert_dtype: MXFP4 (e2m1 plus one e8m0 scale per 32) or FP8 blocks

@@ -1005,7 +1005,7 @@ INT_ENGINE_ARGS = tuple(f.name for f in fields(EngineArgs) if f.type == "int | N
 class KVGroup:
     """Layers that share one block table (section 3.2)."""
 
-    kind: str               # full, sliding, chunked, mla, recurrent
+    kind: str               # full, sliding, chunked, mla, recurrent, cross
     num_layers: int         # layers in this group (padding slots excluded)
     block_size: int         # tokens per block of this group
     page_bytes: int         # bytes of one block of one layer (after unification)
@@ -1018,6 +1018,8 @@ class KVGroup:
     # a recurrent group whose layers can export a prefill checkpoint (Qwen's GDN in 0.33: FlashInfer's GDN prefill
     # kernel; see _gdn_exports_checkpoints); read with rules.mamba_checkpoint_page by mamba_pages
     checkpoint_capable: bool = True
+    # a "cross" group (an encoder-decoder's cross-attention): the encoder output positions one request caches
+    encoder_len: int = 0
 
 
 @dataclass(frozen=True)

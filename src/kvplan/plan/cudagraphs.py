@@ -611,6 +611,29 @@ def _spec_rounded_sizes(sizes: list[int], q: int, tp: int, rules: VersionRules) 
 _FULL_DECODE_MODES = ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 
 
+def _encoder_decoder_mode(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[str, str]:
+    """(the cudagraph_mode vLLM's config holds, why it differs from the given or default one): a pooling model's
+    default is PIECEWISE; an encoder-decoder model's (Whisper's) as rules row encoder_decoder_cudagraph_mode says:
+    "piecewise_default" (0.11.0: VllmConfig.__post_init__ sets an unset mode to PIECEWISE, not FULL_AND_PIECEWISE,
+    for "pooling models and encoder-decoder models"; config/__init__.py), "piecewise_full" (0.11.1-0.12: any mode with
+    full graphs becomes PIECEWISE, "Encoder-decoder models do not support full cudagraphs. Overriding cudagraph_mode
+    to PIECEWISE."; config/vllm.py), "full_decode_only" (from 0.13: any mode but NONE and FULL_DECODE_ONLY becomes
+    FULL_DECODE_ONLY, "Encoder-decoder models do not support <mode>. Overriding cudagraph_mode to FULL_DECODE_ONLY.";
+    config/vllm.py, read in 0.13.0, 0.14.0, 0.20.0, 0.33.0 and 0.34.0)."""
+    pooling = args.runner_type == "pooling" or model.is_pooling
+    if not model.is_encoder_decoder or pooling:
+        return args.cudagraph_mode or ("PIECEWISE" if pooling else rules.cudagraph_mode_default), ""
+    rule = rules.encoder_decoder_cudagraph_mode
+    mode = args.cudagraph_mode or ("PIECEWISE" if rule == "piecewise_default" else rules.cudagraph_mode_default)
+    if rule == "piecewise_full" and mode in ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"):
+        return "PIECEWISE", ("Encoder-decoder models do not support full cudagraphs. Overriding cudagraph_mode to "
+                             "PIECEWISE.")
+    if rule == "full_decode_only" and mode not in ("NONE", "FULL_DECODE_ONLY"):
+        return "FULL_DECODE_ONLY", (f"Encoder-decoder models do not support {mode}. Overriding cudagraph_mode to "
+                                    "FULL_DECODE_ONLY.")
+    return mode, ""
+
+
 @dataclass(frozen=True)
 class CudaGraphPlan:
     """The CUDA graphs vLLM captures at startup, per rank: the effective cudagraph_mode, the capture sizes (after the
@@ -982,28 +1005,29 @@ class CaptureRequest:
     """What a start asks of the CUDA-graph capture before vLLM's model runner shapes it (capture_request): the shared
     capture sizes (given_capture_sizes, else the release's default, cudagraph_capture_sizes), where they came from,
     whether they were given, and the cudagraph_mode as the config holds it (--compilation-config's, else the release's
-    default, PIECEWISE for pooling models), before any speculative-decoding downgrade or adaptive-verification
-    resolution. cudagraph_plan builds the graphs from it and adaptive_verification_refusal checks it."""
+    default, PIECEWISE for pooling models, an encoder-decoder model's as _encoder_decoder_mode overrides it, with
+    vLLM's message in mode_note), before any speculative-decoding downgrade or adaptive-verification resolution.
+    cudagraph_plan builds the graphs from it and adaptive_verification_refusal checks it."""
 
     sizes: tuple[int, ...]
     source: str
     given: bool
     mode: str
+    mode_note: str = ""
 
 
 def capture_request(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> CaptureRequest:
     """The CaptureRequest of a deployment (args resolved); no sizes where it captures no CUDA graphs."""
-    pooling = args.runner_type == "pooling" or model.is_pooling
-    mode = args.cudagraph_mode or ("PIECEWISE" if pooling else rules.cudagraph_mode_default)
+    mode, note = _encoder_decoder_mode(model, args, rules)
     if not args.captures_cuda_graphs:
-        return CaptureRequest(sizes=(), source="default", given=False, mode=mode)
+        return CaptureRequest(sizes=(), source="default", given=False, mode=mode, mode_note=note)
     given = given_capture_sizes(args, rules)
     if given is not None:
-        return CaptureRequest(sizes=tuple(given[0]), source=given[1], given=True, mode=mode)
+        return CaptureRequest(sizes=tuple(given[0]), source=given[1], given=True, mode=mode, mode_note=note)
     sizes = cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens,
                                     num_speculative_tokens=args.speculative[1] if args.speculative else 0,
                                     rules=rules, gpu=gpu, head=interactivity_head(args, rules))
-    return CaptureRequest(sizes=tuple(sizes), source="default", given=False, mode=mode)
+    return CaptureRequest(sizes=tuple(sizes), source="default", given=False, mode=mode, mode_note=note)
 
 
 def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules,
@@ -1024,7 +1048,7 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
     spec = args.speculative
     k = spec[1] if spec else 0
     mode = requested = request.mode
-    note = ""
+    note = request.mode_note
     if spec and mode in _FULL_DECODE_MODES:
         why = _spec_decode_piecewise({l.recurrent.kind for l in model.layers if l.recurrent}, args, rules, gpu)
         if why:

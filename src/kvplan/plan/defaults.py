@@ -815,6 +815,13 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                                  f"give --max-num-batched-tokens {item[0]} or more (one {item[1]} item of this prefix-LM "
                                  f"model is never split across steps), or turn {item[1]} off with --limit-mm-per-prompt",
                                  rule=MM_ITEM_ABOVE_BATCHED_TOKENS)
+    if model.model_type == "whisper" and (args.pipeline_parallel_size or 1) > 1:
+        # WhisperForConditionalGeneration implements no SupportsPP (models/whisper.py), which
+        # ModelConfig.verify_with_parallel_config refuses (config/model.py; 0.11.0 and 0.34.0 wheels)
+        raise RefusedByVLLMError("--pipeline-parallel-size", "Pipeline parallelism is not supported for this model. "
+                                 "Supported models implement the `SupportsPP` interface.",
+                                 "use --pipeline-parallel-size 1 (tensor parallelism splits Whisper's attention heads)",
+                                 rule="pipeline parallelism on a model without SupportsPP")
     spec = args.speculative
     refusal = pp_speculative_refusal(model, args, rules)
     if refusal:

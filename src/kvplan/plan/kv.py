@@ -573,6 +573,10 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     if (args.kv_cache_dtype or "").lower() == "fp8_ds_mla":
         raise InputError("--kv-cache-dtype", "fp8_ds_mla is DeepSeek's sparse-attention cache layout; kvplan models it for "
                          "DeepSeek-V3.2 and -V4 only", "use fp8 (or auto) for this model")
+    if rules.engine == "v0" and any(l.kind == "cross" for l in layers):
+        raise InputError("--vllm-version", f"{model.id}: this release runs encoder-decoder models (Whisper) on its V0 "
+                         "engine, whose cross-attention blocks kvplan does not model",
+                         "plan with --vllm-version 0.10.2 or newer (V1's CrossAttentionSpec)")
     if rules.engine == "v0":
         return _v0_cache(model, attn, args, rules, notes)
     layers, checked = _windows_kept(layers, rules, notes, warns)
@@ -664,7 +668,7 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
             members = len(ls[gi::n_groups])
             groups.append(KVGroup(kind=ls[0].kind, num_layers=members, block_size=block_sizes[key], page_bytes=pages[key], window=ls[0].window,
                                   recurrent_kind=ls[0].recurrent.kind if ls[0].recurrent else None,
-                                  checkpoint_capable=ckpt_capable,
+                                  checkpoint_capable=ckpt_capable, encoder_len=ls[0].encoder_len,
                                   checked_windows=windows_of([key]) if gi == 0 else ()))
     if padding:
         warns.append(f"Add {padding} padding layers, may waste at most {100 * padding / (len(groups) * group_size):.2f}% KV cache memory")
@@ -977,7 +981,21 @@ def _group_blocks(g: KVGroup, num_tokens: int, args: EngineArgs, rules: VersionR
         return cdiv(min(g.window - 1 + window_extra_tokens(args, rules), num_tokens), g.block_size) + 1
     if g.kind == "chunked":
         return cdiv(min(g.window + window_extra_tokens(args, rules), num_tokens), g.block_size)
+    if g.kind == "cross":
+        return cdiv(cross_attention_tokens(g, args, rules), g.block_size)
     return cdiv(num_tokens, g.block_size)
+
+
+def cross_attention_tokens(g: KVGroup, args: EngineArgs, rules: VersionRules) -> int:
+    """The encoder positions a cross-attention group charges one request, whatever its decoder length:
+    CrossAttentionSpec.max_memory_usage_bytes takes cdiv(scheduler_config.max_num_encoder_input_tokens, block_size)
+    pages (v1/kv_cache_interface.py). That count is the encoder's output length (Whisper's max_source_positions,
+    MULTIMODAL_REGISTRY.get_encdec_max_encoder_len) from 0.10.2 to 0.12.x and max_num_batched_tokens from 0.13.0
+    (SchedulerConfig.__post_init__ sets max_num_encoder_input_tokens = max_num_batched_tokens; config/scheduler.py,
+    0.34.0 wheel) (rules row cross_attention_tokens)."""
+    if rules.cross_attention_tokens == "batched_tokens":
+        return args.max_num_batched_tokens
+    return g.encoder_len
 
 
 def _blocks_per_request(groups: Iterable[KVGroup], num_tokens: int, args: EngineArgs, rules: VersionRules) -> int:

@@ -28,7 +28,7 @@ from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes
                                     startup_used_bytes, unified_memory_warning, utilization_text,
                                     utilization_warning)
 from kvplan.plan.eplb import eplb_state_bytes, resolve_eplb
-from kvplan.plan.kv import (window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
+from kvplan.plan.kv import (cross_attention_tokens, window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, gdn_prefill, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
@@ -1002,6 +1002,14 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     per_kind = Counter((g.kind, b) for g, b in zip(groups, group_blocks))
     per_req_formula = (" + ".join(f"{n} x {b:,} {kind}" if n > 1 else f"{b:,} {kind}" for (kind, b), n in per_kind.items())
                        + f": one {max_len:,}-token request's blocks in each of {len(groups)} group(s)")
+    cross = next((g for g in groups if g.kind == "cross"), None)
+    if cross is not None:
+        enc = cross_attention_tokens(cross, resolved, rules)
+        what = "max_num_batched_tokens" if rules.cross_attention_tokens == "batched_tokens" else "the encoder length"
+        per_req_formula += (f"; cross-attention: cdiv({enc:,}, {cross.block_size}) whatever the request's length "
+                            f"({what}: "
+                            "CrossAttentionSpec.max_memory_usage_bytes takes scheduler_config."
+                            "max_num_encoder_input_tokens, v1/kv_cache_interface.py)")
     if rules.dsv4_accounting in ("layer_tuple", "page_slots") and groups[0].fit_unit_bytes:
         # DeepSeek-V4 up to 0.26: a request's blocks weighted by each group's bytes over the attention group's
         per_req = cdiv(sum(b * g.page_bytes for g, b in zip(groups, group_blocks)), groups[0].page_bytes)
