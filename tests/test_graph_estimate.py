@@ -127,3 +127,27 @@ def test_model_runner_v2_estimates_and_the_per_graph_cost_they_imply(tool, capsy
     assert with_new != (MRV2_G_CONST, MRV2_G_PER)
     tool.mrv2_estimate_report()
     assert "model runner v2's own CUDA-graph estimate" in capsys.readouterr().out
+
+
+def test_the_terms_table_splits_each_planned_pool_into_its_terms(tool):
+    # tools/fit_calibration.py --terms: discrete-GPU V1-runner startups of 0.20-0.26 that state vLLM's estimate
+    rows = tool.terms_records()
+    assert len(rows) >= 10 and all((0, 20, 0) <= r["release"] < (0, 27, 0) for r in rows)
+    for r in rows:
+        act, nt, est, kv = (r[k][0] for k in ("act", "non_torch", "estimate", "kv"))
+        # the planned pool is the budget less the terms the table shows, nothing left out
+        assert r["requested"] - r["weights"] - act - nt - est == pytest.approx(kv, abs=2 * 1024 ** 2)
+        assert r["estimate"][1] > 0
+    # the laptop start again: vLLM's estimate 0.49 GiB, kvplan's 1.16; its pool leaves 0.56 GiB more for the
+    # activation peak and non-torch memory than kvplan charges them
+    laptop = next(r for r in rows if r["id"].startswith("qwen2.5-32b-instruct-gptq-int4-rtx5090laptop"))
+    assert laptop["estimate"][1] == 0.49 * GIB
+    assert laptop["residual"] / GIB == pytest.approx(
+        (laptop["requested"] - 18.02 * GIB - 1.17 * GIB - 0.49 * GIB - laptop["act"][0] - laptop["non_torch"][0]) / GIB,
+        abs=0.01)
+
+
+def test_the_terms_report_names_its_medians(tool, capsys):
+    tool.terms_report()
+    out = capsys.readouterr().out
+    assert "signed medians: estimate" in out and "residual, max_num_seqs <= 64" in out and "fitting rows" in out

@@ -3,6 +3,7 @@
     python tools/fit_calibration.py [calibration.jsonl]
     python tools/fit_calibration.py --graphs       # the CUDA-graph capture term on every record that logs it
     python tools/fit_calibration.py --estimates    # the estimate term against vLLM's own logged estimate
+    python tools/fit_calibration.py --terms        # 0.20-0.26: each term against the log, where it states vLLM's estimate
 
 For every record that logs its KV-cache GiB, the memory vLLM did not give the KV cache is
     implied = requested - weights - kv_cache          (weights: logged where logged, else predicted)
@@ -880,11 +881,83 @@ def mrv2_estimate_report() -> None:
                   f"{per / 1024 ** 2:.3f} MiB; {graph_errors(rows, lambda r: _mrv2_form(r, const, per))}")
 
 
+def terms_records(files=GRAPH_FILES) -> list[dict]:
+    """One row per discrete-GPU V1-runner startup of a release whose budget subtracts vLLM's CUDA-graph estimate and
+    runs it inside the profile's memory_profiling span (0.20-0.26, era V1-e: v1/worker/gpu_worker.py
+    determine_available_memory, 0.22.1 wheel), that states the estimate: each term kvplan charges (activation peak,
+    non-torch, estimate, KV pool) beside the figure the startup logs (None where it logs none), and what the logged
+    pool leaves for the activation peak and non-torch memory once vLLM's own estimate is charged:
+        left = requested - weights (logged, else planned) - logged KV pool - vLLM's estimate
+    `residual` is left - (kvplan's activation + non-torch): positive where those two terms charge less than the pool
+    says, the amount another term would have to add if the estimate matched vLLM's."""
+    out = []
+    for tag, rec, text, p, f, g in _graph_startups(
+            files, lambda text: bool(_ESTIMATE_RE.search(text) or _POOL_RE.search(text) or _EQUIV_RE.search(text)),
+            lambda p: (model_runner(p.model, p.args, p.rules) == "v1" and p.rules.cudagraph_subtracted
+                       and p.era == "V1-e")):
+        if f.integrated_memory:
+            continue
+        o = rec["observed"]
+        if o.get("kv_cache_gib") is None:
+            continue
+        logged, _ = stated_estimate(text, p.total_bytes)
+        w = o["weights_gib"] * GIB if o.get("weights_gib") else p.weights_bytes
+        left = p.requested_bytes - w - o["kv_cache_gib"] * GIB - logged
+        gib = (lambda v: None if v is None else v * GIB)
+        out.append({"file": tag, "id": rec["id"], "release": p.rules.release, "gpu": p.gpu.name, "seqs": p.args.max_num_seqs,
+                    "tokens": p.args.max_num_batched_tokens, "requested": p.requested_bytes, "weights": p.weights_bytes,
+                    "act": (p.activation_peak_bytes, gib(o.get("activation_peak_gib"))),
+                    "non_torch": (p.non_torch_bytes, gib(o.get("non_torch_gib"))),
+                    "estimate": (p.cudagraph_bytes, logged), "kv": (p.kv_cache_bytes, o["kv_cache_gib"] * GIB),
+                    "residual": left - p.activation_peak_bytes - p.non_torch_bytes})
+    return out
+
+
+def terms_report() -> None:
+    """terms_records' table, then the signed medians of the estimate's and the pool's errors and of the residual, the
+    residual by max_num_seqs, and how many of the rows could fit a coefficient (the blind file's only score)."""
+    rows = terms_records()
+
+    def cell(pair):
+        predicted, logged = pair
+        return f"{predicted / GIB:5.2f}/" + ("  -  " if logged is None else f"{logged / GIB:5.2f}")
+
+    print(f"## activation peak, non-torch, CUDA-graph estimate and KV pool, kvplan/logged, on {len(rows)} discrete-GPU "
+          "V1-runner startups of 0.20-0.26 that state vLLM's estimate")
+    print("   record                                                    file  vLLM    seqs   act         non-torch   "
+          "estimate    KV pool       residual")
+    for r in sorted(rows, key=lambda r: (r["seqs"], r["release"], r["id"])):
+        print(f"   {r['id'][:57]:57} {r['file'][:5]:5} {'.'.join(map(str, r['release'])):7} {r['seqs']:5}  {cell(r['act'])} "
+              f"{cell(r['non_torch'])} {cell(r['estimate'])} {r['kv'][0] / GIB:6.2f}/{r['kv'][1] / GIB:6.2f} "
+              f"{r['residual'] / GIB:+6.2f}")
+    if not rows:
+        return
+
+    def signed(group, value):
+        return f"{statistics.median(value(r) / GIB for r in group):+.2f} GiB (n {len(group)})"
+
+    print(f"   signed medians: estimate {signed(rows, lambda r: r['estimate'][0] - r['estimate'][1])}, KV pool "
+          f"{signed(rows, lambda r: r['kv'][0] - r['kv'][1])}, residual {signed(rows, lambda r: r['residual'])}")
+    for label, keep in (("max_num_seqs <= 64", lambda s: s <= 64), ("65-512", lambda s: 64 < s <= 512),
+                        ("> 512", lambda s: s > 512)):
+        group = [r for r in rows if keep(r["seqs"])]
+        if group:
+            print(f"   residual, {label:18}: {signed(group, lambda r: r['residual'])}, each "
+                  + ", ".join(f"{r['residual'] / GIB:+.2f}" for r in group))
+    both = [r for r in rows if r["act"][1] is not None and r["non_torch"][1] is not None]
+    print(f"   fitting rows (not blind): {sum(r['file'] != 'blind' for r in rows)} of {len(rows)}; rows logging the "
+          f"activation peak and non-torch memory apart: {len(both)}"
+          + "".join(f"; {r['id'][:40]} activation {(r['act'][0] - r['act'][1]) / GIB:+.2f}, non-torch "
+                    f"{(r['non_torch'][0] - r['non_torch'][1]) / GIB:+.2f} GiB (kvplan - logged)" for r in both))
+
+
 if __name__ == "__main__" and "--estimates" in sys.argv:
     estimate_report()
     mrv2_estimate_report()
 elif __name__ == "__main__" and "--graphs" in sys.argv:
     graph_report()
+elif __name__ == "__main__" and "--terms" in sys.argv:
+    terms_report()
 elif __name__ == "__main__" and "--write-residuals" not in sys.argv:
     main()
 
