@@ -129,7 +129,12 @@ def test_the_page_answers_the_scanned_capacity_as_the_cli(monkeypatch, capsys):
     for key in ("max_rate_per_s", "met_above_rate_per_s", "missed_rates_per_s", "probes"):
         assert page[key] == cli[key], key
     assert page["met_above_rate_per_s"] > page["max_rate_per_s"]
-    assert "c.met_above_rate_per_s" in client.get("/static/app.js").text  # the page prints it beside the capacity
+    # the page shows the lines `kvplan capacity` prints (simulate.capacity_lines), its 'not monotone' line among them
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", MODEL, *FLAGS)
+    lines = r.json()["capacity_lines"]
+    assert " ".join(" ".join(lines).split()) in " ".join(out.split())
+    assert any(line.startswith("  not monotone in the rate: ") for line in lines)
+    assert "d.capacity_lines" in client.get("/static/app.js").text
 
 
 def test_a_compared_deployment_says_a_rate_above_it_met_again(monkeypatch, capsys):
@@ -162,5 +167,9 @@ def test_the_page_says_a_compared_deployment_met_again_above_its_answer(monkeypa
     rows = {row["gpu"]: row for row in r.json()["capacity_rows"]["rows"]}
     assert rows["H100"]["met_above_rate_per_s"] > rows["H100"]["rate_per_replica"]
     assert rows["L40S"]["met_above_rate_per_s"] is None
-    # the deployments' table lists the line under the rows, as the CLI prints it
-    assert "r.met_above_rate_per_s != null" in client.get("/static/app.js").text
+    # the deployments' table lists the line under the rows, as the CLI prints it (simulate.met_again_line)
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", MODEL, *FLAGS[2:], "--vary", "gpu=H100,L40S")
+    assert rows["H100"]["met_again_line"].startswith("gpu=H100: not monotone in the rate: ")
+    assert " ".join(rows["H100"]["met_again_line"].split()) in " ".join(out.split())
+    assert rows["L40S"]["met_again_line"] is None
+    assert "r.met_again_line" in client.get("/static/app.js").text

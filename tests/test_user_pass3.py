@@ -213,11 +213,13 @@ def test_a_sweep_over_tensor_parallel_sizes_says_its_pool_column_is_per_rank(mon
 
 def test_capacity_prints_its_rate_rounded_down():
     # 5.6292 req/s was printed 5.63, a rate above the one the search found within the SLO
-    from kvplan.cli.simulate import _rate_down
+    from kvplan.simulate import rate_down
 
-    assert _rate_down(5.6292) == "5.62" and _rate_down(5.6299) == "5.62" and _rate_down(5.62) == "5.62"
+    assert rate_down(5.6292) == "5.62" and rate_down(5.6299) == "5.62" and rate_down(5.62) == "5.62"
     # three significant figures (0.0071, not 0.007): a target's replicas are divided by it
-    assert _rate_down(0.0071) == "0.0071" and _rate_down(12.0) == "12.00" and _rate_down(0.29) == "0.29"
+    assert rate_down(0.0071) == "0.0071" and rate_down(12.0) == "12.00" and rate_down(0.29) == "0.29"
+    # the web page's capacity printed 0.1066 req/s as toFixed(2)'s 0.11, a rate the search did not find within the SLO
+    assert rate_down(0.1066) == "0.106" and rate_down(0.1066, 4) == "0.1066" and rate_down(0.0499999) == "0.0499"
 
 
 def test_a_workload_refused_on_both_limits_says_how_many_fail_which(monkeypatch, capsys):

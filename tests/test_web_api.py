@@ -355,27 +355,30 @@ def test_the_page_refuses_an_unpublished_release_as_the_cli_does(client):
 
 def test_the_traffic_tab_prints_the_capacity_as_the_cli_and_asks_for_replicas(client):
     """The page printed a capacity with toFixed(2), rounding 0.1066 req/s up to 0.11 (a rate the search did not find
-    within the SLO) beside the CLI's 0.106, and had no field for the target rate /api/simulate now sizes replicas for.
-    Its rateDown gives what `kvplan capacity` prints (cli/simulate.py _rate_down) for the same rates, and the tab sends
-    the target the form holds."""
-    import shutil
-    import subprocess
-
-    from kvplan.cli.simulate import _rate_down
+    within the SLO) beside the CLI's 0.106, then with a JavaScript copy of the CLI's rounding and capacity sentences; it
+    now shows /api/simulate's capacity_lines (simulate.capacity_lines, the lines `kvplan capacity` prints, the rate
+    rounded down by simulate.rate_down) and keeps no rounding or wording of its own. The tab has a field for the target
+    rate and sends the target the form holds."""
+    from kvplan.simulate import rate_down
 
     page, js = client.get("/").text, client.get("/static/app.js").text
     assert re.search(r'<input id="sim-target" type="number"', page)
-    assert 'body.target_rate_per_s = Number($("sim-target").value)' in js and "c.replicas_needed" in js
-    assert "max_rate_per_s.toFixed" not in js
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed: the page's rateDown is checked against the CLI's rounding with it")
-    rates = [0.1066, 5.3357, 12.0, 0.00401, 3.5502, 0.29, 123.456, 0.0499999]
-    source = re.search(r"^function rateDown\(.*?^\}", js, re.S | re.M).group(0)
-    script = source + f"\nconsole.log(JSON.stringify({json.dumps(rates)}.map(x => [rateDown(x), rateDown(x, 4)])));"
-    got = json.loads(subprocess.run([node, "-e", script], capture_output=True, text=True, check=True).stdout)
-    assert got == [[_rate_down(x), _rate_down(x, 4)] for x in rates]
-    assert got[0][0] == "0.106"  # not toFixed(2)'s 0.11
+    assert 'body.target_rate_per_s = Number($("sim-target").value)' in js
+    assert "d.capacity_lines" in js and "rateDown" not in js and "max_rate_per_s" not in js
+    body = {"model": LLAMA, "gpu": "H100", "max_model_len": 8192, "workload": "azure-conv", "max_requests": 60,
+            "capacity": True, "slo": "ttft=2s,tpot=80ms", "target_rate_per_s": 20, "gpu_hour_usd": "2.5"}
+    r = client.post("/api/simulate", json=body)
+    assert r.status_code == 200, r.text
+    d = r.json()
+    cap, lines = d["capacity"], d["capacity_lines"]
+    n = cap["replicas_needed"]
+    assert lines[0].startswith(f"capacity: {rate_down(cap['max_rate_per_s'])} req/s per replica within ")
+    assert any(line.startswith(f"target 20 req/s: {n} replica{'s' if n != 1 else ''} (round-robin router)") for line in lines)
+    assert any(f" / {rate_down(cap['max_rate_per_s'], 4)} req/s per replica = " in line for line in lines)
+    assert lines[-1] == (f"cost at 2.5 USD per GPU-hour: {cap['cost']['usd_per_hour']:,.2f} USD/hour for {n} GPU"
+                         f"{'s' if n != 1 else ''}, {cap['cost']['usd_per_million_requests']:,.2f} USD per million "
+                         "requests at 20 req/s")
+    assert not any("[" in line for line in lines)  # plain text: the CLI's bold is its own markup
 
 
 def test_the_traffic_tab_has_the_capacity_searchs_controls(client):

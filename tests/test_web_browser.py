@@ -359,28 +359,87 @@ def test_the_traffic_tab_compares_deployments_with_the_cheapest_marked(page, ser
     page.click("nav.tabs button[data-tab='plan']")
 
 
+def _sim_rows(page):
+    return page.eval_on_selector_all("#sim-table tbody tr", "trs => trs.map(tr => [tr.children[0].textContent,"
+                                     " tr.children[1].textContent])")
+
+
 def test_one_capacity_search_shows_replicas_and_cost_as_the_api_answers(page, server_url):
+    """One capacity search's rows are the lines /api/simulate answers (capacity_lines: `kvplan capacity`'s words, the
+    replicas for the target and the cost among them), one row each, in their order."""
     from fastapi.testclient import TestClient
 
     body = {"model": "Qwen/Qwen3-8B", "gpu": "h100", "max_model_len": "8192", "workload": "azure-conv", "max_requests": 200,
             "slo": "ttft=2s,tpot=80ms", "capacity": True, "target_rate_per_s": 20, "gpu_hour_usd": "2.5", "curve": False}
-    cap = TestClient(create_app()).post("/api/simulate", json=body).json()["capacity"]
+    d = TestClient(create_app()).post("/api/simulate", json=body).json()
+    cap, lines = d["capacity"], d["capacity_lines"]
     _open_capacity_search(page, server_url)
     page.fill("#sim-target", "20")
     page.fill("#sim-price", "2.5")
     page.click("#sim-run")
-    page.wait_for_function("document.querySelector('#sim-table').textContent.includes('replicas for 20 req/s')")
-    rows = dict(page.eval_on_selector_all("#sim-table tbody tr", "trs => trs.map(tr => [tr.children[0].textContent,"
-                                          " tr.children[1].textContent])"))
+    page.wait_for_function("document.querySelector('#sim-table').textContent.includes('target 20 req/s')")
+    rows = _sim_rows(page)
+    at = [k for k, _ in rows].index("capacity at the SLO")
+    assert rows[at:] == [["capacity at the SLO" if i == 0 else "", line] for i, line in enumerate(lines)]
     n = cap["replicas_needed"]
-    assert rows["replicas for 20 req/s"].startswith(f"{n} replica{'s' if n != 1 else ''} ")
-    assert rows["cost"] == (f"{cap['cost']['usd_per_hour']:,.2f} USD/hour, "
-                            f"{cap['cost']['usd_per_million_requests']:,.2f} USD per million requests")
+    assert any(line.startswith(f"target 20 req/s: {n} replica{'s' if n != 1 else ''} ") for _, line in rows)
+    assert rows[-1][1].startswith(f"cost at 2.5 USD per GPU-hour: {cap['cost']['usd_per_hour']:,.2f} USD/hour")
     assert page.locator("#cap-compare").is_hidden()
     for box in ("#sim-target", "#sim-price"):
         page.fill(box, "")
     page.uncheck("#sim-capacity")
     page.click("nav.tabs button[data-tab='plan']")
+
+
+def test_the_page_shows_the_servers_capacity_words_as_they_stand(page, server_url):
+    """The page words no capacity of its own: with /api/simulate's capacity_lines, a compared row's
+    rate_per_replica_text and met_again_line replaced by the server's answer (here, text no rounding or sentence of
+    the page's could give: the rate in full, a marked line), the page shows those, where a page that rounded the rate or
+    wrote the sentences itself from the figures shows its own."""
+    def answer(edit):
+        def handle(route):
+            d = route.fetch().json()
+            edit(d)
+            route.fulfill(status=200, content_type="application/json", body=json.dumps(d))
+        return handle
+
+    def single(d):
+        rate = d["capacity"]["max_rate_per_s"]
+        d["capacity_lines"] = [f"capacity: {rate!r} req/s (the server's line)", "  the server's second line"]
+
+    _open_capacity_search(page, server_url)
+    page.route("**/api/simulate", answer(single))
+    try:
+        page.click("#sim-run")
+        page.wait_for_function("document.querySelector('#sim-table').textContent.includes(\"the server's line\")")
+        rows = _sim_rows(page)
+        at = [k for k, _ in rows].index("capacity at the SLO")
+        assert rows[at][1].startswith("capacity: ") and rows[at][1].endswith(" req/s (the server's line)")
+        assert len(rows[at][1].split()[1]) > 6  # the rate as sent, not rounded to three figures
+        assert rows[at + 1:] == [["", "  the server's second line"]]
+
+        def compared(d):
+            for i, r in enumerate(d["capacity_rows"]["rows"]):
+                r["rate_per_replica_text"] = f"{r['rate_per_replica']!r}" if r["rate_per_replica"] else "none"
+                r["met_again_line"] = f"the server's line for row {i}"
+
+        page.unroute("**/api/simulate")
+        page.route("**/api/simulate", answer(compared))
+        page.fill("#sim-vary", "gpu=H100,L4")
+        page.click("#sim-run")
+        page.wait_for_selector("#cap-table tbody tr")
+        heads = page.eval_on_selector_all("#cap-table thead th", "ths => ths.map(t => t.textContent)")
+        cells = page.eval_on_selector_all("#cap-table tbody tr", "trs => trs.map(tr => [...tr.children].map(td => td.textContent))")
+        col = heads.index("req/s/rep")
+        assert all(c[col] == "none" or len(c[col]) > 6 for c in cells) and any(c[col] != "none" for c in cells)
+        reasons = page.eval_on_selector_all("#cap-reasons li", "lis => lis.map(li => li.textContent)")
+        assert [t for t in reasons if t.startswith("the server's line")] == [f"the server's line for row {i}"
+                                                                            for i in range(len(cells))]
+    finally:
+        page.unroute("**/api/simulate")
+        page.fill("#sim-vary", "")
+        page.uncheck("#sim-capacity")
+        page.click("nav.tabs button[data-tab='plan']")
 
 
 def test_the_kinds_box_chooses_the_cards_gpu_auto_searches(page, server_url):

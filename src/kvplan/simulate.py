@@ -63,7 +63,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from kvplan.errors import InputError
-from kvplan.workload import Workload, fleet_workload, lowest_simulated_rate, with_rate
+from kvplan.workload import Workload, fleet_workload, lowest_simulated_rate, recorded_arrivals, with_rate
 
 # =====================================================================================
 # Scheduler rules per vLLM version (data, not scattered ifs)
@@ -3083,6 +3083,154 @@ def capacity_cost(usd_per_gpu_hour: float, gpus_per_replica: int, cap, target_ra
     if not cap.replicas_needed:
         return None
     return deployment_cost(usd_per_gpu_hour, gpus_per_replica * cap.replicas_needed, target_rate_per_s)
+
+
+def rate_digits(rate: float, significant: int = 3) -> int:
+    """Decimals that show a rate to three significant figures, and never fewer than two: 0.1066 -> 3 (0.106), where
+    two decimals read 0.10 and a target's replicas divided by it came out 50 against the 47 printed beside it."""
+    return max(2, significant - 1 - math.floor(math.log10(rate))) if rate > 0 and math.isfinite(rate) else 2
+
+
+def _trim(text: str) -> str:
+    """Zeros past the second decimal dropped: 0.290 -> 0.29, 12.00 kept."""
+    whole, _, frac = text.partition(".")
+    return f"{whole}.{frac[:2] + frac[2:].rstrip('0')}" if frac else text
+
+
+def rate_down(rate: float, significant: int = 3) -> str:
+    """A rate to three significant figures (two decimals at least), rounded down (toward one the SLO was met at): how
+    `kvplan capacity` and the web page show a capacity (5.6292 -> 5.62, 0.1066 -> 0.106)."""
+    digits = rate_digits(rate, significant)
+    return _trim(f"{math.floor(rate * 10 ** digits + 1e-9) / 10 ** digits:.{digits}f}")  # (0.29 x 100 is 28.999...)
+
+
+def rate_cell(rate: Optional[float]) -> str:
+    """A compared deployment's rate per replica as `kvplan capacity --vary`'s table and the web page's show it: rounded
+    down (rate_down), '-' where no rate meets the SLO."""
+    return rate_down(rate) if rate else "-"
+
+
+def target_checked_alone(plan, workload: Workload) -> bool:
+    """Whether find_capacity checks a target rate on one replica at its share of the rate (a data-parallel server, or
+    a recorded trace, for which fleet_workload draws no fleet sample) rather than on the fleet behind the router."""
+    return (plan.args.data_parallel_size or 1) > 1 or recorded_arrivals(workload)
+
+
+def rate_text(rate: float) -> str:
+    """A measured rate (requests per second) to three significant figures, two decimals at least: a slow trace's
+    0.00401 req/s read '0.00 req/s'."""
+    return _trim(f"{rate:.{rate_digits(rate)}f}")
+
+
+def ms_text(v, in_seconds: Optional[bool] = None) -> str:
+    """Milliseconds, or seconds from 10 s on; `in_seconds` makes one table row use one unit."""
+    if v is None:
+        return "-"
+    seconds = v >= 10_000 if in_seconds is None else in_seconds
+    return f"{v / 1000:,.2f} s" if seconds else f"{v:,.1f} ms"
+
+
+def _plain(text: str, style: str) -> str:
+    return text
+
+
+def capacity_lines(cap: "CapacityResult", *, worst_case_concurrency: float, gpus_per_replica: int,
+                   data_parallel_size: int = 1, one_checked: bool = False, costs: Sequence[dict] = (),
+                   mark: Callable[[str, str], str] = _plain) -> list[str]:
+    """A capacity search's answer in words, a line each: the capacity within the SLO (or why no rate meets it), where
+    the SLO does not bind, a rate above it that met the SLO again, the run at that rate, the replicas for the target
+    rate and how they were counted, and the cost at each price (`costs`: capacity_cost's). `kvplan capacity` prints
+    them; /api/simulate answers them ("capacity_lines") for the web page to show as they stand. `one_checked`: the
+    target was checked on one replica at its share (a data-parallel server or a recorded trace), else on the fleet.
+    `mark(text, style)` marks the answer's figures ('bold'; the CLI's rich markup), plain text by default."""
+    slo = cap.slo
+    percentile = slo.percentile
+    target_rate = cap.target_rate_per_s
+    out = []
+    if cap.max_rate_per_s <= 0:
+        out.append(mark(f"no probed rate meets {slo.describe()}", "bold red") + f" (even {cap.probes[0][0]:g} req/s)")
+        if cap.reason:
+            out.append(f"  {cap.reason}; fix: {cap.fix}")
+    else:
+        a = cap.at_max.to_dict()
+        unit = f"per replica of {data_parallel_size} data-parallel engines" if data_parallel_size > 1 else "per replica"
+        # rounded down: 5.6292 printed as 5.63, a rate the search did not find within the SLO
+        shown = rate_down(cap.max_rate_per_s)
+        out.append(f"capacity: {mark(f'{shown} req/s', 'bold')} {unit} within {slo.describe()}")
+        if not cap.slo_binding:
+            out.append(f"  the SLO does not bind: it holds up to {shown} req/s, what the replica serves with every "
+                       "request queued at once; past that its queue grows without end, so the server, not the SLO, sets "
+                       "the capacity")
+        if cap.met_above is not None:
+            out.append(f"  not monotone in the rate: {rate_text(min(r for r in cap.missed_rates if r > cap.max_rate_per_s))}"
+                       f" req/s missed the SLO and {rate_text(cap.met_above)} req/s above it met it again; the "
+                       "capacity is the highest rate under every probed miss")
+        check = a["slo_check"]  # the values the bisection compared with the SLO (rejected requests ranked last)
+        out.append(f"  at that rate: TTFT p{percentile:g} {ms_text(check['ttft_ms'])}, TPOT p{percentile:g} "
+                   f"{ms_text(check['tpot_ms'])}, max running {a['max_running']} "
+                   f"(vLLM's startup 'Maximum concurrency', every request max_model_len long: "
+                   f"{worst_case_concurrency:.2f}x), mean running {a['mean_running']:.1f}, KV usage peak "
+                   f"{a['kv_usage_peak'] * 100:.1f} % / mean {a['kv_usage_mean'] * 100:.1f} %, "
+                   f"{a['output_tokens_per_s']:,.0f} output tokens/s, {a['preemptions']:,} preemptions"
+                   + (f", {a['requests_rejected']:,} of {a['requests_total']:,} requests rejected (counted as misses)"
+                      if a["requests_rejected"] else ""))
+    if target_rate is not None:
+        if cap.replicas_needed:
+            gpus = gpus_per_replica  # each replica is one whole server: TP x PP x DP GPUs
+            n = cap.replicas_needed
+            out.append(f"target {target_rate:g} req/s: {mark(f'{n} replica' + ('s' if n != 1 else ''), 'bold')}"
+                       + (f" of {gpus} GPUs each ({n * gpus} GPUs)" if gpus > 1 else "")
+                       + f" ({cap.router} router)")
+            # how the count was reached: the division, then the fleet simulated at the target (find_capacity adds
+            # replicas while that simulation misses the SLO), so the count can be traced to the rate above
+            first = max(1, math.ceil(target_rate / cap.max_rate_per_s))
+            how = (f"  {target_rate:g} / {rate_down(cap.max_rate_per_s, 4)} req/s per replica = "
+                   f"{target_rate / cap.max_rate_per_s:.2f}, rounded up to {first}")
+
+            # a data-parallel replica is checked alone at its share of the target (find_capacity's run_replica),
+            # the others as a fleet behind the router: 'the 4 simulated at 20 req/s' was one group at 5
+            def checked(k: int) -> str:
+                return (f"one replica simulated at {target_rate:g} / {k} = {rate_text(target_rate / k)} req/s"
+                        if one_checked
+                        else f"{'the ' if k == n else ''}{k} simulated at {target_rate:g} req/s")
+
+            if n > first:
+                how += f"; {checked(first)} missed the SLO, so {n}"
+            if cap.at_target is not None:
+                t = cap.at_target.slo_check(slo)
+                how += (f"; {checked(n)}: TTFT p{percentile:g} {ms_text(t['ttft_ms'])}, "
+                        f"TPOT p{percentile:g} {ms_text(t['tpot_ms'])}")
+            out.append(how)
+        elif cap.max_rate_per_s <= 0 and cap.rejected_fraction > (100 - percentile) / 100:
+            # the rejections rule every rate out (cap.reason): it read as a matter of load, which replicas do not fix
+            out.append(f"target {target_rate:g} req/s: no number of replicas meets the SLO (the requests vLLM "
+                       f"rejects, {cap.rejected_fraction * 100:.1f} % of them, miss it on any replica; the fix "
+                       "above lifts that)")
+        elif cap.max_rate_per_s <= 0:
+            out.append(f"target {target_rate:g} req/s: no number of replicas meets the SLO (one replica misses "
+                       "it at the lowest rate probed, and more replicas only lower each one's rate)")
+        else:
+            out.append(f"target {target_rate:g} req/s: not met with up to 256 replicas")
+    for cost in costs:
+        price = cost["usd_per_gpu_hour"]
+        n_gpus = round(cost["usd_per_hour"] / price)
+        per_hour = f"{cost['usd_per_hour']:,.2f} USD/hour"
+        out.append(f"cost at {price:g} USD per GPU-hour: {mark(per_hour, 'bold')} for "
+                   f"{n_gpus} GPU{'s' if n_gpus != 1 else ''}, {cost['usd_per_million_requests']:,.2f} USD per "
+                   "million requests at " + (f"{target_rate:g} req/s" if target_rate is not None else
+                                              f"{rate_down(cap.max_rate_per_s)} req/s"))
+    return out
+
+
+def met_again_line(setting: str, row: dict) -> Optional[str]:
+    """A compared deployment's (capacity_rows row) 'not monotone' line, as `kvplan capacity --vary` prints it under
+    its table and the web page lists it: a probed rate above its answer met the SLO again. None where none did.
+    `setting`: the deployment's varied values as the line names them ('gpu=H100')."""
+    if not row.get("met_above_rate_per_s"):
+        return None
+    return (f"{setting}: not monotone in the rate: {rate_text(row['met_above_rate_per_s'])} req/s, above its "
+            f"{rate_down(row['rate_per_replica'])}, met the SLO again; the capacity is the highest rate under every "
+            "probed miss")
 
 
 def _capacity_row(row: dict, p, r: dict, base: Workload, slo: SLO, burstiness, seed, target_rate_per_s, router, prices,

@@ -115,38 +115,6 @@ def _worst_case(p, cfg) -> float:
     return cfg.usable_blocks / max(1, p.blocks_for_tokens(cfg.max_model_len))
 
 
-def _rate_digits(rate: float, significant: int = 3) -> int:
-    """Decimals that show a rate to three significant figures, and never fewer than two: 0.1066 -> 3 (0.106), where
-    two decimals read 0.10 and a target's replicas divided by it came out 50 against the 47 printed beside it."""
-    return max(2, significant - 1 - math.floor(math.log10(rate))) if rate > 0 and math.isfinite(rate) else 2
-
-
-def _rate_down(rate: float, significant: int = 3) -> str:
-    """A rate to three significant figures (two decimals at least), rounded down (toward one the SLO was met at)."""
-    digits = _rate_digits(rate, significant)
-    return _trim(f"{math.floor(rate * 10 ** digits + 1e-9) / 10 ** digits:.{digits}f}")  # (0.29 x 100 is 28.999...)
-
-
-def _trim(text: str) -> str:
-    """Zeros past the second decimal dropped: 0.290 -> 0.29, 12.00 kept."""
-    whole, _, frac = text.partition(".")
-    return f"{whole}.{frac[:2] + frac[2:].rstrip('0')}" if frac else text
-
-
-def _rate(rate: float) -> str:
-    """A measured rate (requests per second) to three significant figures, two decimals at least: a slow trace's
-    0.00401 req/s read '0.00 req/s'."""
-    return _trim(f"{rate:.{_rate_digits(rate)}f}")
-
-
-def _fmt_ms(v, in_seconds: bool | None = None) -> str:
-    """Milliseconds, or seconds from 10 s on; `in_seconds` makes one table row use one unit."""
-    if v is None:
-        return "-"
-    seconds = v >= 10_000 if in_seconds is None else in_seconds
-    return f"{v / 1000:,.2f} s" if seconds else f"{v:,.1f} ms"
-
-
 def _gpus_text(p) -> str:
     """The GPUs the plan occupies, as fit's panel counts them: '2 x H100 (TP 1 x PP 1 x DP 2)' with more than the
     tensor-parallel ranks of one engine, else 'TP x GPU'."""
@@ -159,6 +127,8 @@ def _gpus_text(p) -> str:
 
 def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     from rich.table import Table
+
+    from kvplan.simulate import ms_text, rate_text
 
     # "vLLM 0.33.0 (vllm/v1/core/sched/scheduler.py@0.19 (scheduler_reserve_full_isl; async scheduling on))": the
     # rules' source, parenthesised inside parentheses, read as part of the version
@@ -176,7 +146,7 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     console.print(f"workload {wl_summary['name']}: {wl_summary['requests']:,} request{'s' if wl_summary['requests'] != 1 else ''}, prompt mean "
                   f"{wl_summary['prompt_tokens']['mean']:.0f} / p99 {wl_summary['prompt_tokens']['p99']:.0f}, output mean "
                   f"{wl_summary['completion_tokens']['mean']:.0f} / p99 {wl_summary['completion_tokens']['p99']:.0f}"
-                  + (f", {_rate(wl_summary['mean_rate_per_s'])} req/s" if "mean_rate_per_s" in wl_summary else ""), highlight=False)
+                  + (f", {rate_text(wl_summary['mean_rate_per_s'])} req/s" if "mean_rate_per_s" in wl_summary else ""), highlight=False)
     t = Table(title="Concurrency and KV pool", show_header=True, header_style="bold")
     t.add_column("")
     t.add_column("value", justify="right")
@@ -200,15 +170,15 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     for key, label in (("queue_ms", "queueing"), ("ttft_ms", "TTFT"), ("tpot_ms", "TPOT"), ("itl_ms", "ITL"), ("e2e_ms", "end-to-end")):
         v = d[key]
         row_in_seconds = max((v[q] or 0) for q in ("mean", "p50", "p90", "p99")) >= 10_000
-        lt.add_row(label, *(_fmt_ms(v[q], row_in_seconds) for q in ("mean", "p50", "p90", "p99")))
+        lt.add_row(label, *(ms_text(v[q], row_in_seconds) for q in ("mean", "p50", "p90", "p99")))
     console.print(whole_cells(lt))
-    line = (f"throughput {_rate(d['requests_per_s'])} req/s, {d['input_tokens_per_s']:,.0f} input + "
+    line = (f"throughput {rate_text(d['requests_per_s'])} req/s, {d['input_tokens_per_s']:,.0f} input + "
             f"{d['output_tokens_per_s']:,.0f} output tokens/s over {d['duration_s']:,.1f} s (busy {d['busy_fraction'] * 100:.0f} %)")
     console.print(line, highlight=False)
     slo = d["slo"]
     if any(v is not None for v in slo.values()):
         rejected = (f" (the {d['requests_rejected']:,} rejected count as misses)" if d["requests_rejected"] else "")
-        console.print(f"goodput {_rate(d['goodput_requests_per_s'])} req/s: {d['slo_attainment'] * 100:.1f} % of requests meet "
+        console.print(f"goodput {rate_text(d['goodput_requests_per_s'])} req/s: {d['slo_attainment'] * 100:.1f} % of requests meet "
                       + ", ".join(f"{k[:-3]} <= {v:g} ms" for k, v in slo.items() if v is not None) + rejected, highlight=False)
     for e in d.get("step_model", {}).get("example_steps", ()):
         console.print(f"[dim]step time: {step_line(e)}[/]", highlight=False)
@@ -476,8 +446,9 @@ def capacity(
     """
     from kvplan.errors import InputError
     from kvplan.render import to_json
-    from kvplan.simulate import check_servable, parse_slo, plan_capacity, served_caveats
-    from kvplan.workload import build_workload, fleet_workload, recorded_arrivals, with_rate
+    from kvplan.simulate import (capacity_lines, check_servable, parse_slo, plan_capacity, served_caveats,
+                                 target_checked_alone)
+    from kvplan.workload import build_workload, fleet_workload, with_rate
 
     if not 1 <= percentile <= 100:
         raise InputError("--percentile", f"must be a percentile from 1 to 100, got {percentile:g}",
@@ -525,7 +496,7 @@ def capacity(
 
     # the target is checked on one replica at its share of the rate (find_capacity's run_replica) for a data-parallel
     # server or a recorded trace, else on the fleet behind the router
-    one_checked = (p.args.data_parallel_size or 1) > 1 or recorded_arrivals(base)
+    one_checked = target_checked_alone(p, base)
 
     def on_fleet(k, n, ok):
         if not json_out:
@@ -561,77 +532,11 @@ def capacity(
         sys.stdout.write(to_json(d) + "\n")
     else:
         console.print(f"[bold]{p.model.id}[/] on {_gpus_text(p)}, vLLM {p.vllm_version}, workload {base.name}", highlight=False)
-        if cap.max_rate_per_s <= 0:
-            console.print(f"[bold red]no probed rate meets {slo_spec.describe()}[/] (even {cap.probes[0][0]:g} req/s)", highlight=False)
-            if cap.reason:
-                console.print(f"  {cap.reason}; fix: {cap.fix}", highlight=False)
-        else:
-            a = cap.at_max.to_dict()
-            dp = p.args.data_parallel_size or 1
-            unit = f"per replica of {dp} data-parallel engines" if dp > 1 else "per replica"
-            # rounded down: 5.6292 printed as 5.63, a rate the search did not find within the SLO
-            shown = _rate_down(cap.max_rate_per_s)
-            console.print(f"capacity: [bold]{shown} req/s[/] {unit} within {slo_spec.describe()}", highlight=False)
-            if not cap.slo_binding:
-                console.print(f"  the SLO does not bind: it holds up to {shown} req/s, what the replica "
-                              "serves with every request queued at once; past that its queue grows without end, so the "
-                              "server, not the SLO, sets the capacity", highlight=False)
-            if cap.met_above is not None:
-                console.print(f"  not monotone in the rate: {_rate(min(r for r in cap.missed_rates if r > cap.max_rate_per_s))}"
-                              f" req/s missed the SLO and {_rate(cap.met_above)} req/s above it met it again; the "
-                              "capacity is the highest rate under every probed miss", highlight=False)
-            check = a["slo_check"]  # the values the bisection compared with the SLO (rejected requests ranked last)
-            console.print(f"  at that rate: TTFT p{percentile:g} {_fmt_ms(check['ttft_ms'])}, TPOT p{percentile:g} "
-                          f"{_fmt_ms(check['tpot_ms'])}, max running {a['max_running']} "
-                          f"(vLLM's startup 'Maximum concurrency', every request max_model_len long: "
-                          f"{d['worst_case_concurrency']:.2f}x), mean running {a['mean_running']:.1f}, KV usage peak "
-                          f"{a['kv_usage_peak'] * 100:.1f} % / mean {a['kv_usage_mean'] * 100:.1f} %, "
-                          f"{a['output_tokens_per_s']:,.0f} output tokens/s, {a['preemptions']:,} preemptions"
-                          + (f", {a['requests_rejected']:,} of {a['requests_total']:,} requests rejected (counted as misses)"
-                             if a["requests_rejected"] else ""), highlight=False)
-        if target_rate is not None:
-            if cap.replicas_needed:
-                gpus = p.gpus_used  # each replica is one whole server: TP x PP x DP GPUs
-                n = cap.replicas_needed
-                console.print(f"target {target_rate:g} req/s: [bold]{n} replica{'s' if n != 1 else ''}[/]"
-                              + (f" of {gpus} GPUs each ({n * gpus} GPUs)" if gpus > 1 else "")
-                              + f" ({router} router)", highlight=False)
-                # how the count was reached: the division, then the fleet simulated at the target (find_capacity adds
-                # replicas while that simulation misses the SLO), so the count can be traced to the rate above
-                first = max(1, math.ceil(target_rate / cap.max_rate_per_s))
-                how = (f"  {target_rate:g} / {_rate_down(cap.max_rate_per_s, 4)} req/s per replica = "
-                       f"{target_rate / cap.max_rate_per_s:.2f}, rounded up to {first}")
-                # a data-parallel replica is checked alone at its share of the target (find_capacity's run_replica),
-                # the others as a fleet behind the router: 'the 4 simulated at 20 req/s' was one group at 5
-                def checked(k: int) -> str:
-                    return (f"one replica simulated at {target_rate:g} / {k} = {_rate(target_rate / k)} req/s"
-                            if one_checked
-                            else f"{'the ' if k == n else ''}{k} simulated at {target_rate:g} req/s")
-
-                if n > first:
-                    how += f"; {checked(first)} missed the SLO, so {n}"
-                if cap.at_target is not None:
-                    t = cap.at_target.slo_check(slo_spec)
-                    how += (f"; {checked(n)}: TTFT p{percentile:g} {_fmt_ms(t['ttft_ms'])}, "
-                            f"TPOT p{percentile:g} {_fmt_ms(t['tpot_ms'])}")
-                console.print(how, highlight=False)
-            elif cap.max_rate_per_s <= 0 and cap.rejected_fraction > (100 - percentile) / 100:
-                # the rejections rule every rate out (cap.reason): it read as a matter of load, which replicas do not fix
-                console.print(f"target {target_rate:g} req/s: no number of replicas meets the SLO (the requests vLLM "
-                              f"rejects, {cap.rejected_fraction * 100:.1f} % of them, miss it on any replica; the fix "
-                              "above lifts that)", highlight=False)
-            elif cap.max_rate_per_s <= 0:
-                console.print(f"target {target_rate:g} req/s: no number of replicas meets the SLO (one replica misses "
-                              "it at the lowest rate probed, and more replicas only lower each one's rate)", highlight=False)
-            else:
-                console.print(f"target {target_rate:g} req/s: not met with up to 256 replicas", highlight=False)
-        for cost in costs:
-            price = cost["usd_per_gpu_hour"]
-            n_gpus = round(cost["usd_per_hour"] / price)
-            console.print(f"cost at {price:g} USD per GPU-hour: [bold]{cost['usd_per_hour']:,.2f} USD/hour[/] for "
-                          f"{n_gpus} GPU{'s' if n_gpus != 1 else ''}, {cost['usd_per_million_requests']:,.2f} USD per "
-                          "million requests at " + (f"{target_rate:g} req/s" if target_rate is not None else
-                                                     f"{_rate_down(cap.max_rate_per_s)} req/s"), highlight=False)
+        # the answer in words (simulate.capacity_lines, which /api/simulate answers for the web page), its figures bold
+        for line in capacity_lines(cap, worst_case_concurrency=d["worst_case_concurrency"], gpus_per_replica=p.gpus_used,
+                                   data_parallel_size=p.args.data_parallel_size or 1, one_checked=one_checked,
+                                   costs=costs, mark=lambda text, style: f"[{style}]{text}[/]"):
+            console.print(line, highlight=False)
         from kvplan.render import warning_text
 
         # the plan's warnings, after the answer as fit prints them: capacity said nothing of a release kvplan has no
@@ -655,7 +560,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
     from kvplan.cli.fit import refuse_replaced_flags
     from kvplan.errors import InputError
     from kvplan.render import sweep_warnings, to_json
-    from kvplan.simulate import capacity_rows
+    from kvplan.simulate import capacity_rows, met_again_line, rate_cell, rate_down
     from kvplan.workload import build_workload, with_rate
 
     if num_gpu_blocks is not None:
@@ -681,7 +586,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
         if not json_out:
             shown = ", ".join(f"{k}={row[k]}" for k in names)
             if row["rate_per_replica"]:
-                said = f"{_rate_down(row['rate_per_replica'])} req/s per replica"
+                said = f"{rate_down(row['rate_per_replica'])} req/s per replica"
                 if row["replicas"]:
                     said += f", {row['replicas']} replica{'s' if row['replicas'] != 1 else ''} for {target_rate:g} req/s"
             else:
@@ -724,7 +629,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
         for r in rows:
             cells = [str(r[n]) for n in names]
             cells += [str(r["gpus_per_replica"] or "-"),
-                      _rate_down(r["rate_per_replica"]) if r["rate_per_replica"] else "-"]
+                      rate_cell(r["rate_per_replica"])]
             if target_rate is not None:
                 cells += [str(r["replicas"] or "-"), str(r["gpus"] or "-")]
             if prices is not None:
@@ -748,10 +653,9 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
             said.add(shown)
             if r["reason"]:
                 console.print(f"{shown}: {r['cell']}: {r['reason']}", highlight=False, soft_wrap=True)
-            if r.get("met_above_rate_per_s"):  # as a single search says it: a rate under a met one missed
-                console.print(f"{shown}: not monotone in the rate: {_rate(r['met_above_rate_per_s'])} req/s, above "
-                              f"its {_rate_down(r['rate_per_replica'])}, met the SLO again; the capacity is the highest "
-                              "rate under every probed miss", highlight=False, soft_wrap=True)
+            again = met_again_line(shown, r)  # as a single search says it: a rate under a met one missed
+            if again:
+                console.print(again, highlight=False, soft_wrap=True)
         # as sweep prints them: --vary gpu=A100 planned an A100 80GB SXM4 and said nothing of the 40 GB card
         for w in sweep_warnings(rows, names) + sweep_warnings(rows, names, "notes"):
             console.print(w, highlight=False, soft_wrap=True)

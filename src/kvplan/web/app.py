@@ -581,6 +581,11 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
                  if c is not None]
         if costs:  # "cost": the first price's, "costs": each price's (a GPU given two: on-demand and spot)
             out["capacity"]["cost"], out["capacity"]["costs"] = costs[0], costs
+        # the answer as `kvplan capacity` words it (simulate.capacity_lines), for the page to show as it stands
+        out["capacity_lines"] = sim.capacity_lines(cap, worst_case_concurrency=p.max_concurrency,
+                                                   gpus_per_replica=p.gpus_used,
+                                                   data_parallel_size=p.args.data_parallel_size or 1,
+                                                   one_checked=sim.target_checked_alone(p, probed), costs=costs)
     return out
 
 
@@ -632,7 +637,12 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
         rows = sim.capacity_rows(model, flags, varied, workload, slo, seed=req.seed, target_rate_per_s=req.target_rate_per_s,
                                  prices=prices, on_probe=_deadline(limit_s), max_probes=MAX_CAPACITY_PROBES,
                                  spec_acceptance=req.spec_acceptance())
-    return {"capacity_rows": {"varied": vary_names(varied), "rows": models_as_given(rows, given), "slo": slo.describe(),
+    names = vary_names(varied)
+    rows = models_as_given(rows, given)
+    for r in rows:  # each row's rate and 'not monotone' line as `kvplan capacity --vary` prints them, for the page as they stand
+        r["rate_per_replica_text"] = sim.rate_cell(r["rate_per_replica"])
+        r["met_again_line"] = sim.met_again_line(", ".join(f"{n}={r[n]}" for n in names), r)
+    return {"capacity_rows": {"varied": names, "rows": rows, "slo": slo.describe(),
                               "target_rate_per_s": req.target_rate_per_s},
             "workload": workload.summary(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
             "replaced": replaced,

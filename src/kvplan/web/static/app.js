@@ -400,16 +400,6 @@ async function runSimulation() {
 function ms(x) { return x == null ? "—" : `${x.toFixed(0)} ms`; }
 function usd(x) { return x.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 }); }
 
-// A rate to three significant figures (two decimals at least), rounded down, as `kvplan capacity` prints it
-// (cli/simulate.py _rate_down): toFixed(2) rounded 0.1066 req/s up to 0.11, a rate the search did not find within the
-// SLO, beside the CLI's 0.106.
-function rateDown(x, significant = 3) {
-  if (!(x > 0) || !isFinite(x)) return (x || 0).toFixed(2);
-  const d = Math.max(2, significant - 1 - Math.floor(Math.log10(x)));
-  const [whole, frac] = (Math.floor(x * 10 ** d + 1e-9) / 10 ** d).toFixed(d).split(".");
-  return `${whole}.${frac.slice(0, 2)}${frac.slice(2).replace(/0+$/, "")}`;
-}
-
 function renderSimulation(d, body = {}) {
   document.querySelector("#sim-table tbody").innerHTML = "";
   $("cap-compare").hidden = !d.capacity_rows;
@@ -438,27 +428,10 @@ function renderSimulation(d, body = {}) {
   for (const n of r.notes || []) {
     if (n.startsWith("speculative decoding (")) rows.push(["speculative decoding", n]);
   }
-  if (d.capacity) {
-    const c = d.capacity;
-    rows.push(["capacity at the SLO", `${rateDown(c.max_rate_per_s)} req/s per replica`
-      + (c.reason ? ` — ${c.reason}; fix: ${c.fix}` : "")
-      // a probed rate under a met one missed (kvplan capacity's 'not monotone in the rate' line)
-      + (c.met_above_rate_per_s != null ? ` — not monotone in the rate: a probed rate above it, `
-        + `${rateDown(c.met_above_rate_per_s)} req/s, met the SLO again; this is the highest rate under every probed miss` : "")]);
-    if (c.target_rate_per_s != null) {
-      const n = c.replicas_needed, rate = c.max_rate_per_s;
-      rows.push([`replicas for ${c.target_rate_per_s} req/s`, n
-        ? `${n} replica${n === 1 ? "" : "s"} (${c.router} router): ${c.target_rate_per_s} / ${rateDown(rate, 4)} req/s `
-          + `per replica = ${(c.target_rate_per_s / rate).toFixed(2)}, rounded up, then checked at the target (the fleet, or one replica at its share of a recorded trace)`
-        : "no number of replicas meets the SLO"]);
-    }
-    // at each price given for the GPU (two: on-demand and spot), as kvplan capacity prints a line for each
-    const costs = c.costs || (c.cost ? [c.cost] : []);
-    for (const cost of costs) {
-      rows.push([costs.length > 1 ? `cost at ${cost.usd_per_gpu_hour} USD per GPU-hour` : "cost",
-        `${usd(cost.usd_per_hour)} USD/hour, ${usd(cost.usd_per_million_requests)} USD per million requests`]);
-    }
-  }
+  // the capacity search's answer as `kvplan capacity` prints it, a row a line (the server's capacity_lines, from
+  // simulate.capacity_lines: the rate rounded down, why no rate meets the SLO, a rate above it that met it again, the
+  // replicas for the target and the cost at each price), shown as they stand
+  (d.capacity_lines || []).forEach((line, i) => rows.push([i === 0 ? "capacity at the SLO" : "", line]));
   const tbody = document.querySelector("#sim-table tbody");
   tbody.innerHTML = "";
   for (const [k, v] of rows) {
@@ -491,7 +464,8 @@ function renderComparison(d, body) {
     const tr = document.createElement("tr");
     if (r.best) tr.className = "best";
     const cells = c.varied.map((n) => [String(r[n]), ""]);
-    cells.push([r.gpus_per_replica ?? "-", "num"], [r.rate_per_replica ? rateDown(r.rate_per_replica) : "-", "num"]);
+    // the rate as kvplan capacity --vary's table shows it (the server's rate_per_replica_text: rounded down)
+    cells.push([r.gpus_per_replica ?? "-", "num"], [r.rate_per_replica_text, "num"]);
     if (target != null) cells.push([r.replicas ?? "-", "num"], [r.gpus ?? "-", "num"]);
     if (priced) cells.push([r.usd_per_gpu_hour ? String(r.usd_per_gpu_hour) : "-", "num"], [r.usd_per_hour ? usd(r.usd_per_hour) : "-", "num"],
       [r.usd_per_million_requests ? usd(r.usd_per_million_requests) : "-", "num"]);
@@ -505,11 +479,9 @@ function renderComparison(d, body) {
       li.textContent = `${c.varied.map((n) => `${n}=${r[n]}`).join(", ")}: ${r.cell}: ${r.reason}`;
       $("cap-reasons").appendChild(li);
     }
-    if (r.met_above_rate_per_s != null) { // as kvplan capacity --vary says it: a rate under a met one missed
+    if (r.met_again_line) { // a rate under a met one missed: the server's line, as kvplan capacity --vary prints it
       const li = document.createElement("li");
-      li.textContent = `${c.varied.map((n) => `${n}=${r[n]}`).join(", ")}: not monotone in the rate: `
-        + `${rateDown(r.met_above_rate_per_s)} req/s, above its ${rateDown(r.rate_per_replica)}, met the SLO again; `
-        + "the capacity is the highest rate under every probed miss";
+      li.textContent = r.met_again_line;
       $("cap-reasons").appendChild(li);
     }
   }
