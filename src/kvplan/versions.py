@@ -858,6 +858,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   becomes the union of the prefill sizes, the n x q decode sizes and the drafter's decode sizes (below), its
     #   max_cudagraph_capture_size their largest. plan.cudagraphs.split_capture_sizes
     "cudagraph_decode_keys": [((0, 0, 0), "rounded"), ((0, 34, 0), "requests")],
+    # - what a release does with --compilation-config's split capture-size keys (prefill_cudagraph_capture_token_sizes,
+    #   max_prefill_cudagraph_capture_tokens, decode_cudagraph_capture_request_sizes,
+    #   max_decode_cudagraph_capture_requests; config/compilation.py CompilationConfig, new in 0.34.0). "ignored" before
+    #   0.13.0: CompilationConfig is a pydantic BaseModel (vllm/config.py, 0.8.5 wheel) or dataclass (0.9.1-0.12.0
+    #   wheels) without extra="forbid", so unknown keys are dropped; "refused" in 0.13.0-0.33.0: the dataclass is
+    #   declared with ConfigDict(extra="forbid") (config/compilation.py 0.13.0-0.15.1, config/utils.py `config` 0.16.0-
+    #   0.33.0 wheels), so pydantic refuses the key ("Unexpected keyword argument"); "read" from 0.34.0
+    #   (VllmConfig._split_cudagraph_capture_sizes). plan.cudagraphs.split_key_refusal / _prefill_token_sizes
+    "compilation_split_capture_keys": [((0, 0, 0), "ignored"), ((0, 13, 0), "refused"), ((0, 34, 0), "read")],
     # - the speculative methods whose drafter captures FULL graphs of its one-token draft decodes (the draft steps after
     #   the first) at request counts of their own, decode_cudagraph_capture_grid(max_num_seqs) (64 sizes at 1,024), up to
     #   max_num_seqs and the decode token budget, with num_speculative_tokens >= 2 and decode graphs kept
@@ -1936,6 +1945,7 @@ class VersionRules:
     cudagraph_uniform_decode_sizes: str
     cudagraph_wide_defaults_cc10: bool
     cudagraph_decode_keys: str
+    compilation_split_capture_keys: str
     draft_decode_cudagraph_methods: tuple[str, ...]
     cudagraph_interactivity_head: int
     adaptive_verification: str

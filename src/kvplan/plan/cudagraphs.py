@@ -342,6 +342,9 @@ class SplitCaptureSizes:
     # adaptive verification: the token counts of the FULL decode graphs uniform decode batches replay instead of the
     # request-count ones (varlen_decode_capture_grid); () without it
     varlen_decode: tuple[int, ...] = ()
+    # the token counts of every decode graph within the decode token budget (the target's n x q, the varlen ones and
+    # the drafter's): vLLM's decode_token_sizes in _split_cudagraph_capture_sizes
+    decode_tokens: tuple[int, ...] = ()
 
 
 def split_decode_requests(shared: Iterable[int], q: int, max_num_seqs: int) -> list[int]:
@@ -356,12 +359,13 @@ def split_decode_requests(shared: Iterable[int], q: int, max_num_seqs: int) -> l
 
 def split_capture_sizes(shared: Iterable[int], *, q: int, max_num_seqs: int, max_tokens: int, wide: bool,
                         draft: bool, decode_only: bool, head: int = 0, requests: Iterable[int] | None = None,
-                        varlen: bool = False) -> SplitCaptureSizes:
+                        varlen: bool = False, prefill_sizes: Iterable[int] | None = None) -> SplitCaptureSizes:
     """vLLM 0.34's CUDA-graph sizes from the shared ones (cudagraph_capture_sizes / given_capture_sizes), as
     config/vllm.py VllmConfig._split_cudagraph_capture_sizes and v1/worker/gpu/cudagraph_utils.py
     CudaGraphManager._init_candidates (0.34.0 wheel) build them:
 
-    - prefill (PIECEWISE) graphs: the shared token sizes as they are (no rounding to q), or with `wide` (compute
+    - prefill (PIECEWISE) graphs: `prefill_sizes` (as _prefill_token_sizes resolves them from --compilation-config),
+      else the shared token sizes as they are (no rounding to q), or with `wide` (compute
       capability 10.x, no sizes given: rules row cudagraph_wide_defaults_cc10) prefill_capture_grid(min(8192,
       max_num_batched_tokens), every count 1 .. `head` at its start under --performance-mode interactivity
       (interactivity_head);
@@ -382,7 +386,10 @@ def split_capture_sizes(shared: Iterable[int], *, q: int, max_num_seqs: int, max
     `max_tokens` is max_num_batched_tokens."""
     shared = sorted(set(shared))
     decode_cap = WIDE_DECODE_MAX_TOKENS if wide else None
-    prefill = prefill_capture_grid(min(WIDE_DECODE_MAX_TOKENS, max_tokens), head) if wide else list(shared)
+    if prefill_sizes is not None:
+        prefill = sorted(set(prefill_sizes))
+    else:
+        prefill = prefill_capture_grid(min(WIDE_DECODE_MAX_TOKENS, max_tokens), head) if wide else list(shared)
     if requests is not None:
         requests = sorted(set(requests))
     else:
@@ -403,7 +410,8 @@ def split_capture_sizes(shared: Iterable[int], *, q: int, max_num_seqs: int, max
     return SplitCaptureSizes(prefill=tuple(prefill), decode_requests=tuple(requests),
                              decode_shapes=tuple(decode_capture_shapes(requests, q, max_num_seqs, manager_cap)),
                              draft_decode_shapes=tuple(decode_capture_shapes(draft_requests, 1, max_num_seqs, manager_cap)),
-                             recorded=tuple(recorded), varlen_decode=tuple(varlen_sizes))
+                             recorded=tuple(recorded), varlen_decode=tuple(varlen_sizes),
+                             decode_tokens=tuple(sorted(decode_tokens)))
 
 
 def multi_module_mtp(model: ModelSpec, k: int) -> bool:
@@ -1139,11 +1147,13 @@ def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, r
     method = _spec_method(args) if spec else None
     draft = (k >= 2 and method in rules.draft_decode_cudagraph_methods
              and not (method == "mtp" and multi_module_mtp(model, k)))
+    prefill = _prefill_token_sizes(gpu, args, rules, given)  # vLLM resolves (and refuses) the prefill sizes first
     split = split_capture_sizes(request.sizes, q=q, max_num_seqs=args.max_num_seqs,
                                 max_tokens=int(args.max_num_batched_tokens), wide=wide, draft=draft,
                                 decode_only=decode_only, head=interactivity_head(args, rules),
                                 requests=_decode_request_sizes(gpu, args, rules, list(request.sizes), given),
-                                varlen=adaptive)
+                                varlen=adaptive, prefill_sizes=prefill)
+    split = _legacy_with_split_sizes(split, args, request)
     mixed = mode != "FULL_DECODE_ONLY"
     if adaptive:
         full = len(split.varlen_decode)
@@ -1225,6 +1235,88 @@ def _positive_int(value, key: str) -> int:
         raise InputError("--compilation-config", f"{key} must be a positive whole number, got {value!r}",
                          f'e.g. {{"{key}": 64}}')
     return value
+
+
+# --compilation-config's split capture-size keys (config/compilation.py CompilationConfig, 0.34.0 wheel)
+SPLIT_CAPTURE_KEYS = ("prefill_cudagraph_capture_token_sizes", "max_prefill_cudagraph_capture_tokens",
+                      "decode_cudagraph_capture_request_sizes", "max_decode_cudagraph_capture_requests")
+
+
+def split_key_refusal(args: EngineArgs, rules: VersionRules) -> None:
+    """RefusedByVLLMError where --compilation-config sets one of SPLIT_CAPTURE_KEYS and the release's CompilationConfig
+    forbids unknown keys (rules row compilation_split_capture_keys "refused", 0.13.0-0.33.0): pydantic's own message
+    ("N validation error(s) for CompilationConfig ... Unexpected keyword argument"). Nothing where the release reads
+    the keys (0.34.0 on) or drops them unread (before 0.13.0)."""
+    if rules.compilation_split_capture_keys != "refused":
+        return
+    comp = compilation_object(args.compilation_config)
+    keys = [k for k in comp if k in SPLIT_CAPTURE_KEYS]
+    if not keys:
+        return
+    lines = "\n".join(f"{k}\n  Unexpected keyword argument" for k in keys)
+    raise RefusedByVLLMError(
+        "--compilation-config", f"{len(keys)} validation error{'s' if len(keys) > 1 else ''} for CompilationConfig\n"
+        f"{lines}", f"drop {', '.join(keys)} (vLLM {rules.version} does not have {'them' if len(keys) > 1 else 'it'}; "
+        "first in vLLM 0.34.0), or give the sizes as cudagraph_capture_sizes / max_cudagraph_capture_size",
+        rule="split capture sizes before 0.34")
+
+
+def _prefill_token_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules, given: bool) -> list[int] | None:
+    """0.34's prefill_cudagraph_capture_token_sizes as config/vllm.py VllmConfig._split_cudagraph_capture_sizes
+    resolves them (0.34.0 wheel): --compilation-config's list, deduplicated, sorted and kept within
+    [1, max_num_batched_tokens] (vLLM warns "Dropping ..."), refused above a given max_prefill_cudagraph_capture_tokens
+    ("... holds N, above max_prefill_cudagraph_capture_tokens=M."); else, with max_prefill_cudagraph_capture_tokens
+    given, config/compilation.py prefill_cudagraph_capture_grid(min(it, max_num_batched_tokens)) (its dense head under
+    --performance-mode interactivity). None where neither is given: split_capture_sizes keeps the shared sizes, or
+    the wide grid up to 8,192 tokens (rules row cudagraph_wide_defaults_cc10)."""
+    if rules.compilation_split_capture_keys != "read":
+        return None
+    mnbt = int(args.max_num_batched_tokens)
+    comp = compilation_object(args.compilation_config)
+    listed = comp.get("prefill_cudagraph_capture_token_sizes")
+    cap = comp.get("max_prefill_cudagraph_capture_tokens")
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
+        # pydantic Field(ge=0)
+        raise InputError("--compilation-config", f"max_prefill_cudagraph_capture_tokens must be a whole number of at "
+                         f"least 0, got {cap!r}", '{"max_prefill_cudagraph_capture_tokens": 2048}')
+    if listed is not None:
+        if not isinstance(listed, list) or any(isinstance(n, bool) or not isinstance(n, int) for n in listed):
+            raise InputError("--compilation-config", f"prefill_cudagraph_capture_token_sizes must be a list of whole "
+                             f"numbers, got {listed!r}", '{"prefill_cudagraph_capture_token_sizes": [1, 2, 4, 8]}')
+        kept = sorted({n for n in listed if 1 <= n <= mnbt})  # the rest dropped with vLLM's warning
+        if cap is not None and kept and kept[-1] > cap:
+            raise RefusedByVLLMError(
+                "--compilation-config", f"prefill_cudagraph_capture_token_sizes holds {kept[-1]}, above "
+                f"max_prefill_cudagraph_capture_tokens={cap}.", "give token counts within "
+                "max_prefill_cudagraph_capture_tokens, or only one of the two",
+                rule="prefill capture token sizes")
+        return kept
+    if cap is not None:
+        return prefill_capture_grid(min(cap, mnbt), interactivity_head(args, rules))
+    return None
+
+
+def _legacy_with_split_sizes(split: SplitCaptureSizes, args: EngineArgs, request: CaptureRequest) -> SplitCaptureSizes:
+    """0.34's rule for the deprecated cudagraph_capture_sizes / max_cudagraph_capture_size (flags or
+    --compilation-config) given beside any of SPLIT_CAPTURE_KEYS (config/vllm.py
+    VllmConfig._split_cudagraph_capture_sizes, 0.34.0 wheel): the shared sizes as resolved from the deprecated ones
+    must be the split sizes' union (prefill and decode tokens) or their decode tokens alone, and are then recorded as
+    they are; any other list is refused with vLLM's message. The split unchanged where the deprecated sizes or the
+    split keys are not given."""
+    comp = compilation_object(args.compilation_config)
+    split_keys = [k for k in SPLIT_CAPTURE_KEYS if comp.get(k) is not None]
+    if not request.given or not split_keys:
+        return split
+    shared = sorted(set(request.sizes))
+    decode = sorted(split.decode_tokens)
+    if shared not in (sorted(set(decode) | set(split.prefill)), decode):
+        legacy = "--cudagraph-capture-sizes / --max-cudagraph-capture-size or --compilation-config's " \
+                 "cudagraph_capture_sizes / max_cudagraph_capture_size"
+        raise RefusedByVLLMError(
+            "--compilation-config", "The deprecated cudagraph_capture_sizes and max_cudagraph_capture_size cannot be "
+            "combined with the prefill and decode CUDA graph capture sizes; set only the latter.",
+            f"drop {legacy} and keep {', '.join(split_keys)}", rule="deprecated and split capture sizes")
+    return replace(split, recorded=tuple(shared))
 
 
 def _decode_request_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules, shared: list[int],

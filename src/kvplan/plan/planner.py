@@ -18,7 +18,7 @@ from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, with_suffix_token_default, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
                               _env_rules, cdiv, serve_as, v1_fallback)
 from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, MIN_PER_GRAPH_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
-                                    adaptive_verification_refusal,
+                                    adaptive_verification_refusal, split_key_refusal,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
                                     interactivity_head, model_runner, model_runner_choice, split_graphs_note)
@@ -382,6 +382,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--language-model-only": True if args.language_model_only else None,
                             "--cpu-offload-gb": args.cpu_offload_gb or None}, version)
         check_serve_env(args.env, version)
+        # --compilation-config keys the release's CompilationConfig refuses as unknown (rows compilation_split_capture_keys)
+        split_key_refusal(args, rules or rules_for(args.vllm_version))
     model, applied, override_notes, override_warnings = config_overrides_applied(model, args, rules or rules_for(args.vllm_version))
     p = _plan(model, gpu, args, rules=rules, extra_assumptions=tuple(extra_assumptions) + tuple(override_notes),
               site_offsets=site_offsets, check_architecture=check_architecture)
