@@ -11,7 +11,7 @@ import json
 import pytest
 
 import kvplan
-from kvplan.errors import RefusedByVLLMError
+from kvplan.errors import InputError, RefusedByVLLMError
 from test_spec_draft import EAGLE3_HEAD, LLAMA
 
 cg = importlib.import_module("kvplan.plan.cudagraphs")
@@ -54,6 +54,17 @@ def test_max_decode_requests_caps_the_request_grid(head3):
     g = _graphs(head3, compilation_config=comp, max_num_seqs=256)
     # config/compilation.py decode_cudagraph_capture_grid(8): every count to 6, then 8
     assert g["decode_capture_requests"] == [1, 2, 3, 4, 5, 6, 8]
+
+
+def test_a_zero_cap_captures_no_decode_graphs_and_a_negative_one_is_refused(head3):
+    # CompilationConfig.max_decode_cudagraph_capture_requests: Field(ge=0) (config/compilation.py, 0.34.0): 0 is a
+    # valid cap that leaves the request grid empty; -1 fails pydantic's check
+    g = _graphs(head3, compilation_config=json.dumps({"max_decode_cudagraph_capture_requests": 0}), max_num_seqs=256)
+    assert g["decode_capture_requests"] == [] and g["full_decode_graphs"] == 0
+    for key in ("max_decode_cudagraph_capture_requests", "max_prefill_cudagraph_capture_tokens"):
+        with pytest.raises(InputError) as e:
+            _graphs(head3, compilation_config=json.dumps({key: -1}))
+        assert e.value.field == "--compilation-config" and "at least 0" in e.value.message
 
 
 def test_a_list_above_the_given_cap_is_refused(head3):

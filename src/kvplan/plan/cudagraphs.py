@@ -1229,12 +1229,15 @@ def adaptive_verification_on(args: EngineArgs) -> bool:
                      '{"method": "mtp", "num_speculative_tokens": 3, "enable_adaptive_verification": true}')
 
 
-def _positive_int(value, key: str) -> int:
-    """A --compilation-config count vLLM takes as a whole number of at least 1; InputError otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InputError("--compilation-config", f"{key} must be a positive whole number, got {value!r}",
-                         f'e.g. {{"{key}": 64}}')
-    return value
+def _capture_cap(comp: dict, key: str, example: int) -> int | None:
+    """A --compilation-config cap on the split capture sizes (max_prefill_cudagraph_capture_tokens,
+    max_decode_cudagraph_capture_requests): None where not given, else a whole number of at least 0 (CompilationConfig's
+    pydantic Field(ge=0), config/compilation.py, 0.34.0 wheel; 0 leaves that grid empty); InputError otherwise."""
+    cap = comp.get(key)
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
+        raise InputError("--compilation-config", f"{key} must be a whole number of at least 0, got {cap!r}",
+                         f'e.g. {{"{key}": {example}}}')
+    return cap
 
 
 # --compilation-config's split capture-size keys (config/compilation.py CompilationConfig, 0.34.0 wheel)
@@ -1274,11 +1277,7 @@ def _prefill_token_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionRu
     mnbt = int(args.max_num_batched_tokens)
     comp = compilation_object(args.compilation_config)
     listed = comp.get("prefill_cudagraph_capture_token_sizes")
-    cap = comp.get("max_prefill_cudagraph_capture_tokens")
-    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
-        # pydantic Field(ge=0)
-        raise InputError("--compilation-config", f"max_prefill_cudagraph_capture_tokens must be a whole number of at "
-                         f"least 0, got {cap!r}", '{"max_prefill_cudagraph_capture_tokens": 2048}')
+    cap = _capture_cap(comp, "max_prefill_cudagraph_capture_tokens", 2048)
     if listed is not None:
         if not isinstance(listed, list) or any(isinstance(n, bool) or not isinstance(n, int) for n in listed):
             raise InputError("--compilation-config", f"prefill_cudagraph_capture_token_sizes must be a list of whole "
@@ -1332,8 +1331,7 @@ def _decode_request_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionR
     seqs = int(args.max_num_seqs)
     comp = compilation_object(args.compilation_config)
     listed = comp.get("decode_cudagraph_capture_request_sizes")
-    cap = comp.get("max_decode_cudagraph_capture_requests")
-    cap = None if cap is None else _positive_int(cap, "max_decode_cudagraph_capture_requests")
+    cap = _capture_cap(comp, "max_decode_cudagraph_capture_requests", 64)
     if listed is not None:
         if not isinstance(listed, list) or any(isinstance(n, bool) or not isinstance(n, int) for n in listed):
             raise InputError("--compilation-config", f"decode_cudagraph_capture_request_sizes must be a list of whole "
