@@ -146,3 +146,71 @@ def test_pipeline_parallelism_is_refused_as_vllm_does(tmp_path):
     with pytest.raises(InputError, match="Pipeline parallelism is not supported for this model"):
         kvplan.fit(_config(tmp_path, LARGE_V3), "2x H100", vllm_version="0.34.0", pipeline_parallel_size=2,
                    fixes=False)
+
+
+# vLLM's batch defaults for `vllm serve` (engine/arg_utils.py): 2048 tokens / 256 sequences below 70 GiB, 8192 / 1024 on
+# an H100; Whisper's max_model_len is its 448 decoder positions
+_SERVE_DEFAULTS = {"L4": (2048, 256), "H100": (8192, 1024)}
+
+
+@pytest.mark.parametrize("gpu", ["L4", "H100"])
+@pytest.mark.parametrize("version", ["0.11.0", "0.34.0"])
+def test_chunked_prefill_and_prefix_caching_are_off(tmp_path, gpu, version):
+    from kvplan.plan import prefix_caching_on
+    p = kvplan.fit(_config(tmp_path, LARGE_V3), gpu, vllm_version=version, fixes=False)
+    tokens, seqs = _SERVE_DEFAULTS[gpu]
+    if version == "0.34.0":
+        # is_chunked_prefill_supported is False: max(max_model_len, default), at most max_num_seqs x max_model_len
+        tokens = min(max(448, tokens), seqs * 448)
+    assert p.args.max_num_batched_tokens == tokens
+    assert p.args.enable_prefix_caching is False and not prefix_caching_on(p.args, p.rules, False)
+    assert any("Encoder-decoder models do not support chunked prefill nor prefix caching; disabling both." in n
+               for n in p.assumptions)
+    enc = 1500 if version == "0.11.0" else tokens
+    bs = p.groups[0].block_size
+    cross = next(g for g in p.groups if g.kind == "cross")
+    assert cross.num_layers == 32
+    # cross-attention bytes per request: the encoder positions charged, whole blocks, K and V of 32 layers
+    assert math.ceil(enc / bs) * bs * 2 * 32 * 20 * 64 * 2 == math.ceil(enc / bs) * p.bytes_per_block
+    assert p.max_concurrency == pytest.approx(p.num_gpu_blocks / _blocks_per_request(p, enc), abs=0.01)
+
+
+@pytest.mark.parametrize("version,kept", [("0.11.0", False), ("0.11.1", False), ("0.12.0", True), ("0.34.0", True)])
+def test_given_prefix_caching_is_overridden_up_to_0_11_1(tmp_path, version, kept):
+    p = kvplan.fit(_config(tmp_path, LARGE_V3), "H100", vllm_version=version, fixes=False, enable_prefix_caching=True,
+                   enable_chunked_prefill=True)
+    assert p.args.enable_prefix_caching is kept
+    note = next(n for n in p.assumptions if "disabling both." in n)
+    assert "--enable-chunked-prefill" in note and ("--enable-prefix-caching" in note) is not kept
+
+
+@pytest.mark.parametrize("version,refused", [("0.11.0", False), ("0.11.1", True), ("0.34.0", True)])
+def test_budget_below_max_model_len_is_refused_once_the_scheduler_sees_chunked_prefill_off(tmp_path, version, refused):
+    from kvplan.errors import RefusedByVLLMError
+    kw = dict(vllm_version=version, fixes=False, max_num_batched_tokens=384, max_num_seqs=128)
+    if refused:
+        with pytest.raises(RefusedByVLLMError, match=r"max_num_batched_tokens \(384\) is smaller than max_model_len \(448\)"):
+            kvplan.fit(_config(tmp_path, LARGE_V3), "H100", **kw)
+    else:
+        assert kvplan.fit(_config(tmp_path, LARGE_V3), "H100", **kw).args.max_num_batched_tokens == 384
+
+
+def test_decoder_only_twin_keeps_prefix_caching_and_its_budget(tmp_path):
+    cfg = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 1280, "num_hidden_layers": 32,
+           "num_attention_heads": 20, "intermediate_size": 5120, "vocab_size": 51866, "max_position_embeddings": 448,
+           "torch_dtype": "float16"}
+    p = kvplan.fit(_config(tmp_path, cfg, "llama"), "H100", vllm_version="0.34.0", fixes=False,
+                   max_num_batched_tokens=384, max_num_seqs=128)
+    assert p.args.enable_prefix_caching is None and not any("disabling both." in n for n in p.assumptions)
+
+
+@pytest.mark.parametrize("version,written", [("0.11.0", []), ("0.34.0", ["--enable-prefix-caching"])])
+def test_serve_sh_leaves_out_the_switches_vllm_overrides(tmp_path, version, written):
+    from kvplan.deploy import spec_from_plan
+    p = kvplan.fit(_config(tmp_path, LARGE_V3), "H100", vllm_version=version, fixes=False, enable_prefix_caching=True,
+                   enable_chunked_prefill=True)
+    spec = spec_from_plan(p)
+    argv = spec.serve_argv()
+    assert [a for a in argv if "prefix-caching" in a or "chunked-prefill" in a] == written
+    line = next(l for l in spec.arithmetic if l.startswith("not written"))
+    assert "--enable-chunked-prefill" in line and ("--enable-prefix-caching" in line) is not bool(written)

@@ -610,12 +610,20 @@ def spec_from_plan(
     offload = _get(a, "cpu_offload_gb")
     if offload:
         flags.append(Flag("--cpu-offload-gb", f"{offload:g}", "weights kept in CPU memory and streamed every forward: slower decode"))
+    encdec, dropped = bool(_get(m, "is_encoder_decoder", default=False)), []
     for switch, why in (("enable_prefix_caching", "as planned: with hybrid models it sets how many state pages each "
                                                   "sequence holds"),
                         ("enable_chunked_prefill", "as planned: it sets the step's token budget and the profile run's batch"),
                         ("enable_extensible_kv_cache", "as planned: it sizes the KV pool from the memory measured after "
                                                        "warmup (on) or from the profile's estimate (off)")):
         on = _get(a, switch)
+        if encdec and switch in ("enable_chunked_prefill", "enable_prefix_caching") and (
+                switch == "enable_chunked_prefill" or on is False):
+            # vLLM turns the switch off itself for an encoder-decoder model (the plan's "disabling both." note;
+            # rules rows encoder_decoder_*): a flag given is not written, and said so in the arithmetic below
+            if _get(given, switch):
+                dropped.append("--" + switch.replace("_", "-"))
+            continue
         written = None if on is None else serve_switch("--" + switch.replace("_", "-"), bool(on), version)
         if written:  # given explicitly (None: not given, or off, the release's default, with no way to say so)
             flags.append(Flag(*written, why))
@@ -637,6 +645,10 @@ def spec_from_plan(
            if util_left_default else ""),
         f"weights          {_gib_text(w_rank)} per GPU as loaded (checkpoint files: {_gib_text(w_total)} in all)",
     ]
+    if dropped:
+        arithmetic.append(f"not written      {', '.join(dropped)}: vLLM {release} turns {'it' if len(dropped) == 1 else 'them'} "
+                          "off for an encoder-decoder model (\"Encoder-decoder models do not support chunked prefill nor "
+                          "prefix caching; disabling both.\")")
     # vLLM >= 0.34's extensible KV cache (plan.kv_pool): 'requested - the above' is only the capacity the profile
     # reserves; the pool is what the memory measured after warmup and CUDA-graph capture leaves
     # (plan.extensible.measured_pool, v1/worker/extensible_kv_cache.py measure_kv_cache_bytes, 0.34.0)

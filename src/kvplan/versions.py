@@ -524,6 +524,28 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # max_num_encoder_input_tokens = max_num_batched_tokens stands (config/scheduler.py; read in 0.13.0, 0.14.0, 0.20.0,
     # 0.33.0 and 0.34.0). Earlier releases run Whisper on V0 (V0_ONLY_ARCHITECTURES), which kvplan refuses.
     "cross_attention_tokens": [((0, 0, 0), "encoder_len"), ((0, 13, 0), "batched_tokens")],
+    # Chunked prefill and prefix caching for an encoder-decoder model (Whisper): vLLM logs "Encoder-decoder models do
+    # not support chunked prefill nor prefix caching; disabling both." and turns chunked prefill off whatever is given
+    # (VllmConfig.__post_init__ in config/__init__.py 0.10.2 and 0.11.0; SchedulerConfig.__post_init__ in
+    # config/scheduler.py 0.11.1-0.34.0). The three rows below say what else each release does:
+    # - encoder_decoder_budget_default: the chunked-prefill setting engine/arg_utils.py picks max_num_batched_tokens' default
+    #   with, before that override. "chunked": V1 turns chunked prefill on for every generative model
+    #   (_set_default_args 0.10.2/0.11.0, get_chunked_prefill_prefix_caching_defaults 0.11.1), so the default is the
+    #   chunked one; "unchunked" from 0.12.0: ModelConfig.is_chunked_prefill_supported is False for attn_type
+    #   "encoder_decoder" (config/model.py), so an unset flag takes the rule without chunked prefill
+    #   (v1_unchunked_batched_tokens); a given --enable-chunked-prefill still takes the chunked default there.
+    "encoder_decoder_budget_default": [((0, 0, 0), "chunked"), ((0, 12, 0), "unchunked")],
+    # - encoder_decoder_prefix_caching: "forced_off": VllmConfig.__post_init__ sets cache_config.enable_prefix_caching =
+    #   False (config/__init__.py 0.10.2, 0.11.0; config/vllm.py 0.11.1, its "final off-switch for CP/APC");
+    #   "default_off" from 0.12.0: that line is gone and ModelConfig.is_prefix_caching_supported is False for
+    #   "encoder_decoder" (config/model.py 0.12.0-0.34.0), so prefix caching is off unless --enable-prefix-caching is
+    #   given, which is kept (read in 0.12.0, 0.13.0, 0.14.0, 0.20.0, 0.33.0, 0.34.0 config/vllm.py).
+    "encoder_decoder_prefix_caching": [((0, 0, 0), "forced_off"), ((0, 12, 0), "default_off")],
+    # - encoder_decoder_budget_check: whether the "max_num_batched_tokens (...) is smaller than max_model_len" check sees
+    #   chunked prefill off. 0.10.2/0.11.0 check in SchedulerConfig (_verify_args) before VllmConfig turns it off, so
+    #   a budget below max_model_len passes; from 0.11.1 SchedulerConfig.__post_init__ turns it off and then runs
+    #   verify_max_model_len, which refuses (config/scheduler.py 0.11.1-0.34.0).
+    "encoder_decoder_budget_check": [((0, 0, 0), False), ((0, 11, 1), True)],
     # Layers of one attention type but different page shapes form one KV-cache group with their pages summed
     # (UniformTypeKVCacheSpecs) from 0.11
     "uniform_type_kv_specs": [((0, 0, 0), False), ((0, 11, 0), True)],
@@ -1966,6 +1988,9 @@ class VersionRules:
     v0_chunked_prefill_tokens: int
     v1_unchunked_batched_tokens: str
     cross_attention_tokens: str
+    encoder_decoder_budget_default: str
+    encoder_decoder_prefix_caching: str
+    encoder_decoder_budget_check: bool
     encoder_decoder_cudagraph_mode: str
     uniform_type_kv_specs: bool
     mla_kernels: bool

@@ -751,6 +751,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     times = f" x {factor} (--performance-mode throughput)" if factor > 1 else ""
     max_seqs = args.max_num_seqs or s_default
     chunked = args.enable_chunked_prefill is not False  # V1: on unless turned off; V0 decides below
+    encdec = bool(getattr(model, "is_encoder_decoder", False)) and rules.is_v1
     if rules.engine == "v0":
         # V0 turns chunked prefill on by itself for contexts > 32K, except in the cases its release lists (rules row
         # v0_long_context_chunked_skips); otherwise the profile run takes max(max_model_len, 2048) tokens at once
@@ -772,14 +773,32 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                "max(max_model_len, 2048)" + ("; --no-enable-chunked-prefill" if args.enable_chunked_prefill is False else
                                             f"; no automatic chunked prefill for {excluded}" if max_len > 32768 and excluded else ""))
         notes.append(f"max_num_batched_tokens {tokens} (V0: {why})")
-    elif args.enable_chunked_prefill is False:
-        # V1 without chunked prefill: the whole context in one step (rules row v1_unchunked_batched_tokens)
+    elif args.enable_chunked_prefill is False or (encdec and args.enable_chunked_prefill is None
+                                                  and rules.encoder_decoder_budget_default == "unchunked"):
+        # V1 without chunked prefill: the whole context in one step (rules row v1_unchunked_batched_tokens); an
+        # encoder-decoder model's unset flag reads as off from 0.12 (rules row encoder_decoder_budget_default)
         tokens = (max_len if rules.v1_unchunked_batched_tokens == "max_model_len" or not t_default
                   else min(max(max_len, t_default), max_seqs * max_len))
-        notes.append(f"max_num_batched_tokens {tokens} (--no-enable-chunked-prefill: a whole max_model_len prompt per step)")
+        off = ("--no-enable-chunked-prefill" if args.enable_chunked_prefill is False else
+               "chunked prefill off by default for an encoder-decoder model")
+        notes.append(f"max_num_batched_tokens {tokens} ({off}: a whole max_model_len prompt per step)")
     else:
         tokens = min(t_default, max_seqs * max_len) if t_default else max(max_len, 2048)
         notes.append(f"max_num_batched_tokens {tokens} ({who} default on {gpu.name} for {rules.version}{times})")
+    prefix = args.enable_prefix_caching
+    if encdec:
+        # vLLM turns both off for an encoder-decoder model after the budget above is chosen (rules rows
+        # encoder_decoder_budget_default, encoder_decoder_prefix_caching, encoder_decoder_budget_check)
+        chunked = not rules.encoder_decoder_budget_check
+        if rules.encoder_decoder_prefix_caching == "forced_off" or prefix is None:
+            prefix = False
+        overridden = [f"--enable-{what}" for what, on in (("chunked-prefill", args.enable_chunked_prefill),
+                                                           ("prefix-caching", args.enable_prefix_caching and not prefix))
+                      if on]
+        notes.append(f"vLLM {rules.version}: \"Encoder-decoder models do not support chunked prefill nor prefix caching; "
+                     "disabling both.\"" + (f" ({', '.join(overridden)} given: overridden)" if overridden else "")
+                     + ("" if prefix is False else "; prefix caching stays on as given (this release turns it off only "
+                        "by default)"))
     floor = _prefix_lm_item_tokens(model, args, rules)
     if floor and not args.max_num_batched_tokens and rules.engine != "v0" and floor > tokens:
         # raised before vLLM's cap at max_num_seqs x max_model_len (engine/arg_utils.py, same function)
@@ -892,7 +911,6 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                 "raises ImportError \"Arctic Inference is required for suffix decoding\" without it), which kvplan "
                 "cannot see; it drafts on the CPU"))
     mamba_dtype = args.mamba_ssm_cache_dtype or "auto"
-    prefix = args.enable_prefix_caching
     if prefix is None and model.is_attention_free and rules.is_v1 and not rules.attention_free_prefix_caching_default:
         prefix = False
         notes.append(f"prefix caching off: vLLM {rules.version} does not turn it on for an attention-free model "
