@@ -1240,6 +1240,26 @@ def _capture_cap(comp: dict, key: str, example: int) -> int | None:
     return cap
 
 
+def _split_list_and_cap(comp: dict, list_key: str, cap_key: str, upper: int, unit: str, cap_example: int,
+                        rule: str) -> tuple[list[int] | None, int | None]:
+    """A --compilation-config split capture list and its cap, as config/vllm.py VllmConfig._split_cudagraph_capture_sizes
+    takes them (0.34.0 wheel): (the list deduplicated, sorted and kept within [1, upper], the rest dropped with vLLM's
+    "Dropping ..." warning, or None where not given; the cap, or None). A list above a given cap is refused with
+    vLLM's "<list_key> holds N, above <cap_key>=M."; a list of anything but whole numbers, InputError."""
+    cap = _capture_cap(comp, cap_key, cap_example)
+    listed = comp.get(list_key)
+    if listed is None:
+        return None, cap
+    if not isinstance(listed, list) or any(isinstance(n, bool) or not isinstance(n, int) for n in listed):
+        raise InputError("--compilation-config", f"{list_key} must be a list of whole numbers, got {listed!r}",
+                         f'{{"{list_key}": [1, 2, 4, 8]}}')
+    kept = sorted({n for n in listed if 1 <= n <= upper})
+    if cap is not None and kept and kept[-1] > cap:
+        raise RefusedByVLLMError("--compilation-config", f"{list_key} holds {kept[-1]}, above {cap_key}={cap}.",
+                                 f"give {unit} counts within {cap_key}, or only one of the two", rule=rule)
+    return kept, cap
+
+
 # --compilation-config's split capture-size keys (config/compilation.py CompilationConfig, 0.34.0 wheel)
 SPLIT_CAPTURE_KEYS = ("prefill_cudagraph_capture_token_sizes", "max_prefill_cudagraph_capture_tokens",
                       "decode_cudagraph_capture_request_sizes", "max_decode_cudagraph_capture_requests")
@@ -1275,20 +1295,10 @@ def _prefill_token_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionRu
     if rules.compilation_split_capture_keys != "read":
         return None
     mnbt = int(args.max_num_batched_tokens)
-    comp = compilation_object(args.compilation_config)
-    listed = comp.get("prefill_cudagraph_capture_token_sizes")
-    cap = _capture_cap(comp, "max_prefill_cudagraph_capture_tokens", 2048)
-    if listed is not None:
-        if not isinstance(listed, list) or any(isinstance(n, bool) or not isinstance(n, int) for n in listed):
-            raise InputError("--compilation-config", f"prefill_cudagraph_capture_token_sizes must be a list of whole "
-                             f"numbers, got {listed!r}", '{"prefill_cudagraph_capture_token_sizes": [1, 2, 4, 8]}')
-        kept = sorted({n for n in listed if 1 <= n <= mnbt})  # the rest dropped with vLLM's warning
-        if cap is not None and kept and kept[-1] > cap:
-            raise RefusedByVLLMError(
-                "--compilation-config", f"prefill_cudagraph_capture_token_sizes holds {kept[-1]}, above "
-                f"max_prefill_cudagraph_capture_tokens={cap}.", "give token counts within "
-                "max_prefill_cudagraph_capture_tokens, or only one of the two",
-                rule="prefill capture token sizes")
+    kept, cap = _split_list_and_cap(compilation_object(args.compilation_config), "prefill_cudagraph_capture_token_sizes",
+                                    "max_prefill_cudagraph_capture_tokens", mnbt, "token", 2048,
+                                    "prefill capture token sizes")
+    if kept is not None:
         return kept
     if cap is not None:
         return prefill_capture_grid(min(cap, mnbt), interactivity_head(args, rules))
@@ -1329,20 +1339,10 @@ def _decode_request_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionR
     max_num_seqs; else the request counts the decode query length q rounds the shared sizes up to,
     min(cdiv(s, q), max_num_seqs) for each shared size s with cdiv(s, q) x q within the largest."""
     seqs = int(args.max_num_seqs)
-    comp = compilation_object(args.compilation_config)
-    listed = comp.get("decode_cudagraph_capture_request_sizes")
-    cap = _capture_cap(comp, "max_decode_cudagraph_capture_requests", 64)
-    if listed is not None:
-        if not isinstance(listed, list) or any(isinstance(n, bool) or not isinstance(n, int) for n in listed):
-            raise InputError("--compilation-config", f"decode_cudagraph_capture_request_sizes must be a list of whole "
-                             f"numbers, got {listed!r}", '{"decode_cudagraph_capture_request_sizes": [1, 2, 4, 8]}')
-        kept = sorted({n for n in listed if 1 <= n <= seqs})  # the rest dropped with vLLM's warning
-        if cap is not None and kept and kept[-1] > cap:
-            raise RefusedByVLLMError(
-                "--compilation-config", f"decode_cudagraph_capture_request_sizes holds {kept[-1]}, above "
-                f"max_decode_cudagraph_capture_requests={cap}.", "give request counts within "
-                "max_decode_cudagraph_capture_requests, or only one of the two",
-                rule="decode capture request sizes")
+    kept, cap = _split_list_and_cap(compilation_object(args.compilation_config), "decode_cudagraph_capture_request_sizes",
+                                    "max_decode_cudagraph_capture_requests", seqs, "request", 64,
+                                    "decode capture request sizes")
+    if kept is not None:
         return kept
     if cap is not None or _wide_grids(gpu, rules, given):
         return decode_capture_grid(seqs if cap is None else min(cap, seqs))
