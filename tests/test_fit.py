@@ -1429,6 +1429,10 @@ def test_v0_chunked_prefill_default_and_the_flag_set_the_profile_runs_batch():
     short = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", vllm_version="0.19.0", max_model_len=4096,
                        enable_chunked_prefill=False)
     assert short.args.max_num_batched_tokens == 8192  # the default is kept when it is larger than max_model_len
+    # the rule is in engine/arg_utils.py from 0.11.1; 0.11.0 still takes max_model_len alone
+    at = {v: kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", vllm_version=v, max_model_len=4096,
+                        enable_chunked_prefill=False).args.max_num_batched_tokens for v in ("0.11.0", "0.11.1")}
+    assert at["0.11.0"] == 4096 and at["0.11.1"] > 4096
     from kvplan.deploy import render_files, spec_from_plan
     assert "--no-enable-chunked-prefill" in render_files(spec_from_plan(short))["serve.sh"]
 

@@ -13,7 +13,8 @@ OLD = {
     "v0_engine_shipped": lambda r: r < (0, 11, 0),
     "use_v1_env_read": lambda r: (0, 6, 4) <= r < (0, 11, 1),
     "v0_chunked_prefill_tokens": lambda r: 2048 if r >= (0, 6, 5) else 512,
-    "v1_unchunked_batched_tokens": lambda r: "max_model_len" if r < (0, 12, 0) else "max_with_default",
+    # was (0, 12, 0): the 0.11.1 wheel's _set_default_args already takes max(max_model_len, the default)
+    "v1_unchunked_batched_tokens": lambda r: "max_model_len" if r < (0, 11, 1) else "max_with_default",
     "uniform_type_kv_specs": lambda r: r >= (0, 11, 0),
     "mla_kernels": lambda r: r >= (0, 7, 1),  # was (0, 7, 0): the 0.7.0 wheel has no MLA backend
     # was "forced" below 0.18: the 0.7.x wheels have no FlashMLA, 0.8.0-0.10.0 no default CUTLASS_MLA

@@ -512,9 +512,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # V0's max_num_batched_tokens with chunked prefill on (section 2.3): 512 up to 0.6.4, 2048 from 0.6.5
     "v0_chunked_prefill_tokens": [((0, 0, 0), 512), ((0, 6, 5), 2048)],
     # V1's max_num_batched_tokens with --no-enable-chunked-prefill, the whole context in one step (engine/arg_utils.py
-    # _set_default_args): max_model_len up to 0.11; from 0.12 max(max_model_len, the default), then at most
-    # max_num_seqs x max_model_len ("max_with_default")
-    "v1_unchunked_batched_tokens": [((0, 0, 0), "max_model_len"), ((0, 12, 0), "max_with_default")],
+    # _set_default_args): max_model_len up to 0.11.0; from 0.11.1 max(max_model_len, the default), then at most
+    # max_num_seqs x max_model_len ("max_with_default"; read in the 0.11.0, 0.11.1 and 0.12.0 wheels)
+    "v1_unchunked_batched_tokens": [((0, 0, 0), "max_model_len"), ((0, 11, 1), "max_with_default")],
     # The encoder positions an encoder-decoder model's (Whisper's) CrossAttentionSpec charges each request
     # (plan.kv.cross_attention_tokens): "encoder_len" from 0.10.2, the first release to run Whisper on V1
     # (kv_cache_interface.py CrossAttentionSpec.max_memory_usage_bytes reads MULTIMODAL_REGISTRY.get_encdec_max_encoder_len
