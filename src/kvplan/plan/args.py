@@ -783,6 +783,13 @@ class EngineArgs:
         return out
 
     @property
+    def expert_parallel_size(self) -> int:
+        """The EP group's size (args resolved): the TP x DP ranks under --enable-expert-parallel, which split the experts
+        between them, else 1, every rank holding each expert sliced by TP (FusedMoEParallelConfig.make: use_ep is
+        TP x DP > 1 with expert parallelism asked; at 1 rank the two read the same)."""
+        return self.tensor_parallel_size * self.data_parallel_size if self.enable_expert_parallel else 1
+
+    @property
     def redundant_experts_given(self) -> int | None:
         """The redundant experts asked for (--num-redundant-experts or --eplb-config's), None where not given."""
         n = self.eplb_settings.get("num_redundant_experts")

@@ -18,7 +18,7 @@ from kvplan.plan.args import EngineArgs
 from kvplan.plan.kv import experts_quant
 from kvplan.resolve import ModelSpec, QuantSpec
 from kvplan.versions import (EPLB_ARCHITECTURES, VersionRules, eplb_architecture, eplb_quant_support,
-                             first_release_where)
+                             first_release_where, release_text)
 from kvplan.weights import moe_layers, pp_layer_split
 
 # EPLBConfig.window_size's default (config/parallel.py, 0.10.2-0.34.0 wheels; ParallelConfig.eplb_window_size = 1000 in
@@ -58,10 +58,11 @@ def _flag(args: EngineArgs, rules: VersionRules) -> str:
         else "--eplb-config"
 
 
-def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, rules: VersionRules, tp: int, dp: int,
+def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, rules: VersionRules,
                  notes: list[str], warns: list[str] | None = None) -> int:
-    """The redundant experts per MoE layer vLLM `rules.version` builds for these args (0 without EPLB or where the
-    model class does not balance), raising RefusedByVLLMError with vLLM's own message where it refuses the start.
+    """The redundant experts per MoE layer vLLM `rules.version` builds for these (resolved) args (0 without EPLB or
+    where the model class does not balance), raising RefusedByVLLMError with vLLM's own message where it refuses the
+    start.
     `notes` / `warns` take what was assumed."""
     given = args.redundant_experts_given
     warns = notes if warns is None else warns
@@ -80,9 +81,9 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
         raise RefusedByVLLMError("--enable-eplb", f"{model.id} has no experts to balance",
                                  "drop --enable-eplb (it applies to MoE models with --enable-expert-parallel)",
                                  rule="EPLB on a dense model")
-    ep_on = bool(args.enable_expert_parallel)
+    tp, dp = args.tensor_parallel_size, args.data_parallel_size
     if rules.eplb_parallel_checks == "ep":
-        if not ep_on:
+        if not args.enable_expert_parallel:
             raise RefusedByVLLMError("--enable-eplb", "enable_expert_parallel must be True to use EPLB.",
                                      "add --enable-expert-parallel, or drop --enable-eplb", rule="EPLB without expert parallelism")
         if tp * dp <= 1:
@@ -93,7 +94,7 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
             raise RefusedByVLLMError("--enable-eplb", message, "drop --enable-eplb, or run expert parallelism over several "
                                      "GPUs (--tensor-parallel-size or --data-parallel-size above 1)",
                                      rule="EPLB on one rank")
-    ep = tp * dp if ep_on and tp * dp > 1 else 1  # FusedMoEParallelConfig.make: use_ep = TP x DP > 1 and EP asked
+    ep = args.expert_parallel_size
     e = int(model.num_experts or 0)
     if given is not None:
         redundant = given
@@ -147,7 +148,7 @@ def _eplb_since(architectures):
     for a in architectures or ():
         for at, on in EPLB_ARCHITECTURES.get(a, ()):
             if on:
-                yield ".".join(map(str, at))
+                yield release_text(at)
 
 
 def moe_layers_on_rank(model: ModelSpec, pp: int) -> int:
@@ -158,8 +159,8 @@ def moe_layers_on_rank(model: ModelSpec, pp: int) -> int:
     return max(sum(1 for i in layers if lo <= i < hi) for lo, hi in pp_layer_split(model.num_layers, pp))
 
 
-def eplb_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, experts_bytes: int, tp: int, pp: int,
-                     dp: int) -> tuple[int, list[tuple[str, int]]]:
+def eplb_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, experts_bytes: int,
+                     pp: int) -> tuple[int, list[tuple[str, int]]]:
     """(bytes, parts) of the EPLB state one rank holds (distributed/eplb/eplb_state.py EplbState.build in 0.9.2-0.11.2,
     EplbState.add_model from 0.12.0), for `args.eplb_redundant` redundant experts; `experts_bytes`: the rank's routed
     expert bytes (RankWeights.by_use "experts"), whose one-layer share the exchange buffer copies. L MoE layers,
@@ -171,8 +172,7 @@ def eplb_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, ex
     e = int(model.num_experts or 0)
     r = int(args.eplb_redundant)
     p = e + r
-    ep = tp * dp if args.enable_expert_parallel and tp * dp > 1 else 1
-    local = p // ep
+    local = p // args.expert_parallel_size
     layers = moe_layers_on_rank(model, pp)
     settings = args.eplb_settings
     window = int(settings.get("window_size") or EPLB_WINDOW_DEFAULT)

@@ -103,7 +103,7 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     # a ModelOpt exclude list as apply_vllm_mapper rewrites it (weights.quant_as_read)
     split = splits_exclude_list(quant, model.architectures, rules.release, rules.modelopt_exclude_split)
     return weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[args.dtype] if not model.checkpoint else None,
-                            gpu_cc=gpu.cc, ep=tp * args.data_parallel_size if args.enable_expert_parallel else 1,
+                            gpu_cc=gpu.cc, ep=args.expert_parallel_size,
                             mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
                             vision=not _text_only(model, args, rules), dp=args.data_parallel_size,
                             mxfp4_hopper_backend=rules.mxfp4_hopper_backend,

@@ -574,9 +574,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     warns: list[str] = [beyond] if beyond else []
     if resolved.enable_eplb or resolved.redundant_experts_given:
         # EPLB's redundant experts (or vLLM's refusal): the experts each rank builds (plan.eplb)
-        resolved = replace(resolved, eplb_redundant=resolve_eplb(model, quant, resolved, rules,
-                                                                 resolved.tensor_parallel_size,
-                                                                 resolved.data_parallel_size, notes, warns))
+        resolved = replace(resolved, eplb_redundant=resolve_eplb(model, quant, resolved, rules, notes, warns))
     if resolved.cudagraph_mode and resolved.captures_cuda_graphs:  # NONE is modelled: no graphs, no graph memory
         warns.append(f"--compilation-config cudagraph_mode {resolved.cudagraph_mode}: kvplan reads it for the hybrid "
                      "state-block check, the speculative-decoding rounding of the capture sizes and the drafter's graphs; "
@@ -602,7 +600,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     total = gpu.total_bytes
     util = resolved.gpu_memory_utilization
     requested = math.ceil(total * util) if rules.requested_is_ceil else total * util
-    ep = tp * resolved.data_parallel_size if resolved.enable_expert_parallel else 1
+    ep = resolved.expert_parallel_size
     spec = resolved.speculative
     text_only = _text_only(model, resolved, rules)
     w: RankWeights = rank_weights(model, gpu, resolved, rules, quant)
@@ -759,7 +757,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         # the balancer's state (plan.eplb.eplb_state_bytes), built while the model loads from 0.20.0 (rules row
         # eplb_state_measured "weights"), after "Model loading took" is measured before that
         experts_bytes = dict(w.by_use).get("experts", 0)
-        state, state_parts = eplb_state_bytes(model, resolved, rules, experts_bytes, tp, pp, resolved.data_parallel_size)
+        state, state_parts = eplb_state_bytes(model, resolved, rules, experts_bytes, pp)
         shown = ", ".join(f"{name} {b / 1024 ** 2:,.1f} MiB" for name, b in state_parts)
         if rules.eplb_state_measured == "weights":
             w = replace(w, bytes=w.bytes + state)
