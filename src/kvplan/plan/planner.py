@@ -432,6 +432,14 @@ def expert_placement(model: ModelSpec, args: EngineArgs, ep: int) -> tuple[str, 
     return "round_robin", f"{ep} EP ranks, {groups} expert groups and no data parallelism keep it round_robin"
 
 
+def _sizes_text(sizes, most: int, head: int) -> str:
+    """Capture sizes as a note lists them: all of them up to `most`, else the first `head`, '...' and the last."""
+    sizes = list(sizes)
+    if len(sizes) <= most:
+        return ", ".join(map(str, sizes))
+    return f"{', '.join(map(str, sizes[:head]))}, ... {sizes[-1]}"
+
+
 def _layers_text(model: ModelSpec) -> str:
     kinds = Counter((l.kind, l.window) for l in model.layers)
     return ", ".join(f"{n} {kind}" + (f" (window {window:,})" if window else "") for (kind, window), n in sorted(
@@ -869,8 +877,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             notes.append(split_graphs_note(graphs, rules))
         head = interactivity_head(resolved, rules)
         if head and graphs.source == "default":
-            shown = ", ".join(map(str, graphs.sizes)) if len(graphs.sizes) <= 40 else (
-                f"{', '.join(map(str, graphs.sizes[:36]))}, ... {graphs.sizes[-1]}")
+            shown = _sizes_text(graphs.sizes, 40, 36)
             dense = sorted(s for s in (graphs.piecewise_sizes if graphs.piecewise_sizes is not None else graphs.sizes)
                            if s <= head)
             notes.append(f"CUDA graphs: --performance-mode interactivity: vLLM {rules.version}'s default grid takes every "
@@ -880,8 +887,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          f"capture sizes ({shown})")
         if graphs.source != "default":
             given_sizes = graphs.sizes if graphs.split is None else graphs.split.prefill
-            shown = ", ".join(map(str, given_sizes)) if len(given_sizes) <= 12 else (
-                f"{', '.join(map(str, given_sizes[:6]))}, ... {given_sizes[-1]}")
+            shown = _sizes_text(given_sizes, 12, 6)
             notes.append(f"CUDA graphs: {len(given_sizes)} capture size(s) ({shown or 'none'}) from {graphs.source} "
                          "(config/vllm.py VllmConfig._set_cudagraph_sizes), not vLLM's default list")
         if graphs.rounded_to > 1:
