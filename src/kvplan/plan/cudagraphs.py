@@ -21,7 +21,7 @@ from kvplan.plan.args import (MRV2_ENV, EngineArgs, _speculative_method, cdiv, c
                               speculative_object)
 from kvplan.plan.multimodal import _mm_limits_all_off
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, ModelSpec
-from kvplan.versions import VersionRules
+from kvplan.versions import VersionRules, release_from
 from kvplan.weights import padded_vocab
 
 
@@ -1172,7 +1172,8 @@ def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, r
         # q = k + 2 (its correction token: standalone_ar/speculator.py init_cudagraph_manager, 0.34.0 wheel)
         prefill_full = full
         if method == "draft_model" and mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY") and not adaptive:
-            cap = min(max(split.recorded, default=0), WIDE_DECODE_MAX_TOKENS if wide else max(split.recorded, default=0))
+            top = max(split.recorded, default=0)
+            cap = min(top, WIDE_DECODE_MAX_TOKENS) if wide else top
             prefill_full = len(decode_capture_shapes(split.decode_requests, q + 1, args.max_num_seqs, cap))
         plan = replace(plan, drafter_graphs=plan.piecewise_count, drafter_full_graphs=prefill_full + drafter_decode)
     return plan
@@ -1280,7 +1281,8 @@ def split_key_refusal(args: EngineArgs, rules: VersionRules) -> None:
     raise RefusedByVLLMError(
         "--compilation-config", f"{len(keys)} validation error{'s' if len(keys) > 1 else ''} for CompilationConfig\n"
         f"{lines}", f"drop {', '.join(keys)} (vLLM {rules.version} does not have {'them' if len(keys) > 1 else 'it'}; "
-        "first in vLLM 0.34.0), or give the sizes as cudagraph_capture_sizes / max_cudagraph_capture_size",
+        f"first in vLLM {release_from('compilation_split_capture_keys', 'read')}), or give the sizes as "
+        "cudagraph_capture_sizes / max_cudagraph_capture_size",
         rule="split capture sizes before 0.34")
 
 
