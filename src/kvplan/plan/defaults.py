@@ -601,6 +601,12 @@ def accepted_tp_sizes(model: ModelSpec, upto: int = 16) -> list[int]:
 PP_SPECULATIVE = "speculative decoding with pipeline parallelism"  # the rule of pp_speculative_refusal's refusals
 
 
+# vLLM's refusal of --pipeline-parallel-size > 1 for a model class without SupportsPP
+# (ModelConfig.verify_with_parallel_config, config/model.py; 0.11.0 and 0.34.0 wheels)
+NO_SUPPORTS_PP = ("Pipeline parallelism is not supported for this model. Supported models implement the `SupportsPP` "
+                  "interface.")
+
+
 def pp_speculative_refusal(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[str, str] | None:
     """(vLLM's message, the fix) where the release cannot start speculative decoding with pipeline parallelism, else
     None. Rules rows pp_spec_v0_refusal (V0: every method), pp_spec_drafter (V1: a drafter, i.e. MTP layers or a
@@ -632,8 +638,7 @@ def pp_speculative_refusal(model: ModelSpec, args: EngineArgs, rules: VersionRul
     if spec[0] == "draft_model":
         return crash, f"{fix}; or vLLM {later} or newer (model runner v2 runs the drafter on the last stage)"
     # the drafter's config inherits the target's PP and its class (an EAGLE head, an MTP module) lacks SupportsPP
-    return ("Pipeline parallelism is not supported for this model. Supported models implement the `SupportsPP` "
-            f"interface. (the {spec[0]} drafter's config inherits --pipeline-parallel-size)",
+    return (f"{NO_SUPPORTS_PP} (the {spec[0]} drafter's config inherits --pipeline-parallel-size)",
             f"{fix}; or vLLM {later} or newer (model runner v2 runs the drafter on the last stage; an MTP module that "
             "implements SupportsPP passes this check and fails in the profile run instead)")
 
@@ -837,8 +842,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     if model.model_type == "whisper" and (args.pipeline_parallel_size or 1) > 1:
         # WhisperForConditionalGeneration implements no SupportsPP (models/whisper.py), which
         # ModelConfig.verify_with_parallel_config refuses (config/model.py; 0.11.0 and 0.34.0 wheels)
-        raise RefusedByVLLMError("--pipeline-parallel-size", "Pipeline parallelism is not supported for this model. "
-                                 "Supported models implement the `SupportsPP` interface.",
+        raise RefusedByVLLMError("--pipeline-parallel-size", NO_SUPPORTS_PP,
                                  "use --pipeline-parallel-size 1 (tensor parallelism splits Whisper's attention heads)",
                                  rule="pipeline parallelism on a model without SupportsPP")
     spec = args.speculative
