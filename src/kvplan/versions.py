@@ -889,6 +889,17 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   0.33.0 wheels), so pydantic refuses the key ("Unexpected keyword argument"); "read" from 0.34.0
     #   (VllmConfig._split_cudagraph_capture_sizes). plan.cudagraphs.split_key_refusal / _prefill_token_sizes
     "compilation_split_capture_keys": [((0, 0, 0), "ignored"), ((0, 13, 0), "refused"), ((0, 34, 0), "read")],
+    # - what a release does when no CUDA-graph capture size is left (given sizes all above max_num_batched_tokens, split
+    #   caps of 0, split lists all outside [1, max_num_batched_tokens] / [1, max_num_seqs], FULL_DECODE_ONLY with no
+    #   decode request count): "kept" up to 0.33.0, the cudagraph_mode stays as configured and nothing is captured
+    #   (config/vllm.py VllmConfig._set_cudagraph_sizes writes back the empty list, 0.33.0 wheel; the V1 runner's
+    #   capture_model loops over no descriptor and logs "Graph capturing finished", model runner v2's capture_model finds
+    #   none to capture and logs "Skipping encoder and decoder CUDA graph capture"); "none" from 0.34.0,
+    #   VllmConfig._split_cudagraph_capture_sizes sets cudagraph_mode NONE when the recorded sizes are empty, with
+    #   logger.info_once "No CUDA graph capture sizes are left; setting cudagraph_mode to NONE." (config/vllm.py, 0.34.0
+    #   wheel), before _validate_adaptive_verification, which then refuses adaptive verification ("requires full CUDA
+    #   graphs"). plan.cudagraphs._split_graph_plan / sizes_left
+    "cudagraph_no_sizes_left": [((0, 0, 0), "kept"), ((0, 34, 0), "none")],
     # - the speculative methods whose drafter captures FULL graphs of its one-token draft decodes (the draft steps after
     #   the first) at request counts of their own, decode_cudagraph_capture_grid(max_num_seqs) (64 sizes at 1,024), up to
     #   max_num_seqs and the decode token budget, with num_speculative_tokens >= 2 and decode graphs kept
@@ -1968,6 +1979,7 @@ class VersionRules:
     cudagraph_wide_defaults_cc10: bool
     cudagraph_decode_keys: str
     compilation_split_capture_keys: str
+    cudagraph_no_sizes_left: str
     draft_decode_cudagraph_methods: tuple[str, ...]
     cudagraph_interactivity_head: int
     adaptive_verification: str

@@ -1129,8 +1129,7 @@ def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, r
     spec = args.speculative
     k = spec[1] if spec else 0
     q = 1 + k
-    given = request.given
-    wide = _wide_grids(gpu, rules, given)
+    wide = _wide_grids(gpu, rules, request.given)
     adaptive = (rules.adaptive_verification == "decode_graphs" and bool(spec) and mode in _FULL_DECODE_MODES
                 and adaptive_verification_on(args))
     if adaptive:
@@ -1141,19 +1140,15 @@ def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, r
                                          f"vLLM resolves cudagraph_mode {mode} to {resolved} (v1/worker/gpu/spec_decode/"
                                          "adaptive_verification.py resolve_adaptive_cudagraph_mode)") if n)
         mode = resolved
-        decode_only = resolved == "FULL_DECODE_ONLY"
-    else:
-        decode_only = requested == "FULL_DECODE_ONLY" and not given
     method = _spec_method(args) if spec else None
-    draft = (k >= 2 and method in rules.draft_decode_cudagraph_methods
-             and not (method == "mtp" and multi_module_mtp(model, k)))
-    prefill = _prefill_token_sizes(gpu, args, rules, given)  # vLLM resolves (and refuses) the prefill sizes first
-    split = split_capture_sizes(request.sizes, q=q, max_num_seqs=args.max_num_seqs,
-                                max_tokens=int(args.max_num_batched_tokens), wide=wide, draft=draft,
-                                decode_only=decode_only, head=interactivity_head(args, rules),
-                                requests=_decode_request_sizes(gpu, args, rules, list(request.sizes), given),
-                                varlen=adaptive, prefill_sizes=prefill)
-    split = _legacy_with_split_sizes(split, args, request)
+    split = _resolved_split(model, gpu, args, rules, request, adaptive)
+    if not split.recorded and rules.cudagraph_no_sizes_left == "none":
+        # config/vllm.py VllmConfig._split_cudagraph_capture_sizes (0.34.0 wheel): with no token count recorded, vLLM sets
+        # cudagraph_mode NONE (logger.info_once), so neither the target nor a speculator captures a graph
+        note = "; ".join(n for n in (note, NO_SIZES_LEFT) if n)
+        return CudaGraphPlan(mode="NONE", sizes=(), rounded_to=1, drafter_layers=_drafter_decoder_layers(model, args),
+                             mode_note=note, source=request.source, lora_cases=lora_graph_cases(args, rules, runner),
+                             piecewise_sizes=(), full_decode_graphs=0, split=split, wide_grids=wide)
     mixed = mode != "FULL_DECODE_ONLY"
     if adaptive:
         full = len(split.varlen_decode)
@@ -1177,6 +1172,42 @@ def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, r
             prefill_full = len(decode_capture_shapes(split.decode_requests, q + 1, args.max_num_seqs, cap))
         plan = replace(plan, drafter_graphs=plan.piecewise_count, drafter_full_graphs=prefill_full + drafter_decode)
     return plan
+
+
+# vLLM's log line where no capture size is left (config/vllm.py VllmConfig._split_cudagraph_capture_sizes, 0.34.0 wheel;
+# rules row cudagraph_no_sizes_left "none")
+NO_SIZES_LEFT = "No CUDA graph capture sizes are left; setting cudagraph_mode to NONE."
+
+
+def _resolved_split(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules,
+                    request: CaptureRequest, adaptive: bool) -> SplitCaptureSizes:
+    """0.34's split capture sizes as config/vllm.py VllmConfig._split_cudagraph_capture_sizes resolves them (0.34.0
+    wheel), refusals included: the prefill and decode sizes from --compilation-config's split keys or the shared
+    sizes, the drafter's one-token decode sizes, adaptive verification's varlen ones, and the recorded union. The
+    recording keeps the decode tokens alone where the config's cudagraph_mode (before any runner-time resolution:
+    resolve_adaptive_cudagraph_mode runs in the model runner, later) has no mixed graphs, FULL_DECODE_ONLY, unless the
+    deprecated sizes alone were given; with the deprecated sizes beside split keys the recorded sizes are the shared
+    ones (_legacy_with_split_sizes)."""
+    spec = args.speculative
+    k = spec[1] if spec else 0
+    given = request.given
+    method = _spec_method(args) if spec else None
+    draft = (k >= 2 and method in rules.draft_decode_cudagraph_methods
+             and not (method == "mtp" and multi_module_mtp(model, k)))
+    prefill = _prefill_token_sizes(gpu, args, rules, given)  # vLLM resolves (and refuses) the prefill sizes first
+    split = split_capture_sizes(request.sizes, q=1 + k, max_num_seqs=args.max_num_seqs,
+                                max_tokens=int(args.max_num_batched_tokens), wide=_wide_grids(gpu, rules, given),
+                                draft=draft, decode_only=request.mode == "FULL_DECODE_ONLY" and not given,
+                                head=interactivity_head(args, rules),
+                                requests=_decode_request_sizes(gpu, args, rules, list(request.sizes), given),
+                                varlen=adaptive, prefill_sizes=prefill)
+    return _legacy_with_split_sizes(split, args, request)
+
+
+def sizes_left(args: EngineArgs, graphs: "CudaGraphPlan | None") -> bool:
+    """Whether the start captures CUDA graphs: args.captures_cuda_graphs, unless vLLM set cudagraph_mode NONE because no
+    capture size was left (rules row cudagraph_no_sizes_left "none": the graph plan's mode is NONE)."""
+    return args.captures_cuda_graphs and (graphs is None or graphs.mode != "NONE")
 
 
 def _span(counts: list[int]) -> str:
@@ -1396,6 +1427,14 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
                "so vLLM sets cudagraph_mode NONE)")
         refuse("Adaptive verification requires full CUDA graphs. Use cudagraph mode FULL, FULL_DECODE_ONLY, or "
                "FULL_AND_PIECEWISE, or disable adaptive verification.", f"{_DROP_ADAPTIVE}, or {how}")
+    if rules.cudagraph_no_sizes_left == "none" and not _resolved_split(model, gpu, args, rules, request, True).recorded:
+        # config/vllm.py (0.34.0 wheel): _split_cudagraph_capture_sizes has set cudagraph_mode NONE (no size is left)
+        # before _validate_adaptive_verification checks for FULL graphs
+        refuse("Adaptive verification requires full CUDA graphs. Use cudagraph mode FULL, FULL_DECODE_ONLY, or "
+               "FULL_AND_PIECEWISE, or disable adaptive verification.",
+               f"{_DROP_ADAPTIVE}, or give capture sizes that leave some within max_num_batched_tokens "
+               f"{int(args.max_num_batched_tokens):,} (token counts) and max_num_seqs {int(args.max_num_seqs):,} "
+               f"(request counts): none is left, so vLLM sets cudagraph_mode NONE ('{NO_SIZES_LEFT}')")
     if (check == "decode_graphs" and mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")
             and not _decode_request_sizes(gpu, args, rules, shared, request.given)):
         refuse("Adaptive verification needs decode CUDA graphs, but decode_cudagraph_capture_request_sizes is empty. "

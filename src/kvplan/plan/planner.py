@@ -21,7 +21,8 @@ from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, MIN_PER_GRAPH_BY
                                     adaptive_verification_refusal, split_key_refusal,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
-                                    interactivity_head, model_runner, model_runner_choice, split_graphs_note)
+                                    interactivity_head, model_runner, model_runner_choice, sizes_left,
+                                    split_graphs_note)
 from kvplan.plan.defaults import ct_moe_mixed_schemes, quant_capability_error, resolve_args, vllm_quant_method
 from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes, extended_line, extensible_kv_cache,
                                     fallback_note, kv_memory_hint, measured_pool, memory_after_warmup_line,
@@ -808,6 +809,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      f"memory (streamed over PCIe every forward){capped if w.layer_bytes is not None else ''}{kept}")
     notes += list(w.notes)
     graphs = cudagraph_plan(model, gpu, resolved, rules, requested_graphs)
+    graphs_on = sizes_left(resolved, graphs)  # False where vLLM set cudagraph_mode NONE for want of capture sizes
     measured = measured_terms(model, gpu, resolved, rules, graphs)
     act, act_f, src = measured["activation_peak"]
     sampler_note = sampler_kernel_note(rules, coefficients_for(rules.era), model)
@@ -865,7 +867,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          "config/vllm.py VllmConfig.get_varlen_decode_cudagraph_token_sizes, v1/worker/gpu/"
                          "cudagraph_utils.py CudaGraphManager)" + (f", beside {len(pw)} PIECEWISE sizes up to "
                                                                    f"{max(pw):,} tokens" if pw else ""))
-        elif graphs.wide_grids:
+        elif graphs.wide_grids and graphs_on:
             top_reqs = graphs.full_count(resolved.max_num_seqs, resolved.decode_query_len)
             notes.append(f"CUDA graphs: vLLM {rules.version} on compute capability 10.x splits the capture sizes: "
                          f"{len(graphs.piecewise_sizes)} prefill sizes up to {max(graphs.piecewise_sizes, default=0):,} "
@@ -873,10 +875,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          "(config/vllm.py VllmConfig._split_cudagraph_capture_sizes, config/compilation.py "
                          "prefill_cudagraph_capture_grid / decode_cudagraph_capture_grid); the per-graph memory rate was "
                          "fitted on captures of at most 1,024 tokens")
-        if graphs.split is not None and not graphs.adaptive_sizes and (spec or graphs.drafter_decode_graphs):
+        if graphs_on and graphs.split is not None and not graphs.adaptive_sizes and (spec or graphs.drafter_decode_graphs):
             notes.append(split_graphs_note(graphs, rules))
         head = interactivity_head(resolved, rules)
-        if head and graphs.source == "default":
+        if head and graphs_on and graphs.source == "default":
             shown = _sizes_text(graphs.sizes, 40, 36)
             dense = sorted(s for s in (graphs.piecewise_sizes if graphs.piecewise_sizes is not None else graphs.sizes)
                            if s <= head)
@@ -974,7 +976,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         # the profile's figure is only the capacity reserved; the pool is what the memory measured after warmup and
         # CUDA-graph capture leaves (plan.extensible)
         pool = measured_pool(total=total, requested=requested, weights=w.bytes, non_torch=nt,
-                             capture=capture if resolved.captures_cuda_graphs else 0, activation_peak=act,
+                             capture=capture if graphs_on else 0, activation_peak=act,
                              cudagraph_estimate=cg, capacity_bytes=capacity, capacity_blocks=capacity_blocks,
                              bytes_per_block=bytes_per_block, groups=groups, args=resolved, rocm=gpu.vendor == "AMD")
         num_blocks = pool.num_blocks
@@ -1147,7 +1149,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
              "plan.extensible STARTUP_USED_*"),
         Term("init_free", pool.init_free_bytes, "bytes", f"total - startup_used = {total / GIB:.2f} - {pool.startup_used_bytes / GIB:.2f} GiB",
              "MemorySnapshot at Worker.init_device"),
-        Term("cudagraph_capture", capture if resolved.captures_cuda_graphs else 0, "bytes",
+        Term("cudagraph_capture", capture if graphs_on else 0, "bytes",
              "the captured CUDA-graph pool, resident when the pool is measured (fitted per layer and size, era " + rules.era + ")"
              + (f": {capture_f}" if capture_f else ""), src),
         Term("non_kv_used", pool.non_kv_used_bytes, "bytes", "weights + non_torch + cudagraph_capture: init_free - free after warmup - committed",
@@ -1186,7 +1188,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         unified = gpu.form == "integrated" and (gpu.vendor or "").upper() == "NVIDIA"
         used = None if unified else pool.startup_used_bytes if pool is not None else startup_used_bytes(resolved)
         summary = summary_figures(rules, total, util, requested, w.bytes, nt, act, cg,
-                                  capture if resolved.captures_cuda_graphs else 0,
+                                  capture if graphs_on else 0,
                                   capacity if pool is not None else available, used)
         if pool is None and used is not None:
             terms = terms + (
@@ -1215,7 +1217,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
                      tokens, conc, max_len, fits, None if state_refused else error, bs, resolved,
                      runner=runner, pool=pool, capacity=capacity, after_warmup_error=after_warmup_error,
-                     util_warning=util_warning, summary=summary)
+                     util_warning=util_warning, summary=summary, graphs_on=graphs_on)
     if state_refused:
         log += ("ValueError: " + error,)
     if failure == "load":  # the weights' allocations fail mid-load: no "Model loading took", budget or pool line
@@ -1779,17 +1781,20 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
                capture: int, available: float, num_blocks: int, bytes_per_block: int, tokens: int, conc: float,
                max_len: int, fits: bool, error: str | None, bs: int, args: EngineArgs, runner: str = "v1",
                pool: MeasuredPool | None = None, capacity: float | None = None, after_warmup_error: bool = False,
-               util_warning: str | None = None, summary: SummaryFigures | None = None) -> tuple[str, ...]:
+               util_warning: str | None = None, summary: SummaryFigures | None = None,
+               graphs_on: bool | None = None) -> tuple[str, ...]:
     """The startup lines this vLLM version would print (formats: section 8). Model runner v2 prints no "Estimated CUDA
     graph memory" line (v1/worker/gpu/model_runner.py). With the extensible KV cache (`pool`), "Available KV cache
     memory" is the `capacity`; the capacity lines follow the CUDA-graph capture and the post-warmup measurement
     (v1/engine/core.py _initialize_kv_caches, 0.34.0), and an error of the second fit check comes after them. After
     the capture V1 compares the capture with its estimate (where one was applied) and prints the `summary`
-    (summary_line; None where vLLM prints none)."""
+    (summary_line; None where vLLM prints none). `graphs_on`: whether graphs are captured, where vLLM set
+    cudagraph_mode NONE itself (plan.cudagraphs.sizes_left); None: args.captures_cuda_graphs."""
     lines = []
+    graphs_on = args.captures_cuda_graphs if graphs_on is None else graphs_on
 
     def after_capture() -> None:
-        if rules.is_v1 and rules.log_cudagraph_pool_memory and cg > 0 and args.captures_cuda_graphs:
+        if rules.is_v1 and rules.log_cudagraph_pool_memory and cg > 0 and graphs_on:
             lines.append(_cudagraph_pool_line(capture, cg))
         if summary is not None:
             lines.append(summary_line(rules, summary))
@@ -1813,7 +1818,7 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
         shown = capacity if pool is not None else available
         lines.append(f"Available KV cache memory: {_format_gib(shown) if rules.available_kv_log == 'format_gib' else f'{shown / GIB:.2f}'} GiB")
     if pool is not None and (fits or after_warmup_error):
-        if args.captures_cuda_graphs:
+        if graphs_on:
             lines.append(f"Graph capturing finished in … secs, took {capture / GIB:.2f} GiB")
         after_capture()
         if util_warning:
@@ -1837,7 +1842,7 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
     else:
         lines.append(f"GPU KV cache size: {tokens:,} tokens")
         lines.append(f"Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
-    if args.captures_cuda_graphs and fits:
+    if graphs_on and fits:
         lines.append(f"Graph capturing finished in … secs, took {capture / GIB:.2f} GiB")
     if fits and not error:
         after_capture()

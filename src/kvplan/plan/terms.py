@@ -18,7 +18,8 @@ from kvplan.plan.args import (DRAFT_METHODS, EngineArgs, _speculative_method, cd
                              speculative_object)
 from kvplan.plan.cudagraphs import (_FULL_DECODE_MODES, _NO_COMPILATION_MODES, ColdStartLoss, CudaGraphPlan, _compilation_mode,
                                     _eager_forward, cold_start_pool_loss_bytes, cudagraph_plan,
-                                    MIN_PER_GRAPH_BYTES, MRV2_FULL_SAMPLES, model_runner, mrv2_graph_estimate_bytes, rocm_graph_units)
+                                    MIN_PER_GRAPH_BYTES, MRV2_FULL_SAMPLES, model_runner, mrv2_graph_estimate_bytes, rocm_graph_units,
+                                    sizes_left)
 from kvplan.plan.kv import (_attention_page_per_token, _sparse_mla_latent_bytes, drafter_kv_layers, experts_quant,
                             marlin_method, marlin_moe_experts, mxfp4_marlin_forced, stage_cache_layers)
 from kvplan.plan.multimodal import SKIP_MM_PROFILING_NOTE, _multimodal_profile_bytes, mm_profiling_skipped
@@ -485,7 +486,7 @@ def trtllm_workspace_in_estimate_bytes(model: ModelSpec, gpu: GPUSpec, args: Eng
     head_dim and global_head_dim) take FlashAttention 4 or Triton on every layer (model_executor/models/config.py
     Gemma4Config.verify_and_update_config, read in the 0.20.0-0.33.0 wheels: it keeps FlashInfer out)."""
     row = rules.mrv2_estimate_trtllm_workspace if runner == "v2" else rules.v1_estimate_trtllm_workspace
-    if (not row or not args.captures_cuda_graphs or model.uses_mla
+    if (not row or not sizes_left(args, graphs) or model.uses_mla
             or model.is_attention_free or (gpu.vendor or "").upper() != "NVIDIA" or gpu.cc is None):
         return 0, ""
     if runner != "v2" and (graphs is None or graphs.mode not in _FULL_DECODE_MODES):
@@ -1089,14 +1090,16 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         # model runner v2 before 0.29 (rules row mrv2_cudagraph_estimate) subtracts no estimate and captures after the KV allocation (below), as the eras
         # that subtract none do: the capture fit of those eras (calibration.py _G_CONST), not V1-e/f's estimate's
         gc = replace(c, g_const=CAPTURE_G_CONST, g_per_layer_size=CAPTURE_G_PER)
-    capture = gc.g_const + gc.g_per_layer_size * f.graph_layer_sizes if args.captures_cuda_graphs else 0.0
     g = f.graphs
+    on = sizes_left(args, g)  # no graphs where vLLM set cudagraph_mode NONE for want of capture sizes
+    capture = gc.g_const + gc.g_per_layer_size * f.graph_layer_sizes if on else 0.0
     lora_cases = g.lora_cases if g is not None else 1
     cg_formula = (f"{gc.g_const / GIB:.2f} GiB + {gc.g_per_layer_size / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes"
                   + (f" x {lora_cases} LoRA cases (with and without active LoRA)" if lora_cases > 1 else "")
-                  if args.captures_cuda_graphs else "0 (--enforce-eager: no CUDA graphs)" if args.enforce_eager
-                  else "0 (--compilation-config cudagraph_mode NONE: no CUDA graphs)")
-    if args.captures_cuda_graphs and g is not None:
+                  if on else "0 (--enforce-eager: no CUDA graphs)" if args.enforce_eager
+                  else "0 (--compilation-config cudagraph_mode NONE: no CUDA graphs)" if not args.captures_cuda_graphs
+                  else "0 (no CUDA-graph capture size is left, so vLLM sets cudagraph_mode NONE: no CUDA graphs)")
+    if on and g is not None:
         if g.drafter_graphs:
             cg_formula += (f" + {gc.g_per_layer_size / 1024 ** 2:.3f} MiB x {g.drafter_layers} drafter layer(s) x "
                            f"{g.drafter_graphs} PIECEWISE graphs ({gc.g_per_layer_size * g.drafter_layers * g.drafter_graphs / GIB:.3f} "
@@ -1107,7 +1110,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                        + (f", rounded to multiples of {g.rounded_to}" if g.rounded_to > 1 else "")
                        + (f", sizes from {g.source.split(';')[0]}" if g.source != "default" else "") + "]")
     estimate = capture  # what the budget subtracts where the era does: the same formula, but for model runner v2
-    if runner == "v2" and args.captures_cuda_graphs and rules.cudagraph_subtracted:
+    if runner == "v2" and on and rules.cudagraph_subtracted:
         if not rules.mrv2_cudagraph_estimate:
             # the estimate is 0 (v1/worker/gpu/model_runner.py profile_cudagraph_memory returns 0, 0.26.0 and 0.28.0
             # wheels), but capture_model still captures PIECEWISE then FULL graphs into the global pool after the KV
@@ -1137,7 +1140,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                              if full else f" (every PIECEWISE graph; cudagraph_mode {g.mode} captures no FULL graph)")
                           + (f", + the speculator's {g.drafter_full_graphs} FULL graphs x 1 MiB, measured in full "
                              "(profile_cudagraph_memory)" if g.drafter_full_graphs else ""))
-    if args.captures_cuda_graphs and rules.cudagraph_subtracted and estimate:
+    if on and rules.cudagraph_subtracted and estimate:
         # the estimate, not the real capture, holds FlashInfer's TRTLLM-API workspace (rules rows
         # mrv2_estimate_trtllm_workspace, v1_estimate_trtllm_workspace)
         trtllm_ws, trtllm_text = trtllm_workspace_in_estimate_bytes(model, gpu, args, rules, runner, g)
@@ -1160,7 +1163,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         elif trtllm_ws:
             estimate += trtllm_ws
             cg_formula += f", + {trtllm_text}"
-    if (args.captures_cuda_graphs and g is not None and rules.cudagraph_rocm_cost == "per_graph"
+    if (on and g is not None and rules.cudagraph_rocm_cost == "per_graph"
             and (gpu.vendor or "").upper() == "AMD"):
         # ROCm from 0.26 (rules row cudagraph_rocm_cost; the releases that profile the graphs on ROCm too): a fixed cost
         # per hipGraph, not CUDA's shared pool (calibration.py ROCM_G_PER_GRAPH); the estimate, where the release
