@@ -281,8 +281,9 @@ def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_p
         # 0.34+: the target's own graphs, its prefill sizes and its n x q uniform-decode ones; vLLM's recorded
         # capture_sizes also hold the drafter's one-token decode sizes, which no target step runs at
         q = int(graphs.get("decode_query_len") or 1)
-        sizes = tuple(sorted({int(s) for s in graphs["prefill_capture_sizes"]}
-                             | {int(n) * q for n in graphs.get("decode_capture_requests") or ()}))
+        decode = (graphs.get("decode_capture_tokens")  # several query lengths (dynamic speculative decoding's tiers)
+                  or [int(n) * q for n in graphs.get("decode_capture_requests") or ()])
+        sizes = tuple(sorted({int(s) for s in graphs["prefill_capture_sizes"]} | {int(t) for t in decode}))
     elif graphs and graphs.get("capture_sizes"):
         sizes = tuple(sorted(int(s) for s in graphs["capture_sizes"]))
     else:

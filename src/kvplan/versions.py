@@ -900,6 +900,19 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   wheel), before _validate_adaptive_verification, which then refuses adaptive verification ("requires full CUDA
     #   graphs"). plan.cudagraphs._split_graph_plan / sizes_left
     "cudagraph_no_sizes_left": [((0, 0, 0), "kept"), ((0, 34, 0), "none")],
+    # - what --speculative-config's num_speculative_tokens_per_batch_size (dynamic speculative decoding: K by batch size,
+    #   SpeculativeConfig, present in the 0.28.0-0.34.0 wheels) does to the capture sizes. The dense schedule
+    #   (v1/spec_decode/dynamic/utils.py build_dynamic_sd_schedule_lookup) maps each query length 1 + K to the widest
+    #   batch that drafts K, and each such tier takes sizes of its own. "none" (0.28.0 wheel: no tiers); "default_sizes"
+    #   0.29.0-0.33.0: the default grid appends n x q for each tier up to its widest batch (config/vllm.py
+    #   VllmConfig._set_cudagraph_sizes decode_tiers, 0.29.0, 0.31.0, 0.32.0, 0.33.0 wheels; model runner v2's own
+    #   handling of the tiers in 0.32-0.33 cudagraph_utils.py is not modelled); "decode_graphs" from 0.34.0: besides,
+    #   the decode request counts come from the shared sizes at every tier's query length and the target's uniform-decode
+    #   graphs are (n, q) per tier up to its widest batch (VllmConfig.get_decode_cudagraph_query_lens,
+    #   _split_cudagraph_capture_sizes, config/compilation.py decode_cudagraph_capture_shapes, 0.34.0 wheel). With data
+    #   parallelism vLLM drops the schedule (_maybe_disable_dynamic_sd_for_data_parallel, 0.29.0-0.34.0).
+    #   plan.cudagraphs.decode_query_lens
+    "dynamic_sd_capture_tiers": [((0, 0, 0), "none"), ((0, 29, 0), "default_sizes"), ((0, 34, 0), "decode_graphs")],
     # - the speculative methods whose drafter captures FULL graphs of its one-token draft decodes (the draft steps after
     #   the first) at request counts of their own, decode_cudagraph_capture_grid(max_num_seqs) (64 sizes at 1,024), up to
     #   max_num_seqs and the decode token budget, with num_speculative_tokens >= 2 and decode graphs kept
@@ -1980,6 +1993,7 @@ class VersionRules:
     cudagraph_decode_keys: str
     compilation_split_capture_keys: str
     cudagraph_no_sizes_left: str
+    dynamic_sd_capture_tiers: str
     draft_decode_cudagraph_methods: tuple[str, ...]
     cudagraph_interactivity_head: int
     adaptive_verification: str

@@ -232,8 +232,108 @@ def _wide_grids(gpu: GPUSpec | None, rules: VersionRules, given: bool) -> bool:
     return bool(rules.cudagraph_wide_defaults_cc10) and _nvidia_cc10(gpu) and not given
 
 
+def _dynamic_sd_schedule(schedule, max_batch: int, k: int) -> list[int]:
+    """vLLM's dense batch size -> K lookup of a num_speculative_tokens_per_batch_size schedule (index 0 unused):
+    inclusive (start, end, K) ranges sorted by start, a gap carrying the previous K forward, the tail the last one, each
+    K within num_speculative_tokens (v1/spec_decode/dynamic/utils.py validate_and_normalize_dynamic_sd_schedule and
+    build_dynamic_sd_schedule_lookup, 0.34.0 wheel). RefusedByVLLMError with vLLM's ValueError for a schedule it
+    refuses (the scheduler builds the lookup at startup: v1/core/sched/scheduler.py Scheduler.__init__)."""
+    def refuse(message: str) -> None:
+        raise RefusedByVLLMError("--speculative-config", message, "give num_speculative_tokens_per_batch_size as "
+                                 "[[1, 16, 3], [17, 64, 2], ...]: inclusive batch-size ranges from 1, each with its K",
+                                 rule="dynamic speculative decoding schedule")
+
+    if not isinstance(schedule, list):
+        refuse("num_speculative_tokens_per_batch_size must be a non-empty list of (range_start, range_end, "
+               "num_speculative_tokens) entries.")
+    parsed = []
+    for entry in schedule:
+        if not isinstance(entry, (list, tuple)) or len(entry) != 3:
+            refuse("Each num_speculative_tokens_per_batch_size entry must be a 3-item sequence: (range_start, "
+                   "range_end, num_speculative_tokens).")
+        try:
+            start, end, kk = (int(v) for v in entry)
+        except (TypeError, ValueError):
+            raise InputError("--speculative-config", f"num_speculative_tokens_per_batch_size entry {entry!r} holds "
+                             "something other than whole numbers", "e.g. [[1, 16, 3], [17, 256, 1]]") from None
+        if start <= 0 or end <= 0:
+            refuse(f"Batch-size range ({start}, {end}) must be positive.")
+        if start > end:
+            refuse(f"Batch-size range start must be <= end for ({start}, {end}, {kk}).")
+        if kk < 0:
+            refuse("num_speculative_tokens_per_batch_size values must be >= 0.")
+        parsed.append((start, end, kk))
+    parsed.sort(key=lambda e: e[0])
+    previous = 0
+    for start, end, _ in parsed:
+        if start <= previous:
+            refuse("Batch-size ranges must be non-overlapping and sorted.")
+        previous = end
+    if parsed[0][0] != 1:
+        refuse("The first batch-size range must start at 1 so every runtime batch size has a defined schedule.")
+    dense = [0] * (max_batch + 1)
+    nxt, last = 1, None
+    for start, end, kk in parsed:
+        if start > nxt and last is not None:
+            for b in range(nxt, min(start, max_batch + 1)):
+                dense[b] = min(k, last)
+        for b in range(max(start, nxt), min(end, max_batch) + 1):
+            dense[b] = min(k, kk)
+        nxt, last = max(nxt, end + 1), kk
+        if nxt > max_batch:
+            break
+    for b in range(nxt, max_batch + 1):
+        dense[b] = min(k, last)
+    return dense
+
+
+def decode_query_lens(args: EngineArgs, rules: VersionRules, query_len: int | None = None) -> dict[int, int]:
+    """The uniform-decode query lengths of a runner whose widest is `query_len` (the target's 1 + num_speculative_tokens
+    where None), each mapped to the most requests its batches have (config/vllm.py
+    VllmConfig.get_decode_cudagraph_query_lens, 0.34.0 wheel): {query_len: max_num_seqs}, unless --speculative-config
+    gives num_speculative_tokens_per_batch_size and the release reads it for the capture sizes (rules row
+    dynamic_sd_capture_tiers) without data parallelism (which drops it: _maybe_disable_dynamic_sd_for_data_parallel).
+    Then each K the dense schedule holds is a tier: query length K + query_len - num_speculative_tokens, up to the
+    widest batch drafting K. An empty list is no schedule (vLLM's lookup refuses it and the capture keeps the static
+    width; the scheduler builds none)."""
+    seqs = int(args.max_num_seqs)
+    spec = args.speculative
+    k = spec[1] if spec else 0
+    q = 1 + k if query_len is None else query_len
+    schedule = (speculative_object(args.speculative_config) or {}).get("num_speculative_tokens_per_batch_size") \
+        if spec else None
+    if (rules.dynamic_sd_capture_tiers == "none" or schedule in (None, []) or k <= 0 or q - k <= 0
+            or (args.data_parallel_size or 1) > 1):
+        return {q: seqs}
+    dense = _dynamic_sd_schedule(schedule, seqs, k)
+    return {kk + q - k: b for b, kk in enumerate(dense) if b > 0}
+
+
+def dynamic_sd_dp_warning(args: EngineArgs, rules: VersionRules) -> str:
+    """vLLM's warning where data parallelism drops num_speculative_tokens_per_batch_size (config/vllm.py
+    VllmConfig._maybe_disable_dynamic_sd_for_data_parallel, 0.29.0 and 0.34.0 wheels); '' elsewhere."""
+    spec = args.speculative
+    if (rules.dynamic_sd_capture_tiers == "none" or not spec or (args.data_parallel_size or 1) <= 1
+            or (speculative_object(args.speculative_config) or {}).get("num_speculative_tokens_per_batch_size") is None):
+        return ""
+    return ("Dynamic speculative decoding is not supported with data parallelism because data-parallel ranks can select "
+            "different speculative-token counts, causing DP divergence and deadlocks. Disabling "
+            f"num_speculative_tokens_per_batch_size and falling back to static num_speculative_tokens={spec[1]}.")
+
+
+def decode_capture_shapes_for(sizes: Iterable[int], query_lens: dict[int, int],
+                              max_tokens: int) -> list[tuple[int, int]]:
+    """The (requests, q) uniform-decode graphs for request counts `sizes` at each query length q of `query_lens`, up to
+    its most requests and `max_tokens` tokens, by query length then requests (config/compilation.py
+    decode_cudagraph_capture_shapes, 0.34.0 wheel)."""
+    sizes = list(sizes)
+    shapes = {shape for qq, reqs in query_lens.items() for shape in decode_capture_shapes(sizes, qq, reqs, max_tokens)}
+    return sorted(shapes, key=lambda shape: (shape[1], shape[0]))
+
+
 def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculative_tokens: int = 0,
-                            rules: VersionRules | None = None, gpu: GPUSpec | None = None, head: int = 0) -> list[int]:
+                            rules: VersionRules | None = None, gpu: GPUSpec | None = None, head: int = 0,
+                            query_lens: dict[int, int] | None = None) -> list[int]:
     """vLLM's default CUDA-graph capture sizes before any speculative-decoding rounding (vllm/config/vllm.py
     VllmConfig._set_cudagraph_sizes, section 1.5). Without `rules`: the grid up to min(2 x max_num_seqs, 512,
     max_num_batched_tokens) that every release shares without speculative decoding. With them, the release's rows
@@ -243,7 +343,9 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculati
     max_num_batched_tokens is appended when within the largest size (0.21.0 on), and the uniform decode sizes n x q
     (0.29.0 on; max_num_seqs itself without speculative decoding, 0.31.0 on). `head`: --performance-mode
     interactivity's every size 1 .. min(largest, head) at the grid's head (0.17.0 on; interactivity_head); the request
-    counts of the uniform decode sizes keep 1, 2, 4 (VllmConfig._set_cudagraph_sizes' request_counts)."""
+    counts of the uniform decode sizes keep 1, 2, 4 (VllmConfig._set_cudagraph_sizes' request_counts). `query_lens`
+    (decode_query_lens): dynamic speculative decoding's tiers, each appending n x its query length up to its widest
+    batch (VllmConfig._set_cudagraph_sizes decode_tiers, 0.29.0-0.34.0 wheels); None: q up to max_num_seqs."""
     if rules is None:
         return _size_grid(min(max_num_seqs * 2, 512, max_tokens))
     if rules.engine == "v0":  # one FULL graph per batch size up to max_num_seqs padded (versions.py cudagraph_size_grid)
@@ -263,8 +365,8 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculati
     if rules.cudagraph_uniform_decode_sizes != "none":
         decode: list[int] = []
         if q > 1:
-            reqs = min(max_num_seqs, ceiling)
-            decode = [n * q for n in set(_size_grid(reqs) + [reqs]) if n * q <= base]
+            decode = [n * qq for qq, tier in (query_lens or {q: max_num_seqs}).items()
+                      for n in set(_size_grid(min(tier, ceiling)) + [min(tier, ceiling)]) if n * qq <= base]
         elif rules.cudagraph_uniform_decode_sizes == "spec_and_seqs" and max_num_seqs <= base:
             decode = [max_num_seqs]
         sizes += [d for d in decode if d <= max_tokens]
@@ -347,19 +449,24 @@ class SplitCaptureSizes:
     decode_tokens: tuple[int, ...] = ()
 
 
-def split_decode_requests(shared: Iterable[int], q: int, max_num_seqs: int) -> list[int]:
+def split_decode_requests(shared: Iterable[int], q: int, max_num_seqs: int,
+                          query_lens: Iterable[int] | None = None) -> list[int]:
     """0.34's request counts of the uniform-decode graphs off the wide defaults: each shared capture size s gives
     min(ceil(s / q), max_num_seqs) where ceil(s / q) x q is within the largest shared size (config/vllm.py
     VllmConfig._split_cudagraph_capture_sizes, 0.34.0 wheel). Where 0.33 rounded token sizes to multiples of q
-    (round_sizes_for_spec_decode, _full_graph_sizes), 0.34 keys the graphs on requests and captures n x q tokens."""
+    (round_sizes_for_spec_decode, _full_graph_sizes), 0.34 keys the graphs on requests and captures n x q tokens.
+    `query_lens`: every query length of dynamic speculative decoding's tiers (decode_query_lens), each rounding the
+    shared sizes alike; None: q alone."""
     shared = sorted(set(shared))
     top = shared[-1] if shared else 0
-    return sorted({min(cdiv(s, q), max_num_seqs) for s in shared if cdiv(s, q) * q <= top})
+    lens = list(query_lens) if query_lens is not None else [q]
+    return sorted({min(cdiv(s, qq), max_num_seqs) for s in shared for qq in lens if cdiv(s, qq) * qq <= top})
 
 
 def split_capture_sizes(shared: Iterable[int], *, q: int, max_num_seqs: int, max_tokens: int, wide: bool,
                         draft: bool, decode_only: bool, head: int = 0, requests: Iterable[int] | None = None,
-                        varlen: bool = False, prefill_sizes: Iterable[int] | None = None) -> SplitCaptureSizes:
+                        varlen: bool = False, prefill_sizes: Iterable[int] | None = None,
+                        query_lens: dict[int, int] | None = None) -> SplitCaptureSizes:
     """vLLM 0.34's CUDA-graph sizes from the shared ones (cudagraph_capture_sizes / given_capture_sizes), as
     config/vllm.py VllmConfig._split_cudagraph_capture_sizes and v1/worker/gpu/cudagraph_utils.py
     CudaGraphManager._init_candidates (0.34.0 wheel) build them:
@@ -383,7 +490,8 @@ def split_capture_sizes(shared: Iterable[int], *, q: int, max_num_seqs: int, max
       decode graphs (decode_cudagraph_capture_max_tokens).
 
     The decode token budget is max_num_batched_tokens, within 8,192 with `wide` (max_decode_cudagraph_capture_tokens).
-    `max_tokens` is max_num_batched_tokens."""
+    `max_tokens` is max_num_batched_tokens. `query_lens` (decode_query_lens): the target's decode query lengths, each
+    with its most requests (dynamic speculative decoding's tiers); None: {q: max_num_seqs}."""
     shared = sorted(set(shared))
     decode_cap = WIDE_DECODE_MAX_TOKENS if wide else None
     if prefill_sizes is not None:
@@ -393,13 +501,15 @@ def split_capture_sizes(shared: Iterable[int], *, q: int, max_num_seqs: int, max
     if requests is not None:
         requests = sorted(set(requests))
     else:
-        requests = decode_capture_grid(max_num_seqs) if wide else split_decode_requests(shared, q, max_num_seqs)
+        requests = (decode_capture_grid(max_num_seqs) if wide
+                    else split_decode_requests(shared, q, max_num_seqs, query_lens))
     budget = min(max_tokens, decode_cap or max_tokens)
     draft_requests = decode_capture_grid(max_num_seqs) if draft and requests else []
     top_tokens = max(requests, default=0) * q
     varlen_sizes = varlen_decode_capture_grid(min(top_tokens, max_tokens, decode_cap or top_tokens),
                                               bool(head)) if varlen else []
-    decode_tokens = ({n * qq for n, qq in decode_capture_shapes(requests, q, max_num_seqs, budget)}
+    lens = {qq: min(reqs, max_num_seqs) for qq, reqs in (query_lens or {q: max_num_seqs}).items()}
+    decode_tokens = ({n * qq for n, qq in decode_capture_shapes_for(requests, lens, budget)}
                      | {n for n, _ in decode_capture_shapes(draft_requests, 1, max_num_seqs, budget)}
                      | set(varlen_sizes))
     recorded = sorted(decode_tokens if decode_only else decode_tokens | set(prefill))
@@ -408,7 +518,7 @@ def split_capture_sizes(shared: Iterable[int], *, q: int, max_num_seqs: int, max
     top = max(recorded, default=0)
     manager_cap = min(top, decode_cap or top)
     return SplitCaptureSizes(prefill=tuple(prefill), decode_requests=tuple(requests),
-                             decode_shapes=tuple(decode_capture_shapes(requests, q, max_num_seqs, manager_cap)),
+                             decode_shapes=tuple(decode_capture_shapes_for(requests, lens, manager_cap)),
                              draft_decode_shapes=tuple(decode_capture_shapes(draft_requests, 1, max_num_seqs, manager_cap)),
                              recorded=tuple(recorded), varlen_decode=tuple(varlen_sizes),
                              decode_tokens=tuple(sorted(decode_tokens)))
@@ -711,10 +821,14 @@ class CudaGraphPlan:
         if self.split is not None:  # 0.34+: the graphs behind vLLM's recorded sizes
             out.update(prefill_capture_sizes=list(self.piecewise_sizes or ()),
                        decode_capture_requests=[n for n, _ in self.split.decode_shapes],
-                       decode_query_len=self.split.decode_shapes[0][1] if self.split.decode_shapes else None,
+                       decode_query_len=max(q for _, q in self.split.decode_shapes) if self.split.decode_shapes else None,
                        full_decode_graphs=self.full_decode_graphs,
                        drafter_decode_requests=[n for n, _ in self.split.draft_decode_shapes],
                        drafter_decode_graphs=self.drafter_decode_graphs)
+            lens = sorted({q for _, q in self.split.decode_shapes})
+            if len(lens) > 1:  # dynamic speculative decoding's tiers: graphs at several query lengths
+                out.update(decode_query_lens=lens,
+                           decode_capture_tokens=sorted({n * q for n, q in self.split.decode_shapes}))
         if self.adaptive_sizes:
             out["adaptive_verification_sizes"] = list(self.adaptive_sizes)
         if self.drafter_full_graphs:
@@ -1034,7 +1148,8 @@ def capture_request(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rul
         return CaptureRequest(sizes=tuple(given[0]), source=given[1], given=True, mode=mode, mode_note=note)
     sizes = cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens,
                                     num_speculative_tokens=args.speculative[1] if args.speculative else 0,
-                                    rules=rules, gpu=gpu, head=interactivity_head(args, rules))
+                                    rules=rules, gpu=gpu, head=interactivity_head(args, rules),
+                                    query_lens=decode_query_lens(args, rules))
     return CaptureRequest(sizes=tuple(sizes), source="default", given=False, mode=mode, mode_note=note)
 
 
@@ -1169,7 +1284,7 @@ def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, r
         if method == "draft_model" and mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY") and not adaptive:
             top = max(split.recorded, default=0)
             cap = min(top, WIDE_DECODE_MAX_TOKENS) if wide else top
-            prefill_full = len(decode_capture_shapes(split.decode_requests, q + 1, args.max_num_seqs, cap))
+            prefill_full = len(decode_capture_shapes_for(split.decode_requests, decode_query_lens(args, rules, q + 1), cap))
         plan = replace(plan, drafter_graphs=plan.piecewise_count, drafter_full_graphs=prefill_full + drafter_decode)
     return plan
 
@@ -1200,7 +1315,7 @@ def _resolved_split(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rul
                                 draft=draft, decode_only=request.mode == "FULL_DECODE_ONLY" and not given,
                                 head=interactivity_head(args, rules),
                                 requests=_decode_request_sizes(gpu, args, rules, list(request.sizes), given),
-                                varlen=adaptive, prefill_sizes=prefill)
+                                varlen=adaptive, prefill_sizes=prefill, query_lens=decode_query_lens(args, rules))
     return _legacy_with_split_sizes(split, args, request)
 
 
@@ -1219,14 +1334,20 @@ def split_graphs_note(graphs: CudaGraphPlan, rules: VersionRules) -> str:
     the target's PIECEWISE and FULL graphs, the drafter's decode graphs and vLLM's recorded sizes."""
     split = graphs.split
     assert split is not None
-    q = split.decode_shapes[0][1] if split.decode_shapes else None
-    requests = [n for n, _ in split.decode_shapes]
+    lens = sorted({qq for _, qq in split.decode_shapes})
+    q = lens[-1] if lens else None
+    requests = [n for n, qq in split.decode_shapes if qq == q]
     parts = [f"CUDA graphs: vLLM {rules.version} keys its uniform-decode graphs on request counts and no longer rounds "
              "the capture sizes for speculative decoding (compilation.py adjust_cudagraph_sizes_for_spec_decode is gone; "
              "config/vllm.py VllmConfig._split_cudagraph_capture_sizes, v1/worker/gpu/cudagraph_utils.py "
              "CudaGraphManager._init_candidates): "
              f"{graphs.piecewise_count} PIECEWISE prefill size(s) up to {max(graphs.piecewise_sizes or (0,)):,} tokens"]
-    if graphs.full_decode_graphs and graphs.mode != "FULL" and q:
+    if graphs.full_decode_graphs and graphs.mode != "FULL" and q and len(lens) > 1:
+        tiers = ", ".join(f"q {qq}: {_span([n for n, x in split.decode_shapes if x == qq])} requests" for qq in lens)
+        parts.append(f"{graphs.full_decode_graphs} FULL uniform-decode graph(s) at dynamic speculative decoding's query "
+                     f"lengths, each up to the widest batch that drafts its tokens ({tiers}; config/vllm.py "
+                     "VllmConfig.get_decode_cudagraph_query_lens)")
+    elif graphs.full_decode_graphs and graphs.mode != "FULL" and q:
         parts.append(f"{graphs.full_decode_graphs} FULL uniform-decode graph(s) of n x {q} tokens for n = {_span(requests)} "
                      f"requests ({requests[0] * q:,} ... {requests[-1] * q:,} tokens)")
     elif graphs.mode == "FULL":
@@ -1379,7 +1500,7 @@ def _decode_request_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionR
         return kept
     if cap is not None or _wide_grids(gpu, rules, given):
         return decode_capture_grid(seqs if cap is None else min(cap, seqs))
-    return split_decode_requests(shared, args.decode_query_len, seqs)
+    return split_decode_requests(shared, args.decode_query_len, seqs, decode_query_lens(args, rules))
 
 
 def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs,

@@ -20,7 +20,8 @@ from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, with_suffix_toke
 from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, MIN_PER_GRAPH_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
                                     adaptive_verification_refusal, split_key_refusal,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
-                                    cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
+                                    cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, dynamic_sd_dp_warning,
+                                    inductor_compiles,
                                     interactivity_head, model_runner, model_runner_choice, sizes_left,
                                     split_graphs_note)
 from kvplan.plan.defaults import ct_moe_mixed_schemes, quant_capability_error, resolve_args, vllm_quant_method
@@ -591,6 +592,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      + ("; it captures no PIECEWISE graph, so kvplan charges none, and the pool its first (largest) FULL "
                         "graph takes, which vLLM's estimate measures, is not modelled: the CUDA-graph term is a lower bound"
                         if resolved.cudagraph_mode in ("FULL", "FULL_DECODE_ONLY") else ""))
+    dp_dynamic = dynamic_sd_dp_warning(resolved, rules)
+    if dp_dynamic:
+        warns.append(dp_dynamic)
     if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
         warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
     backend_error, block_warning = block_size_backend(model, gpu, args.block_size, resolved, rules)
