@@ -93,6 +93,29 @@ def test_deprecated_sizes_beside_split_sizes_are_refused_unless_they_are_the_uni
     assert g["capture_sizes"] == [1, 2, 4, 8]
 
 
+@pytest.mark.parametrize("via", ["flag", "compilation_config"])
+def test_a_deprecated_largest_size_beside_split_lists_is_held_to_its_grid(via):
+    # max_cudagraph_capture_size alone builds the default grid up to it (config/vllm.py VllmConfig._set_cudagraph_sizes,
+    # 0.34.0 wheel): 8 -> [1, 2, 4, 8], 16 -> [1, 2, 4, 8, 16]. Beside split lists that grid is the shared list
+    # _split_cudagraph_capture_sizes holds to the union or the decode tokens: lists [1, 2, 4, 8] at q = 1 match the
+    # first and not the second
+    def plan(top, prefill):
+        comp = {"prefill_cudagraph_capture_token_sizes": prefill, "decode_cudagraph_capture_request_sizes": [1, 2, 4, 8]}
+        if via == "flag":
+            return _plan(comp, max_cudagraph_capture_size=top)
+        return _plan({**comp, "max_cudagraph_capture_size": top})
+
+    g = _graphs(plan(8, [1, 2, 4, 8]))
+    assert g["capture_sizes"] == [1, 2, 4, 8] and g["largest"] == 8
+    with pytest.raises(RefusedByVLLMError) as e:
+        plan(16, [1, 2, 4, 8])
+    assert "cannot be combined" in e.value.message
+    # the grid equal to the decode tokens alone is taken too; the prefill graphs keep their own list, which the
+    # recorded largest size does not bound (v1/worker/gpu/cudagraph_utils.py CudaGraphManager._init_candidates)
+    g = _graphs(plan(8, [1, 2, 4, 8, 16]))
+    assert g["capture_sizes"] == [1, 2, 4, 8] and g["prefill_capture_sizes"] == [1, 2, 4, 8, 16]
+
+
 @pytest.mark.parametrize("version", ["0.13.0", "0.20.0", "0.33.0"])
 @pytest.mark.parametrize("key,value", [("prefill_cudagraph_capture_token_sizes", [1, 2, 4]),
                                        ("max_prefill_cudagraph_capture_tokens", 256),
