@@ -79,8 +79,11 @@ def test_the_pools_are_within_five_percent_and_the_gap_is_the_consumed_memory():
         assert abs(gap - (logged - mine)) < 0.01, rid
 
 
-def test_the_weights_are_three_percent_under_the_loaded_bytes():
-    # -3.02 % on both: kvplan counts gpt2's tensors at 0.2306 GiB against 'Loading model weights took 0.2378 GB'
+def test_the_weights_are_two_and_a_half_percent_under_the_loaded_bytes():
+    # -3.02 % on both at first scoring (gpt2 counted without its position table and biases, with a rotary cache it does
+    # not build), -2.37 % since: 0.2322 GiB against 'Loading model weights took 0.2378 GB'. What is left (5.6 MiB) is
+    # the caching allocator's: gpt2's 1-10 MiB projections are carved from shared 20 MiB segments, and a carve that
+    # would leave 1 MiB or less takes the whole rest, which kvplan does not model
     for rid, rec in _records().items():
         got = validate_records([rec])[0]
-        assert -3.5 < got.error_pct["weights_gib"] < -2.5, rid
+        assert -2.6 < got.error_pct["weights_gib"] < -2.1, rid

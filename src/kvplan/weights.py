@@ -29,6 +29,12 @@ VOCAB_PADDING = 64  # vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
 # Component.kind of a tensor vLLM allocates and fills at load from another checkpoint tensor: on the GPU, not on disk
 LOAD_COPY = "load_copy"
 UNGATED = "ungated"  # Component.kind of a dense MLP without a gate
+# GPT-2-style decoders as vLLM builds them (models/gpt2.py GPT2Model / GPT2Block, read in the 0.6.4.post1, 0.8.3 and
+# 0.25.1 wheels; models/gpt_bigcode.py GPTBigCodeModel, 0.6.4.post1 and 0.8.3): a learned position table
+# wpe = nn.Embedding(max_position_embeddings, hidden), no rotary embedding; every projection with a bias (c_attn
+# QKVParallelLinear and mlp.c_fc ColumnParallelLinear split over TP, attn.c_proj and mlp.c_proj RowParallelLinear whole on
+# each rank, bias=True) and LayerNorms (ln_1, ln_2, ln_f) with a weight and a bias
+LEARNED_POSITION_TYPES = ("gpt2", "gpt_bigcode")
 
 
 @dataclass(frozen=True)
@@ -156,11 +162,18 @@ def _attention_layer_of(spec: ModelSpec, index: int):
     return spec.layers[index]
 
 
+def qkv_bias(spec: ModelSpec) -> bool:
+    """Whether the fused q/k/v projection carries a bias: attention_bias in the config, Qwen2's q/k/v biases, and the
+    GPT-2-style decoders' c_attn (LEARNED_POSITION_TYPES)."""
+    return (bool(spec.text_config.get("attention_bias")) or spec.model_type.startswith("qwen2")
+            or spec.model_type in LEARNED_POSITION_TYPES)
+
+
 def _attention_params(spec: ModelSpec, n_kv: int, head_dim: int, layer: int, k_eq_v: bool = False) -> list[Component]:
     t = spec.text_config
     h, nh = spec.hidden_size, layer_attention_heads(spec, layer)
     q_out = nh * head_dim * (2 if attn_output_gate(spec) else 1)
-    bias = bool(t.get("attention_bias")) or spec.model_type.startswith("qwen2")
+    bias = qkv_bias(spec)
     qo = h * q_out + nh * head_dim * h + (q_out if bias else 0)
     n_proj = 1 if k_eq_v else 2  # attention_k_eq_v: the value projection is the key's (Gemma 4 global layers)
     kv = n_proj * h * n_kv * head_dim + (n_proj * n_kv * head_dim if bias else 0)
@@ -411,6 +424,15 @@ def count_weights(spec: ModelSpec) -> WeightCount:
     h = spec.hidden_size
     v_pad = padded_vocab(spec)
     comps = [Component("embed_tokens", v_pad * h, "vocab", None, False)]
+    learned = spec.model_type in LEARNED_POSITION_TYPES
+    if learned:
+        if not spec.max_position_embeddings:
+            raise UndeterminedError("weights", f"cannot count {spec.id}'s weights: the config has no n_positions "
+                                    "(max_position_embeddings), the rows of its learned position table",
+                                    "give a checkpoint folder or Hub id (exact bytes from safetensors headers)")
+        # wpe, whole on every rank, and ln_f's bias (LEARNED_POSITION_TYPES)
+        comps.append(Component("embed_positions", int(spec.max_position_embeddings) * h, "replicated", None, False))
+        comps.append(Component("norm", h, "replicated", None, False))
     if not spec.tie_word_embeddings and not spec.is_pooling:
         # a pooling model has no output projection: its own class builds none, and the adapter that serves a
         # *ForCausalLM as one deletes it (vllm/model_executor/models/adapters.py)
@@ -466,6 +488,12 @@ def count_weights(spec: ModelSpec) -> WeightCount:
                          and t.get("intermediate_size_mlp") else spec.intermediate_size)
                 layer_comps.append(Component("mlp", mlp_mult * h * width, "tp", i, True, kind="" if gated else UNGATED))
         layer_comps.append(Component("norm", norms_per_layer * h, "replicated", i, False))
+        if learned:
+            # ln_1 and ln_2 biases and the two RowParallelLinear biases (attn.c_proj, mlp.c_proj), whole on each
+            # rank; mlp.c_fc's bias split like its weight (c_attn's: _attention_params)
+            layer_comps.append(Component("norm", 4 * h, "replicated", i, False))
+            if spec.intermediate_size and _has_mlp(spec, kinds):
+                layer_comps.append(Component("norm", spec.intermediate_size, "tp", i, False))
         comps += layer_comps
     vision, vision_linear, vision_bnb = _vision_parts(spec) if spec.is_multimodal else (0, 0, 0)
     notes = []
@@ -1167,7 +1195,7 @@ def _second_module_share(c: Component, spec: ModelSpec | None) -> float | None:
         if spec is None:
             return None
         h, gate = spec.hidden_size, 2 if attn_output_gate(spec) else 1
-        bias = bool(spec.text_config.get("attention_bias")) or spec.model_type.startswith("qwen2")
+        bias = qkv_bias(spec)
         # params = x * (h * gate + h + (gate if bias else 0)) with x = nh * head_dim; o_proj holds x * h
         return h / (h * gate + h + (gate if bias else 0))
     return 0.5 if c.kind == UNGATED else 1 / 3
@@ -2097,6 +2125,8 @@ def _rotary_bytes(spec: ModelSpec, dtype_bytes: int, mrope_cache_factor: int = 4
     """
     t = spec.text_config
     if all(l.kind in ("recurrent", "none") for l in spec.layers):
+        return 0
+    if spec.model_type in LEARNED_POSITION_TYPES:  # learned positions (wpe), no get_rope
         return 0
     if spec.model_type == "granitemoehybrid" and t.get("position_embedding_type") != "rope":
         # Granite 4.0 hybrids' attention is NoPE: GraniteMoeHybridAttention builds get_rope only `if
