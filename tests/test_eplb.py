@@ -244,3 +244,18 @@ def test_fp8_experts_on_flashinfers_trtllm_kernel_refuse_eplb_on_blackwell():
     fit("H100", "0.14.1", on)
     fit("B200", "0.14.1", ())
     fit("B200", "0.12.0", on)
+
+
+def test_unknown_eplb_config_keys_are_refused_from_0_16():
+    with pytest.raises(RefusedByVLLMError, match="window: Extra inputs are not permitted") as e:
+        _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"window": 10}, vllm_version="0.16.0")
+    assert "window_size" in e.value.fix
+    # communicator is a field from 0.20.0, enable_migration_batching from 0.32.0
+    with pytest.raises(RefusedByVLLMError, match="communicator: Extra inputs"):
+        _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"communicator": "nixl"}, vllm_version="0.19.1")
+    _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"communicator": "nixl"}, vllm_version="0.20.0")
+    with pytest.raises(RefusedByVLLMError, match="enable_migration_batching"):
+        _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"enable_migration_batching": True},
+             vllm_version="0.31.0")
+    _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"enable_migration_batching": True},
+         vllm_version="0.32.0")

@@ -412,6 +412,25 @@ EPLB_MOE_CLASSES: dict[str, list[tuple[V, str | None]]] = {
 }
 
 
+# The keys --eplb-config takes where vLLM refuses others: EPLBConfig's fields (config/parallel.py) from 0.16.0, whose
+# config/utils.py @config makes the pydantic dataclass with ConfigDict(extra="forbid") (0.10.2-0.15.1: a plain pydantic
+# dataclass, None here: not claimed). Fields as read in every wheel: use_async from 0.12.0, policy from 0.13.0,
+# log_balancedness_interval from 0.14.0, communicator from 0.20.0, enable_migration_batching from 0.32.0
+_EPLB_KEYS_016 = frozenset({"window_size", "step_interval", "num_redundant_experts", "log_balancedness",
+                            "log_balancedness_interval", "use_async", "policy"})
+EPLB_CONFIG_KEYS: list[tuple[V, frozenset[str] | None]] = [
+    ((0, 0, 0), None),
+    ((0, 16, 0), _EPLB_KEYS_016),
+    ((0, 20, 0), _EPLB_KEYS_016 | {"communicator"}),
+    ((0, 32, 0), _EPLB_KEYS_016 | {"communicator", "enable_migration_batching"}),
+]
+
+
+def eplb_config_keys(release: V) -> frozenset[str] | None:
+    """The --eplb-config keys vLLM `release` takes where it refuses any other (EPLB_CONFIG_KEYS), else None."""
+    return _value_at(EPLB_CONFIG_KEYS, release)
+
+
 def eplb_moe_class(key: str, release: V) -> str | None:
     """The MoE method class vLLM `release` builds for the experts' method `key` where it refuses EPLB
     (EPLB_MOE_CLASSES), None where kvplan cannot name it."""

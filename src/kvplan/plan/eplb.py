@@ -17,8 +17,8 @@ from kvplan.errors import RefusedByVLLMError, UndeterminedError
 from kvplan.plan.args import EngineArgs
 from kvplan.plan.kv import experts_quant
 from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec
-from kvplan.versions import (EPLB_ARCHITECTURES, VersionRules, eplb_architecture, eplb_moe_class, eplb_quant_support,
-                             first_release_where, release_text)
+from kvplan.versions import (EPLB_ARCHITECTURES, VersionRules, eplb_architecture, eplb_config_keys, eplb_moe_class,
+                             eplb_quant_support, first_release_where, release_text)
 from kvplan.weights import moe_layers, pp_layer_split
 
 # EPLBConfig.window_size's default (config/parallel.py, 0.10.2-0.34.0 wheels; ParallelConfig.eplb_window_size = 1000 in
@@ -95,6 +95,15 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
     if rules.eplb_form is None:  # no EPLB in the release: the flag check (versions.SERVE_FLAG_SINCE) names it
         return 0
     settings = args.eplb_settings
+    known = eplb_config_keys(rules.release)
+    extra = sorted(k for k in settings if known is not None and k not in known)
+    if extra:
+        # EPLBConfig(**eplb_config) (engine/arg_utils.py) under @config's ConfigDict(extra="forbid"): pydantic's
+        # ValidationError, one line per key
+        raise RefusedByVLLMError("--eplb-config", f"{len(extra)} validation error{'s' if len(extra) > 1 else ''} for "
+                                 "EPLBConfig: " + "; ".join(f"{k}: Extra inputs are not permitted" for k in extra),
+                                 f"vLLM {rules.version}'s EPLBConfig takes {', '.join(sorted(known))}",
+                                 rule="an unknown --eplb-config key")
     use_async = settings.get("use_async", rules.eplb_async_default)
     if rules.eplb_async_nccl_refused and use_async and str(settings.get("communicator")) in ("torch_nccl", "pynccl"):
         # EPLBConfig._validate_eplb_config (config/parallel.py, 0.24.0-0.34.0 wheels), as the config is built; use_async
