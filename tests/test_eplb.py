@@ -24,12 +24,14 @@ def test_redundant_experts_add_whole_experts_per_rank_and_the_state_to_the_weigh
     expert = 3 * m.hidden_size * m.moe_intermediate_size * 2  # gate, up, down in bf16
     # (128 + 32) / 4 = 40 experts per rank instead of 32, on each of the 48 MoE layers
     extra_experts = 8 * 48 * expert
-    # state: the load window (1000 steps x 48 layers x 160 physical experts int32) and one layer's 40 local experts
+    # state: the load window (1000 steps x 48 layers x 160 physical experts int32), one layer's 40 local experts and
+    # logical_to_physical_map's 1024 replica slots per logical expert whatever R (MAX_EXPERT_REDUNDANCY + 1, 0.33.0)
     window = 1000 * 48 * 160 * 4
     buffer = 40 * expert
+    replica_map = 48 * 128 * 1024 * 8
     grown = eplb.weights_bytes - base.weights_bytes
-    assert grown >= extra_experts + window + buffer
-    assert grown < extra_experts + window + buffer + 4 * 1024 ** 2  # the maps and counters are small
+    assert grown >= extra_experts + window + buffer + replica_map
+    assert grown < extra_experts + window + buffer + replica_map + 1024 ** 2  # the other maps and counters are small
     assert eplb.kv_cache_tokens < base.kv_cache_tokens
 
 
@@ -38,7 +40,45 @@ def test_no_redundant_experts_leaves_the_experts_but_adds_the_state():
     eplb = _fit(enable_expert_parallel=True, enable_eplb=True, vllm_version="0.33.0")
     grown = eplb.weights_bytes - base.weights_bytes
     expert = 3 * base.model.hidden_size * base.model.moe_intermediate_size * 2
-    assert 1000 * 48 * 128 * 4 + 32 * expert <= grown < 1000 * 48 * 128 * 4 + 32 * expert + 2 * 1024 ** 2
+    state = 1000 * 48 * 128 * 4 + 32 * expert + 48 * 128 * 1024 * 8
+    assert state <= grown < state + 1024 ** 2
+
+
+def test_the_replica_map_takes_1024_slots_until_0_34_and_last_expert_load_comes_in_0_31():
+    def state(version, **kw):
+        base = _fit(enable_expert_parallel=True, vllm_version=version)
+        eplb = _fit(enable_expert_parallel=True, enable_eplb=True, vllm_version=version, **kw)
+        return eplb.weights_bytes - base.weights_bytes
+    # 0.34.0 sizes logical_to_physical_map at R + 1 = 1 slot (R = 0 divides 128 over 4 ranks), 0.33.0 at 1024; both
+    # keep last_expert_load
+    assert state("0.33.0") - state("0.34.0") == 48 * 128 * (1024 - 1) * 8
+    # last_expert_load (48 MoE layers x 128 logical experts int64): in 0.31.0's EPLB state, not in 0.30.0's
+    assert state("0.31.0") - state("0.30.0") == 48 * 128 * 8
+    # a smaller load window shrinks the state by its steps (int32 per layer and physical expert)
+    assert state("0.33.0") - state("0.33.0", eplb_config={"window_size": 10}) == 990 * 48 * 128 * 4
+
+
+def test_more_than_1023_redundant_experts_are_refused_from_0_10():
+    with pytest.raises(RefusedByVLLMError, match="num_redundant_experts 1024 must be less than or equal to 1023"):
+        _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"num_redundant_experts": 1024},
+             vllm_version="0.33.0")
+    # FusedMoE's even-distribution check comes first, while the model loads
+    with pytest.raises(RefusedByVLLMError, match="Got 1154 experts and 4 EP ranks"):
+        _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"num_redundant_experts": 1026},
+             vllm_version="0.33.0")
+    assert rules_for("0.9.2").eplb_max_redundant is None and rules_for("0.10.0").eplb_max_redundant == 1023
+
+
+def test_an_nccl_communicator_with_async_eplb_is_refused_from_0_24():
+    cfg = {"communicator": "pynccl"}
+    with pytest.raises(RefusedByVLLMError, match="pynccl communicator is incompatible with async EPLB"):
+        _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config=cfg, vllm_version="0.24.0")
+    # use_async off, or 0.23.0 (async by default, no check yet), or 0.22.1 (synchronous by default) start
+    _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={**cfg, "use_async": False}, vllm_version="0.24.0")
+    _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config=cfg, vllm_version="0.23.0")
+    with pytest.raises(RefusedByVLLMError, match="torch_nccl communicator"):
+        _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"communicator": "torch_nccl",
+                                                                         "use_async": True}, vllm_version="0.24.0")
 
 
 def test_before_0_20_the_state_is_outside_the_budget_and_warned():
@@ -128,3 +168,94 @@ def test_a_startup_logs_eplb_args_are_read():
                    "all2all_backend": "deepep_low_latency"}
     cmd = "INFO 12-01 10:00:00 [cli.py] args: vllm serve Qwen/Qwen3-30B-A3B --enable-eplb --num-redundant-experts 16"
     assert parse_lines([cmd]).eplb_given() == {"enable_eplb": True, "num_redundant_experts": 16}
+
+
+def test_the_unsupported_method_refusal_names_its_class_as_each_release_words_it():
+    kw = dict(enable_expert_parallel=True, enable_eplb=True, quantization="bitsandbytes")
+    with pytest.raises(RefusedByVLLMError) as e:
+        _fit(vllm_version="0.14.1", **kw)
+    assert e.value.message == ("EPLB is not supported BitsAndBytesMoEMethod. EPLB is only supported for FP8 "
+                               "quantization for now.")
+    with pytest.raises(RefusedByVLLMError) as e:
+        _fit(vllm_version="0.15.0", **kw)
+    assert e.value.message == "EPLB is not supported BitsAndBytesMoEMethod."
+    # 0.11.0 still checks the method's type: FP8 or unquantized
+    with pytest.raises(RefusedByVLLMError) as e:
+        _fit(vllm_version="0.11.0", **kw)
+    assert e.value.message == "EPLB is only supported for FP8 quantization for now."
+
+
+def test_compressed_tensors_int4_experts_refuse_eplb_on_marlin_before_0_21():
+    from dataclasses import replace
+    from kvplan.plan.eplb import ct_wna16_marlin, eplb_quant_key, resolve_eplb
+    from kvplan.resolve import QuantSpec
+    p = _fit(enable_expert_parallel=True, vllm_version="0.19.1")
+    model = p.model  # hidden 2048, experts 768 wide: Marlin's shapes at group 128
+    quant = QuantSpec("compressed-tensors", 4, 128, "int4 w4a16", weight_only=True)
+    assert ct_wna16_marlin(model, quant, None) is True
+    assert ct_wna16_marlin(model, replace(quant, group_size=256), None) is False  # group not 32 / 64 / 128 / -1
+    assert ct_wna16_marlin(replace(model, moe_intermediate_size=96), quant, None) is False  # 96 % 128
+    args = replace(p.args, enable_eplb=True)
+    assert eplb_quant_key(model, quant, rules_for("0.19.1")) == "ct_wna16"
+    with pytest.raises(RefusedByVLLMError) as e:
+        resolve_eplb(model, quant, args, rules_for("0.19.1"), [])
+    assert e.value.message == "EPLB is not supported CompressedTensorsWNA16MarlinMoEMethod."
+    # the Triton class takes it (0 redundant experts: 0.19.1's default)
+    assert resolve_eplb(replace(model, moe_intermediate_size=96), quant, args, rules_for("0.19.1"), []) == 0
+    # 0.11.1 refuses both classes, with the note of its release
+    with pytest.raises(RefusedByVLLMError, match="not supported CompressedTensorsWNA16MoEMethod. EPLB is only"):
+        resolve_eplb(replace(model, moe_intermediate_size=96), quant, args, rules_for("0.11.1"), [])
+
+
+def test_experts_int8_balances_from_0_20():
+    from kvplan.versions import eplb_quant_support
+    # ExpertsInt8Config builds Int8OnlineMoEMethod (an OnlineMoEMethodBase, supports_eplb) from 0.20.0
+    assert eplb_quant_support("experts_int8", (0, 19, 1)) == "no"
+    assert eplb_quant_support("experts_int8", (0, 20, 0)) == "yes"
+    assert eplb_quant_support("experts_int8", (0, 33, 0)) == "yes"
+
+
+def test_model_classes_balance_from_the_release_that_first_has_them():
+    # Glm4MoeLiteForCausalLM implements MixtureOfExperts from 0.15.0, Step3p5 from 0.15.1, Gemma 4 from 0.19.0, the
+    # Qwen3.5 MoE class from 0.17.0 (model registries and classes of the 0.14.1-0.19.1 wheels)
+    for arch, first, before in (("Glm4MoeLiteForCausalLM", (0, 15, 0), (0, 14, 1)),
+                                ("Step3p5ForCausalLM", (0, 15, 1), (0, 15, 0)),
+                                ("Gemma4ForCausalLM", (0, 19, 0), (0, 18, 1)),
+                                ("Qwen3_5MoeForConditionalGeneration", (0, 17, 0), (0, 16, 0))):
+        assert eplb_architecture([arch], first) and not eplb_architecture([arch], before), arch
+
+
+def test_fp8_experts_on_flashinfers_trtllm_kernel_refuse_eplb_on_blackwell():
+    on = (("VLLM_USE_FLASHINFER_MOE_FP8", "1"),)
+    latency = on + (("VLLM_FLASHINFER_MOE_BACKEND", "latency"),)
+
+    def fit(gpu, version, env):
+        return kvplan.fit("Qwen/Qwen3-30B-A3B-FP8", gpu, tensor_parallel_size=4, enable_expert_parallel=True,
+                          enable_eplb=True, vllm_version=version, env=env)
+    # 0.13.0-0.14.1 pick TRTLLM at load (latency is the default backend) and its forward refuses EPLB
+    with pytest.raises(RefusedByVLLMError) as e:
+        fit("B200", "0.14.1", on)
+    assert e.value.message == "EPLB not supported for `Fp8MoEMethod` yet."
+    # 0.15.x passes TRTLLM over under EPLB unless the backend is asked for, then refuses it at load
+    with pytest.raises(RefusedByVLLMError, match="since kernel does not support parallel config."):
+        fit("B200", "0.15.0", latency)
+    fit("B200", "0.15.0", on)
+    # not on Hopper (the kernel is Blackwell's), not without the variable, not in 0.12.0
+    fit("H100", "0.14.1", on)
+    fit("B200", "0.14.1", ())
+    fit("B200", "0.12.0", on)
+
+
+def test_unknown_eplb_config_keys_are_refused_from_0_16():
+    with pytest.raises(RefusedByVLLMError, match="window: Extra inputs are not permitted") as e:
+        _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"window": 10}, vllm_version="0.16.0")
+    assert "window_size" in e.value.fix
+    # communicator is a field from 0.20.0, enable_migration_batching from 0.32.0
+    with pytest.raises(RefusedByVLLMError, match="communicator: Extra inputs"):
+        _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"communicator": "nixl"}, vllm_version="0.19.1")
+    _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"communicator": "nixl"}, vllm_version="0.20.0")
+    with pytest.raises(RefusedByVLLMError, match="enable_migration_batching"):
+        _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"enable_migration_batching": True},
+             vllm_version="0.31.0")
+    _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"enable_migration_batching": True},
+         vllm_version="0.32.0")

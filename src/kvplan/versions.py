@@ -272,84 +272,87 @@ EXPERT_GROUP_ARCHS = frozenset({
 # model runner builds the EPLB state only for such a model (v1/worker/gpu_model_runner.py load_model,
 # is_mixture_of_experts / get_mixture_of_experts_model). Any other MoE class builds its experts as without EPLB and
 # vLLM starts without balancing. Steps (first release, supported) as read from each wheel's model registry and the
-# classes deriving from MixtureOfExperts in model_executor/models/ (and vllm/models/ from 0.20.0): 0.9.2, 0.10.1,
-# 0.10.2, 0.11.0, 0.12.0, 0.14.1, 0.20.0, 0.33.0, 0.34.0 (a step at X: first seen in the first of these that has it).
+# classes deriving from MixtureOfExperts in model_executor/models/ (and vllm/models/ from 0.20.0), in every release
+# from 0.9.2 to 0.34.0 but 0.10.1.1, 0.20.1 and 0.27.1: 0.9.2, 0.10.0, 0.10.1, 0.10.2, 0.11.0, 0.11.1, 0.11.2, 0.12.0,
+# 0.13.0, 0.14.0, 0.14.1, 0.15.0, 0.15.1, 0.16.0, 0.17.0, 0.17.1, 0.18.0, 0.18.1, 0.19.0, 0.19.1, 0.20.0, 0.20.2,
+# 0.21.0, 0.22.0, 0.22.1, 0.23.0, 0.24.0, 0.25.0, 0.25.1, 0.26.0, 0.27.0, 0.28.0, 0.29.0, 0.30.0, 0.31.0, 0.32.0,
+# 0.33.0, 0.34.0 (a step at X: first seen in X)
 EPLB_ARCHITECTURES: dict[str, list[tuple[V, bool]]] = {
-    "AXK1ForCausalLM": [((0, 20, 0), True)],
-    "AfmoeForCausalLM": [((0, 33, 0), True)],
+    "AXK1ForCausalLM": [((0, 17, 0), True)],
+    "AfmoeForCausalLM": [((0, 25, 0), True)],
     "AliceAIForCausalLM": [((0, 33, 0), True)],
     "AriaForConditionalGeneration": [((0, 34, 0), True)],
     "BeamForCausalLM": [((0, 33, 0), True)],
-    "DSparkDraftModel": [((0, 33, 0), True)],
-    "DSparkV41DraftModel": [((0, 33, 0), True)],
-    "DeepSeekMTPModel": [((0, 12, 0), True)],
-    "DeepseekForCausalLM": [((0, 12, 0), True)],
+    "DSparkDraftModel": [((0, 32, 0), True)],
+    "DSparkV41DraftModel": [((0, 32, 0), True)],
+    "DeepSeekMTPModel": [((0, 11, 1), True)],
+    "DeepseekForCausalLM": [((0, 11, 1), True)],
     "DeepseekV2ForCausalLM": [((0, 9, 2), True)],
     "DeepseekV32ForCausalLM": [((0, 11, 0), True)],
-    "DeepseekV32MTPModel": [((0, 33, 0), True)],
-    "DeepseekV3BidirectionalModel": [((0, 33, 0), True)],
+    "DeepseekV32MTPModel": [((0, 29, 0), True)],
+    "DeepseekV3BidirectionalModel": [((0, 29, 0), True)],
     "DeepseekV3ForCausalLM": [((0, 9, 2), True)],
-    "DeepseekV4ForCausalLM": [((0, 33, 0), True)],
-    "Dots3NoteMTPModel": [((0, 33, 0), True)],
-    "Eagle3DeepseekV2ForCausalLM": [((0, 20, 0), True)],
-    "Eagle3DeepseekV3ForCausalLM": [((0, 20, 0), True)],
+    "DeepseekV4ForCausalLM": [((0, 23, 0), True)],
+    "Dots3NoteMTPModel": [((0, 28, 0), True)],
+    "Eagle3DeepseekV2ForCausalLM": [((0, 18, 0), True)],
+    "Eagle3DeepseekV3ForCausalLM": [((0, 18, 0), True)],
     "EagleDeepSeekMTPModel": [((0, 10, 2), True)],
-    "EagleLlama4ForCausalLM": [((0, 12, 0), True), ((0, 33, 0), False)],
-    "EagleMistralLarge3ForCausalLM": [((0, 12, 0), True), ((0, 33, 0), False)],
-    "Ernie4_5_MoeForCausalLM": [((0, 12, 0), True)],
-    "FlexOlmoForCausalLM": [((0, 33, 0), True)],
-    "Gemma4ForCausalLM": [((0, 20, 0), True)],
-    "Glm4MoeForCausalLM": [((0, 12, 0), True)],
-    "Glm4MoeLiteForCausalLM": [((0, 20, 0), True)],
-    "Glm4MoeLiteMTPModel": [((0, 20, 0), True)],
-    "Glm4MoeMTPModel": [((0, 12, 0), True)],
-    "Glm5NextForCausalLM": [((0, 33, 0), True)],
-    "Glm5NextForConditionalGeneration": [((0, 33, 0), True)],
-    "Glm5NextMTPModel": [((0, 33, 0), True)],
-    "GlmMoeDsaForCausalLM": [((0, 20, 0), True)],
-    "HunYuanDenseV1ForCausalLM": [((0, 11, 0), True), ((0, 12, 0), False)],
+    "EagleLlama4ForCausalLM": [((0, 11, 1), True), ((0, 30, 0), False)],
+    "EagleMistralLarge3ForCausalLM": [((0, 12, 0), True), ((0, 30, 0), False)],
+    "Ernie4_5_MoeForCausalLM": [((0, 11, 1), True)],
+    "FlexOlmoForCausalLM": [((0, 29, 0), True)],
+    "Gemma4ForCausalLM": [((0, 19, 0), True)],
+    "Glm4MoeForCausalLM": [((0, 11, 1), True)],
+    "Glm4MoeLiteForCausalLM": [((0, 15, 0), True)],
+    "Glm4MoeLiteMTPModel": [((0, 15, 0), True)],
+    "Glm4MoeMTPModel": [((0, 11, 1), True)],
+    "Glm5NextForCausalLM": [((0, 30, 0), True)],
+    "Glm5NextForConditionalGeneration": [((0, 30, 0), True)],
+    "Glm5NextMTPModel": [((0, 30, 0), True)],
+    "GlmMoeDsaForCausalLM": [((0, 16, 0), True)],
+    "HunYuanDenseV1ForCausalLM": [((0, 11, 0), True), ((0, 11, 1), False)],
     "HunYuanMoEV1ForCausalLM": [((0, 11, 0), True)],
-    "InternS1ProForConditionalGeneration": [((0, 20, 0), True)],
-    "InternS2MobiusForConditionalGeneration": [((0, 33, 0), True)],
-    "InternS2MobiusMTP": [((0, 33, 0), True)],
-    "InternS2PreviewForConditionalGeneration": [((0, 33, 0), True)],
-    "K2HorizonForCausalLM": [((0, 33, 0), True)],
-    "KimiLinearForCausalLM": [((0, 12, 0), True)],
+    "InternS1ProForConditionalGeneration": [((0, 16, 0), True)],
+    "InternS2MobiusForConditionalGeneration": [((0, 28, 0), True)],
+    "InternS2MobiusMTP": [((0, 28, 0), True)],
+    "InternS2PreviewForConditionalGeneration": [((0, 22, 0), True)],
+    "K2HorizonForCausalLM": [((0, 30, 0), True)],
+    "KimiLinearForCausalLM": [((0, 11, 1), True)],
     "Kolibri1ForCausalLM": [((0, 33, 0), True)],
-    "Lfm2MoeForCausalLM": [((0, 12, 0), True)],
-    "Llama4ForCausalLM": [((0, 12, 0), True)],
-    "Llama4ForConditionalGeneration": [((0, 12, 0), True)],
-    "MellumForCausalLM": [((0, 33, 0), True)],
-    "MiMoV2FlashForCausalLM": [((0, 14, 1), True)],
-    "MiMoV2ForCausalLM": [((0, 33, 0), True)],
+    "Lfm2MoeForCausalLM": [((0, 11, 1), True)],
+    "Llama4ForCausalLM": [((0, 11, 1), True)],
+    "Llama4ForConditionalGeneration": [((0, 11, 1), True)],
+    "MellumForCausalLM": [((0, 22, 1), True)],
+    "MiMoV2FlashForCausalLM": [((0, 14, 0), True)],
+    "MiMoV2ForCausalLM": [((0, 21, 0), True)],
     "MistralLarge3ForCausalLM": [((0, 12, 0), True)],
     "MixtralForCausalLM": [((0, 11, 0), True)],
     "MuseSparkForConditionalGeneration": [((0, 33, 0), True)],
-    "NemotronHForCausalLM": [((0, 12, 0), True)],
-    "NemotronHPuzzleForCausalLM": [((0, 20, 0), True)],
+    "NemotronHForCausalLM": [((0, 11, 1), True)],
+    "NemotronHPuzzleForCausalLM": [((0, 16, 0), True)],
     "OlmoeForCausalLM": [((0, 34, 0), True)],
-    "PanguProMoEV2ForCausalLM": [((0, 14, 1), True)],
-    "PanguUltraMoEForCausalLM": [((0, 12, 0), True)],
+    "PanguProMoEV2ForCausalLM": [((0, 14, 0), True)],
+    "PanguUltraMoEForCausalLM": [((0, 11, 1), True)],
     "Param2MoEForCausalLM": [((0, 20, 0), True)],
     "Qwen3MoeForCausalLM": [((0, 10, 1), True)],
     "Qwen3NextForCausalLM": [((0, 10, 2), True)],
-    "Qwen3NextMTP": [((0, 12, 0), True)],
+    "Qwen3NextMTP": [((0, 11, 1), True)],
     "Qwen3VLMoeForConditionalGeneration": [((0, 12, 0), True)],
-    "Qwen3_5MoeForCausalLM": [((0, 33, 0), True)],
-    "Qwen3_5MoeForConditionalGeneration": [((0, 20, 0), True)],
-    "Qwen3_5MoeMTP": [((0, 20, 0), True)],
-    "Qwen4ExpForCausalLM": [((0, 33, 0), True)],
-    "Qwen4ExpForConditionalGeneration": [((0, 33, 0), True)],
-    "Qwen4ExpMTP": [((0, 33, 0), True)],
-    "SarvamMLAForCausalLM": [((0, 20, 0), True)],
-    "Step3p5ForCausalLM": [((0, 20, 0), True)],
+    "Qwen3_5MoeForCausalLM": [((0, 27, 0), True)],
+    "Qwen3_5MoeForConditionalGeneration": [((0, 17, 0), True)],
+    "Qwen3_5MoeMTP": [((0, 17, 0), True)],
+    "Qwen4ExpForCausalLM": [((0, 29, 0), True)],
+    "Qwen4ExpForConditionalGeneration": [((0, 29, 0), True)],
+    "Qwen4ExpMTP": [((0, 29, 0), True)],
+    "SarvamMLAForCausalLM": [((0, 18, 0), True)],
+    "Step3p5ForCausalLM": [((0, 15, 1), True)],
     "Step5ForCausalLM": [((0, 33, 0), True)],
     "Step5MTP": [((0, 33, 0), True)],
-    "TransformersMoEEmbeddingModel": [((0, 12, 0), True)],
-    "TransformersMoEForCausalLM": [((0, 12, 0), True)],
+    "TransformersMoEEmbeddingModel": [((0, 11, 1), True)],
+    "TransformersMoEForCausalLM": [((0, 11, 1), True)],
     "TransformersMoEForMTP": [((0, 33, 0), True)],
-    "TransformersMoEForSequenceClassification": [((0, 12, 0), True)],
-    "TransformersMultiModalMoEForCausalLM": [((0, 12, 0), True)],
+    "TransformersMoEForSequenceClassification": [((0, 11, 1), True)],
+    "TransformersMultiModalMoEForCausalLM": [((0, 11, 1), True)],
     "UnlimitedOCR2TextForCausalLM": [((0, 34, 0), True)],
 }
 
@@ -363,24 +366,76 @@ def eplb_architecture(architectures, release: V) -> bool | None:
 
 
 # The routed experts' quantization methods that take EPLB (rules row eplb_quant_check), by the release first read with
-# each set, keyed as plan.args.eplb_quant_key names them: "unquantized" (UnquantizedFusedMoEMethod), "fp8" (Fp8MoEMethod:
+# each set, keyed as plan.eplb.eplb_quant_key names them: "unquantized" (UnquantizedFusedMoEMethod), "fp8" (Fp8MoEMethod:
 # an FP8 checkpoint or --quantization fp8), "ct_w8a8_fp8" (CompressedTensorsW8A8Fp8MoEMethod), "ct_wna16"
 # (CompressedTensorsWNA16MoEMethod), "modelopt_nvfp4" (ModelOptNvFp4FusedMoE), "online" (OnlineMoEMethodBase),
-# "mxfp4" (Mxfp4MoEMethod), "quark_mx" (QuarkOCP_MX_MoEMethod, QuarkW8A8Mxfp8MoEMethod). supports_eplb returns True in
-# these classes of the 0.12.0, 0.14.1, 0.15.1, 0.17.1, 0.19.1, 0.20.0, 0.33.0 and 0.34.0 wheels (0.10.0-0.11.2: isinstance of Fp8MoEMethod or
-# UnquantizedFusedMoEMethod in FusedMoE.__init__; 0.9.2: Fp8MoEMethod alone). The second set: methods whose answer
-# depends on the kernel backend they pick at load (0.33.0-0.34.0: CompressedTensorsWNA16MoEMethod only on its Triton
-# backend, CompressedTensorsW4A4Nvfp4MoEMethod / W4A4Mxfp4MoEMethod only on FlashInfer backends)
+# "experts_int8" (Int8OnlineMoEMethod, an OnlineMoEMethodBase, which ExpertsInt8Config.get_quant_method builds from
+# 0.20.0; ExpertsInt8MoEMethod before), "mxfp4" (Mxfp4MoEMethod), "quark_mx" (QuarkOCP_MX_MoEMethod,
+# QuarkW8A8Mxfp8MoEMethod). supports_eplb returns True in these classes of the 0.11.1, 0.11.2, 0.12.0, 0.13.0, 0.14.0,
+# 0.14.1, 0.15.0, 0.15.1, 0.17.1, 0.19.1, 0.20.0, 0.33.0 and 0.34.0 wheels (0.10.0-0.11.0: isinstance of Fp8MoEMethod or
+# UnquantizedFusedMoEMethod in FusedMoE.__init__; 0.9.2: Fp8MoEMethod alone). "ct_wna16" in 0.12.0-0.20.0: only where
+# CompressedTensorsMoEMethod.get_moe_method builds the Triton class, not CompressedTensorsWNA16MarlinMoEMethod (whose
+# supports_eplb is False; plan.eplb.ct_wna16_marlin). The second set: methods whose answer depends on the kernel
+# backend they pick at load (0.33.0-0.34.0: CompressedTensorsWNA16MoEMethod only on its Triton backend,
+# CompressedTensorsW4A4Nvfp4MoEMethod / W4A4Mxfp4MoEMethod only on FlashInfer backends)
 EPLB_QUANT_METHODS: list[tuple[V, tuple[frozenset[str], frozenset[str]]]] = [
     ((0, 0, 0), (frozenset(), frozenset())),
     ((0, 9, 2), (frozenset({"fp8"}), frozenset())),
     ((0, 10, 0), (frozenset({"fp8", "unquantized"}), frozenset())),
+    ((0, 11, 1), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8"}), frozenset())),
     ((0, 12, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "ct_wna16"}), frozenset())),
-    ((0, 14, 1), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "ct_wna16", "modelopt_nvfp4"}), frozenset())),
-    ((0, 20, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "ct_wna16", "modelopt_nvfp4", "online"}), frozenset())),
-    ((0, 33, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "modelopt_nvfp4", "online", "mxfp4", "quark_mx"}),
+    ((0, 13, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "ct_wna16", "modelopt_nvfp4"}), frozenset())),
+    ((0, 20, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "ct_wna16", "modelopt_nvfp4", "online",
+                             "experts_int8"}), frozenset())),
+    ((0, 33, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "modelopt_nvfp4", "online", "experts_int8", "mxfp4",
+                             "quark_mx"}),
                   frozenset({"ct_wna16", "ct_nvfp4", "ct_mxfp4"}))),
 ]
+
+# The class FusedMoE's EPLB refusal names ("EPLB is not supported {class}.": rules eplb_quant_message) for the methods
+# that refuse it, by eplb_quant_key, from each config's get_quant_method for a FusedMoE layer (quantization/*.py) in the
+# 0.11.1, 0.12.0, 0.14.1, 0.15.0, 0.17.1, 0.19.1 and 0.20.0 wheels; None where not read, or where the class depends on
+# what kvplan does not pin (GPTQ and AWQ: the Marlin class or MoeWNA16Method by check_moe_marlin_supports_layer).
+# "ct_wna16" is plan.eplb's (CompressedTensorsWNA16MarlinMoEMethod or CompressedTensorsWNA16MoEMethod)
+EPLB_MOE_CLASSES: dict[str, list[tuple[V, str | None]]] = {
+    "bitsandbytes": [((0, 0, 0), None), ((0, 11, 1), "BitsAndBytesMoEMethod"), ((0, 21, 0), None)],
+    "gguf": [((0, 0, 0), None), ((0, 11, 1), "GGUFMoEMethod"), ((0, 21, 0), None)],
+    "experts_int8": [((0, 0, 0), None), ((0, 11, 1), "ExpertsInt8MoEMethod"), ((0, 20, 0), None)],
+    # Mxfp4Config.get_quant_method on CUDA: Mxfp4MoEMethod (0.11.1-0.19.1), GptOssMxfp4MoEMethod (0.20.0)
+    "mxfp4": [((0, 0, 0), None), ((0, 11, 1), "Mxfp4MoEMethod"), ((0, 20, 0), "GptOssMxfp4MoEMethod"), ((0, 21, 0), None)],
+    "modelopt_fp8": [((0, 0, 0), None), ((0, 11, 1), "ModelOptFp8MoEMethod"), ((0, 21, 0), None)],
+    "modelopt_nvfp4": [((0, 0, 0), None), ((0, 11, 1), "ModelOptNvFp4FusedMoE"), ((0, 13, 0), None)],
+    # CompressedTensorsMoEMethod.get_moe_method for NVFP4 / MXFP4 experts
+    "ct_nvfp4": [((0, 0, 0), None), ((0, 11, 1), "CompressedTensorsW4A4MoeMethod"),
+                 ((0, 12, 0), "CompressedTensorsW4A4Nvfp4MoEMethod"), ((0, 21, 0), None)],
+    "ct_mxfp4": [((0, 0, 0), None), ((0, 15, 0), "CompressedTensorsW4A4Mxfp4MoEMethod"), ((0, 21, 0), None)],
+}
+
+
+# The keys --eplb-config takes where vLLM refuses others: EPLBConfig's fields (config/parallel.py) from 0.16.0, whose
+# config/utils.py @config makes the pydantic dataclass with ConfigDict(extra="forbid") (0.10.2-0.15.1: a plain pydantic
+# dataclass, None here: not claimed). Fields as read in every wheel: use_async from 0.12.0, policy from 0.13.0,
+# log_balancedness_interval from 0.14.0, communicator from 0.20.0, enable_migration_batching from 0.32.0
+_EPLB_KEYS_016 = frozenset({"window_size", "step_interval", "num_redundant_experts", "log_balancedness",
+                            "log_balancedness_interval", "use_async", "policy"})
+EPLB_CONFIG_KEYS: list[tuple[V, frozenset[str] | None]] = [
+    ((0, 0, 0), None),
+    ((0, 16, 0), _EPLB_KEYS_016),
+    ((0, 20, 0), _EPLB_KEYS_016 | {"communicator"}),
+    ((0, 32, 0), _EPLB_KEYS_016 | {"communicator", "enable_migration_batching"}),
+]
+
+
+def eplb_config_keys(release: V) -> frozenset[str] | None:
+    """The --eplb-config keys vLLM `release` takes where it refuses any other (EPLB_CONFIG_KEYS), else None."""
+    return _value_at(EPLB_CONFIG_KEYS, release)
+
+
+def eplb_moe_class(key: str, release: V) -> str | None:
+    """The MoE method class vLLM `release` builds for the experts' method `key` where it refuses EPLB
+    (EPLB_MOE_CLASSES), None where kvplan cannot name it."""
+    steps = EPLB_MOE_CLASSES.get(key)
+    return _value_at(steps, release) if steps else None
 
 
 def eplb_quant_support(key: str, release: V) -> str:
@@ -1354,11 +1409,32 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "eplb_one_rank_message": [((0, 0, 0), "tp_dp"), ((0, 27, 1), "tp_pcp_dp")],
     # ... the quantized experts that take EPLB. "fp8_only" (0.9.2: FusedMoE.__init__ raises "EPLB is only supported for
     # FP8 quantization for now." unless the method is Fp8MoEMethod, unquantized experts included), "fp8_or_unquantized"
-    # (0.10.0-0.11.2: Fp8MoEMethod or UnquantizedFusedMoEMethod), "supports_eplb" (0.12.0 and later: the experts' method's
-    # supports_eplb property, else "EPLB is not supported {class}." -- fused_moe/layer.py FusedMoE.__init__ 0.12.0-0.20.0,
-    # fused_moe/routed_experts.py 0.33.0-0.34.0; the methods per release in EPLB_QUANT_METHODS)
+    # (0.10.0-0.11.0: Fp8MoEMethod or UnquantizedFusedMoEMethod), "supports_eplb" (0.11.1 and later: the experts' method's
+    # supports_eplb property -- fused_moe/layer.py FusedMoE.__init__ 0.11.1-0.20.0, fused_moe/routed_experts.py
+    # 0.33.0-0.34.0; the methods per release in EPLB_QUANT_METHODS)
     "eplb_quant_check": [((0, 0, 0), None), ((0, 9, 2), "fp8_only"), ((0, 10, 0), "fp8_or_unquantized"),
-                         ((0, 12, 0), "supports_eplb")],
+                         ((0, 11, 1), "supports_eplb")],
+    # ... the text of that refusal, which names the method's class (self.quant_method.__class__.__name__):
+    # "class_fp8_note" ("EPLB is not supported {class}. EPLB is only supported for FP8 quantization for now.", the
+    # 0.11.1, 0.11.2, 0.12.0, 0.13.0, 0.14.0, 0.14.1 wheels), "class" ("EPLB is not supported {class}.", 0.15.0, 0.15.1,
+    # 0.17.1, 0.19.1, 0.20.0 wheels' fused_moe/layer.py, 0.33.0 and 0.34.0 wheels' fused_moe/routed_experts.py)
+    "eplb_quant_message": [((0, 0, 0), None), ((0, 11, 1), "class_fp8_note"), ((0, 15, 0), "class")],
+    # ... whether compressed-tensors integer weight-only experts take EPLB by the class get_moe_method picks, Marlin
+    # (CompressedTensorsWNA16MarlinMoEMethod: supports_eplb False) or Triton (CompressedTensorsWNA16MoEMethod; True from
+    # 0.12.0): compressed_tensors_moe.py of the 0.11.1-0.19.1 wheels read, compressed_tensors_moe/ of 0.20.0's
+    # (plan.eplb.ct_wna16_marlin). 0.33.0-0.34.0 decide by the kernel backend instead (EPLB_QUANT_METHODS);
+    # 0.21.0-0.32.0 not read for it
+    "eplb_ct_wna16_marlin": [((0, 0, 0), False), ((0, 11, 1), True), ((0, 21, 0), False)],
+    # ... FP8 experts (Fp8MoEMethod) on FlashInfer's TRTLLM kernel, which the method picks at load on Blackwell (compute
+    # capability 10.x) with VLLM_USE_FLASHINFER_MOE_FP8=1 and VLLM_FLASHINFER_MOE_BACKEND "latency" (its default):
+    # "forward" (0.13.0, 0.14.0, 0.14.1 wheels: get_fp8_moe_backend takes TRTLLM whatever EPLB, and Fp8MoEMethod.apply
+    # raises "EPLB not supported for `Fp8MoEMethod` yet." at the first forward, the profile run; 0.12.0's apply has no
+    # such check), "load" (0.15.0, 0.15.1, 0.16.0 wheels: fused_moe/oracle/fp8.py select_fp8_moe_backend passes over
+    # TRTLLM under EPLB -- flashinfer_trtllm_moe.py _supports_parallel_config -- and, where VLLM_FLASHINFER_MOE_BACKEND
+    # is set to latency, raises "FP8 MoE backend FLASHINFER_TRTLLM does not support the deployment configuration since
+    # kernel does not support parallel config." for 128-block FP8 experts, a scheme the kernel takes).
+    # None: no such check, or not read for it (0.17.0 on: the oracle asks the experts classes)
+    "eplb_fp8_flashinfer_trtllm": [((0, 0, 0), None), ((0, 13, 0), "forward"), ((0, 15, 0), "load"), ((0, 17, 0), None)],
     # ... the EPLB state (distributed/eplb/eplb_state.py EplbState.build / add_model): the load window and pass buffer
     # over the rank's local physical experts in 0.9.2 and 0.10.0, over all physical experts from 0.10.1 (0.10.1, 0.10.2,
     # 0.20.0, 0.33.0 wheels)
@@ -1368,9 +1444,24 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.14.1, 0.15.1, 0.17.1, 0.19.1, 0.20.0, 0.33.0 and 0.34.0 (0.34.0: unless the communicator is symm_mem, which owns
     # its own symmetric buffer)
     "eplb_expert_buffer": [((0, 0, 0), False), ((0, 12, 0), True)],
-    # ... last_expert_load, (MoE layers, logical experts) int64: not in the 0.20.0 wheel's EplbModelState, in 0.33.0's and
-    # 0.34.0's (the releases between were not read)
-    "eplb_last_load": [((0, 0, 0), False), ((0, 33, 0), True)],
+    # ... last_expert_load, (MoE layers, logical experts) int64 (torch.ones in EplbState.add_model): not in the
+    # eplb_state.py of the 0.20.0, 0.20.2, 0.21.0, 0.22.0, 0.22.1, 0.23.0, 0.24.0, 0.25.0, 0.25.1, 0.26.0, 0.27.0,
+    # 0.28.0, 0.29.0, 0.30.0 wheels; in the 0.31.0, 0.32.0, 0.33.0 and 0.34.0 wheels'
+    "eplb_last_load": [((0, 0, 0), False), ((0, 31, 0), True)],
+    # ... the replica slots of logical_to_physical_map, (MoE layers, logical experts, slots) int64: "redundant" (R + 1:
+    # EplbState.build, 0.9.2 wheel; EplbState.add_model, 0.34.0 wheel, without elastic EP), "max" (MAX_EXPERT_REDUNDANCY
+    # + 1 = 1024 whatever R, max_slots_per_logical_expert in EplbState.build / add_model of every wheel read from 0.10.0
+    # to 0.33.0: 0.10.0-0.12.0, 0.13.0-0.20.2, 0.21.0-0.32.0, 0.33.0)
+    "eplb_replica_slots": [((0, 0, 0), "redundant"), ((0, 10, 0), "max"), ((0, 34, 0), "redundant")],
+    # ... the most redundant experts the state takes: EplbState.build / add_model asserts num_redundant_experts <=
+    # MAX_EXPERT_REDUNDANCY (1023) when it builds the state, after the model loads ("num_redundant_experts {R} must be
+    # less than or equal to 1023": eplb_state.py of the 0.10.0-0.34.0 wheels read; no check in 0.9.2's). None: no limit
+    "eplb_max_redundant": [((0, 0, 0), None), ((0, 10, 0), 1023)],
+    # ... EPLBConfig.use_async's default (config/parallel.py: absent before 0.12.0; False in the 0.12.0-0.22.1 wheels,
+    # True from 0.23.0) and the refusal of a torch_nccl / pynccl communicator with async EPLB (EPLBConfig
+    # _validate_eplb_config: absent from the 0.23.0 wheel, in the 0.24.0-0.34.0 wheels)
+    "eplb_async_default": [((0, 0, 0), False), ((0, 23, 0), True)],
+    "eplb_async_nccl_refused": [((0, 0, 0), False), ((0, 24, 0), True)],
     # ... where the state lands: the main model's EplbState is built after "Model loading took" is measured in 0.9.2-0.19.1
     # (v1/worker/gpu_model_runner.py load_model: EplbState.build / eplb_state.add_model after the DeviceMemoryProfiler
     # block, 0.9.2, 0.10.1, 0.12.0, 0.14.1, 0.15.1, 0.17.1, 0.19.1 wheels), so outside the weights, the profile and the
@@ -2111,6 +2202,13 @@ class VersionRules:
     eplb_load_over_local: bool
     eplb_expert_buffer: bool
     eplb_last_load: bool
+    eplb_replica_slots: str
+    eplb_max_redundant: int | None
+    eplb_async_default: bool
+    eplb_async_nccl_refused: bool
+    eplb_quant_message: str | None
+    eplb_ct_wna16_marlin: bool
+    eplb_fp8_flashinfer_trtllm: str | None
     eplb_state_measured: str
     lora_moe_fully_sharded: bool
     lora_moe_placement: str | None

@@ -693,8 +693,8 @@ class EngineArgs:
     # the redundant experts: vLLM's --num-redundant-experts (0.9.2-0.11.2) or --eplb-config's num_redundant_experts
     # (>= 0.10.2); None: the release's default (0, or from 0.34 the fewest that divide the experts evenly)
     num_redundant_experts: int | None = None
-    # vLLM's --eplb-config JSON (>= 0.10.2): kvplan reads num_redundant_experts, window_size (the load window's steps)
-    # and communicator; the rest moves no memory
+    # vLLM's --eplb-config JSON (>= 0.10.2): kvplan reads num_redundant_experts, window_size (the load window's steps),
+    # use_async and communicator; the rest moves no memory
     eplb_config: str | dict | None = None
     # vLLM's --all2all-backend (>= 0.11.1; VLLM_ALL2ALL_BACKEND before): written to the launch files as given; kvplan
     # sizes no backend's communication buffers

@@ -13,17 +13,41 @@ from __future__ import annotations
 
 import math
 
-from kvplan.errors import RefusedByVLLMError
+from kvplan.errors import RefusedByVLLMError, UndeterminedError
 from kvplan.plan.args import EngineArgs
 from kvplan.plan.kv import experts_quant
-from kvplan.resolve import ModelSpec, QuantSpec
-from kvplan.versions import (EPLB_ARCHITECTURES, VersionRules, eplb_architecture, eplb_quant_support,
-                             first_release_where, release_text)
+from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec
+from kvplan.versions import (EPLB_ARCHITECTURES, VersionRules, eplb_architecture, eplb_config_keys, eplb_moe_class,
+                             eplb_quant_support, first_release_where, release_text)
 from kvplan.weights import moe_layers, pp_layer_split
 
 # EPLBConfig.window_size's default (config/parallel.py, 0.10.2-0.34.0 wheels; ParallelConfig.eplb_window_size = 1000 in
 # 0.9.2-0.10.1)
 EPLB_WINDOW_DEFAULT = 1000
+# EplbState.build / add_model's MAX_EXPERT_REDUNDANCY (distributed/eplb/eplb_state.py, 0.10.0-0.34.0 wheels): the replica
+# slots of logical_to_physical_map are this + 1 where rules eplb_replica_slots is "max"
+MAX_EXPERT_REDUNDANCY = 1023
+
+
+def ct_wna16_marlin(model: ModelSpec, q: QuantSpec, gpu: GPUSpec | None) -> bool | None:
+    """Whether CompressedTensorsMoEMethod.get_moe_method builds CompressedTensorsWNA16MarlinMoEMethod (True) or
+    CompressedTensorsWNA16MoEMethod (False) for integer weight-only experts under expert parallelism (0.11.1-0.20.0:
+    compressed_tensors_moe.py get_moe_method, "Prefer to use the MarlinMoE kernel when it is supported": Marlin unless
+    check_moe_marlin_supports_layer fails or the platform is ROCm; utils/marlin_utils.py check_moe_marlin_supports_layer
+    of the 0.12.0, 0.15.0, 0.19.1, 0.20.0 wheels: hidden % 128 == 0, the rank's expert width % max(64, group) == 0, group
+    in -1 / 32 / 64 / 128, and no router weight applied on the input -- Llama 4's MoE). Under EP a rank holds whole
+    experts, so the width is moe_intermediate_size. None where the group size is not known."""
+    if gpu is not None and gpu.vendor != "NVIDIA":
+        return False
+    group = q.group_size if q.group_size is not None else None
+    if group is None:
+        return None
+    group = -1 if group <= 0 else int(group)
+    width, hidden = int(model.moe_intermediate_size or 0), int(model.hidden_size or 0)
+    if not width or not hidden:
+        return None
+    on_input = str(model.model_type or "").startswith("llama4")
+    return (hidden % 128 == 0 and width % max(64, group) == 0 and group in (-1, 32, 64, 128) and not on_input)
 
 
 def eplb_quant_key(model: ModelSpec, quant: QuantSpec | None, rules: VersionRules) -> str:
@@ -59,7 +83,7 @@ def _flag(args: EngineArgs, rules: VersionRules) -> str:
 
 
 def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, rules: VersionRules,
-                 notes: list[str], warns: list[str] | None = None) -> int:
+                 notes: list[str], warns: list[str] | None = None, gpu: GPUSpec | None = None) -> int:
     """The redundant experts per MoE layer vLLM `rules.version` builds for these (resolved) args (0 without EPLB or
     where the model class does not balance), raising RefusedByVLLMError with vLLM's own message where it refuses the
     start.
@@ -70,6 +94,26 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
         return 0
     if rules.eplb_form is None:  # no EPLB in the release: the flag check (versions.SERVE_FLAG_SINCE) names it
         return 0
+    settings = args.eplb_settings
+    known = eplb_config_keys(rules.release)
+    extra = sorted(k for k in settings if known is not None and k not in known)
+    if extra:
+        # EPLBConfig(**eplb_config) (engine/arg_utils.py) under @config's ConfigDict(extra="forbid"): pydantic's
+        # ValidationError, one line per key
+        raise RefusedByVLLMError("--eplb-config", f"{len(extra)} validation error{'s' if len(extra) > 1 else ''} for "
+                                 "EPLBConfig: " + "; ".join(f"{k}: Extra inputs are not permitted" for k in extra),
+                                 f"vLLM {rules.version}'s EPLBConfig takes {', '.join(sorted(known))}",
+                                 rule="an unknown --eplb-config key")
+    use_async = settings.get("use_async", rules.eplb_async_default)
+    if rules.eplb_async_nccl_refused and use_async and str(settings.get("communicator")) in ("torch_nccl", "pynccl"):
+        # EPLBConfig._validate_eplb_config (config/parallel.py, 0.24.0-0.34.0 wheels), as the config is built; use_async
+        # defaults to True from 0.23.0 (rules eplb_async_default)
+        communicator = settings["communicator"]
+        raise RefusedByVLLMError("--eplb-config", f"{communicator} communicator is incompatible with async EPLB due to "
+                                 "NCCL multi-stream conflicts. Use 'torch_gloo' or 'nixl' instead, or leave communicator "
+                                 "unset for automatic selection.", "leave communicator out of --eplb-config, give "
+                                 "'torch_gloo' or 'nixl', or add \"use_async\": false",
+                                 rule="EPLB's NCCL communicator with async EPLB")
     if not args.enable_eplb:
         # ParallelConfig.__post_init__ / _validate_parallel_config: redundant experts without EPLB
         message = (f"num_redundant_experts should be used with EPLB.{given}." if rules.eplb_form == "flag" else
@@ -122,26 +166,78 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
     key = eplb_quant_key(model, quant, rules)
     support = eplb_quant_support(key, rules.release)
     method = "unquantized" if key == "unquantized" else f"{quant.method if quant else key} ({key})"
+    cls = eplb_moe_class(key, rules.release)
+    if key == "ct_wna16" and rules.eplb_ct_wna16_marlin:
+        # the Marlin class refuses EPLB, the Triton one takes it from 0.12.0 (EPLB_QUANT_METHODS)
+        marlin = ct_wna16_marlin(model, experts_quant(model, quant, rules), gpu)
+        if marlin is None:
+            raise UndeterminedError("--enable-eplb", "kvplan cannot tell whether vLLM builds the experts' Marlin MoE "
+                                    "method (CompressedTensorsWNA16MarlinMoEMethod, which refuses EPLB) or the Triton one "
+                                    "(CompressedTensorsWNA16MoEMethod): the checkpoint's group size or the experts' "
+                                    "shape is not known", "give a checkpoint whose config.json states the group size, "
+                                    "or drop --enable-eplb")
+        cls = "CompressedTensorsWNA16MarlinMoEMethod" if marlin else "CompressedTensorsWNA16MoEMethod"
+        if marlin:
+            support = "no"
     if support == "no":
         if rules.eplb_quant_check in ("fp8_only", "fp8_or_unquantized"):
             message = "EPLB is only supported for FP8 quantization for now."
         else:
-            # FusedMoE (fused_moe/layer.py 0.12.0-0.20.0, routed_experts.py 0.33.0-0.34.0) names the method's class
-            message = (f"EPLB is not supported {{the {method} experts' MoE method class}}. (the method's supports_eplb "
-                       f"is False in vLLM {rules.version})")
+            # FusedMoE.__init__ (fused_moe/layer.py 0.11.1-0.20.0, routed_experts.py 0.33.0-0.34.0) names the method's
+            # class (rules eplb_quant_message; the class: versions.EPLB_MOE_CLASSES)
+            name = cls or f"{{the {method} experts' MoE method class, which kvplan does not name for vLLM {rules.version}}}"
+            message = f"EPLB is not supported {name}." + (" EPLB is only supported for FP8 quantization for now."
+                                                          if rules.eplb_quant_message == "class_fp8_note" else "")
         later = first_release_where("eplb_quant_check", lambda v: v == "supports_eplb")
         raise RefusedByVLLMError("--enable-eplb", message,
                                  "drop --enable-eplb, or serve a checkpoint whose experts are FP8 or unquantized"
                                  + (f" (vLLM {later} and later balance more methods)" if rules.eplb_quant_check != "supports_eplb" else ""),
                                  rule="EPLB with an unsupported MoE quantization method")
+    trtllm = fp8_trtllm_refusal(model, quant, args, rules, gpu) if key == "fp8" else None
+    if trtllm:
+        raise RefusedByVLLMError("--enable-eplb", trtllm, "drop --enable-eplb, or unset VLLM_USE_FLASHINFER_MOE_FP8 so "
+                                 "that another FP8 MoE kernel runs the experts", rule="EPLB with FlashInfer's TRTLLM FP8 MoE kernel")
     if support == "backend":
         warns.append(f"--enable-eplb with {method} experts: vLLM {rules.version} balances them only on some of the "
                      "method's kernel backends (its supports_eplb), chosen at load; kvplan cannot see which, and vLLM "
                      "refuses otherwise ('EPLB is not supported ...')")
+    if rules.eplb_max_redundant is not None and redundant > rules.eplb_max_redundant:
+        # EplbState.build / add_model (distributed/eplb/eplb_state.py, 0.10.0-0.34.0 wheels) asserts it when it builds
+        # the balancer's state, after the model loads (so after FusedMoE's checks above)
+        raise RefusedByVLLMError(_flag(args, rules), f"num_redundant_experts {redundant} must be less than or equal to "
+                                 f"{rules.eplb_max_redundant}", f"give num_redundant_experts of at most "
+                                 f"{rules.eplb_max_redundant}", rule="EPLB with too many redundant experts")
     notes.append(f"EPLB: {e} logical + {redundant} redundant = {e + redundant} physical experts per MoE layer"
                  + (f", {(e + redundant) // ep} per EP rank over {ep} ranks" if ep > 1 else ", all on every rank")
                  + f" ({'--num-redundant-experts' if rules.eplb_form == 'flag' else '--eplb-config num_redundant_experts'})")
     return redundant
+
+
+def fp8_trtllm_refusal(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, rules: VersionRules,
+                       gpu: GPUSpec | None) -> str | None:
+    """vLLM's refusal where FP8 experts (Fp8MoEMethod) would run on FlashInfer's TRTLLM MoE kernel under EPLB (rules
+    eplb_fp8_flashinfer_trtllm), None where that kernel is not chosen: a Blackwell GPU (compute capability 10.x,
+    is_device_capability_family(100)) with VLLM_USE_FLASHINFER_MOE_FP8=1, and VLLM_FLASHINFER_MOE_BACKEND latency
+    (envs.py's default in the 0.13.0-0.16.0 wheels; utils/flashinfer_utils.py get_flashinfer_moe_backend)."""
+    how = rules.eplb_fp8_flashinfer_trtllm
+    if not how or gpu is None or gpu.vendor != "NVIDIA" or not gpu.cc or gpu.cc[0] != 10:
+        return None
+    flag = str(args.env_value("VLLM_USE_FLASHINFER_MOE_FP8") or "0").strip()
+    if not flag.lstrip("-").isdigit() or int(flag) == 0:  # envs.py reads bool(int(...))
+        return None
+    backend = args.env_value("VLLM_FLASHINFER_MOE_BACKEND")
+    if how == "forward":
+        # get_fp8_moe_backend (quantization/fp8.py 0.13.0, fused_moe/oracle/fp8.py 0.14.x), then Fp8MoEMethod.apply
+        return "EPLB not supported for `Fp8MoEMethod` yet." if (backend or "latency") == "latency" else None
+    # "load": only an explicit latency backend is validated (and refused); otherwise the oracle passes TRTLLM over
+    q = experts_quant(model, quant, rules)
+    scheme = str(q.scheme or "") if q else ""
+    # the kernel's schemes: 128-block weights with dynamic 128-group activations (every FP8 block checkpoint), or static
+    # per-tensor weights and activations (kvplan does not tell static from dynamic activations: not claimed)
+    if backend == "latency" and "block 128x128" in scheme:
+        return ("FP8 MoE backend FLASHINFER_TRTLLM does not support the deployment configuration since kernel does not "
+                "support parallel config.")
+    return None
 
 
 def _eplb_since(architectures):
@@ -166,8 +262,9 @@ def eplb_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, ex
     expert bytes (RankWeights.by_use "experts"), whose one-layer share the exchange buffer copies. L MoE layers,
     E logical, P = E + R physical experts, W the load window's steps:
     expert_load_window (W, L, P) int32 and expert_load_pass (L, P) int32 (P: the rank's local physical experts in 0.9.2-0.10.0),
-    physical_to_logical_map (L, P) int64, logical_to_physical_map (L, E, R + 1) int64, logical_replica_count (L, E)
-    int64, from 0.33.0 last_expert_load (L, E) int64, and from 0.12.0 expert_buffer, torch.empty_like of each tensor of
+    physical_to_logical_map (L, P) int64, logical_to_physical_map (L, E, S) int64 with S = R + 1 replica slots (0.9.2,
+    0.34.0) or 1024 (0.10.0-0.33.0: rules eplb_replica_slots), logical_replica_count (L, E) int64, from 0.31.0
+    last_expert_load (L, E) int64, and from 0.12.0 expert_buffer, torch.empty_like of each tensor of
     the first MoE layer's local experts (not with 0.34's symm_mem communicator, which owns its own buffer)."""
     e = int(model.num_experts or 0)
     r = int(args.eplb_redundant)
@@ -175,12 +272,15 @@ def eplb_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, ex
     local = p // args.expert_parallel_size
     layers = moe_layers_on_rank(model, pp)
     settings = args.eplb_settings
-    window = int(settings.get("window_size") or EPLB_WINDOW_DEFAULT)
+    given = settings.get("window_size")
+    window = EPLB_WINDOW_DEFAULT if given is None else int(given)
     counted = local if rules.eplb_load_over_local else p
+    # logical_to_physical_map's replica slots: R + 1, or MAX_EXPERT_REDUNDANCY + 1 whatever R (rules eplb_replica_slots)
+    slots = MAX_EXPERT_REDUNDANCY + 1 if rules.eplb_replica_slots == "max" else r + 1
     parts = [(f"expert_load_window {window} x {layers} x {counted} int32", window * layers * counted * 4),
              (f"expert_load_pass {layers} x {counted} int32", layers * counted * 4),
              (f"physical_to_logical_map {layers} x {p} int64", layers * p * 8),
-             (f"logical_to_physical_map {layers} x {e} x {r + 1} int64", layers * e * (r + 1) * 8),
+             (f"logical_to_physical_map {layers} x {e} x {slots} int64", layers * e * slots * 8),
              (f"logical_replica_count {layers} x {e} int64", layers * e * 8)]
     if rules.eplb_last_load:
         parts.append((f"last_expert_load {layers} x {e} int64", layers * e * 8))

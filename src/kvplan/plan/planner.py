@@ -584,7 +584,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     warns: list[str] = [beyond] if beyond else []
     if resolved.enable_eplb or resolved.redundant_experts_given:
         # EPLB's redundant experts (or vLLM's refusal): the experts each rank builds (plan.eplb)
-        resolved = replace(resolved, eplb_redundant=resolve_eplb(model, quant, resolved, rules, notes, warns))
+        resolved = replace(resolved, eplb_redundant=resolve_eplb(model, quant, resolved, rules, notes, warns, gpu))
     if resolved.cudagraph_mode and resolved.captures_cuda_graphs:  # NONE is modelled: no graphs, no graph memory
         warns.append(f"--compilation-config cudagraph_mode {resolved.cudagraph_mode}: kvplan reads it for the hybrid "
                      "state-block check, the speculative-decoding rounding of the capture sizes and the drafter's graphs; "
