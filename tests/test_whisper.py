@@ -214,3 +214,54 @@ def test_serve_sh_leaves_out_the_switches_vllm_overrides(tmp_path, version, writ
     assert [a for a in argv if "prefix-caching" in a or "chunked-prefill" in a] == written
     line = next(l for l in spec.arithmetic if l.startswith("not written"))
     assert "--enable-chunked-prefill" in line and ("--enable-prefix-caching" in line) is not bool(written)
+
+
+def _mm_note(p):
+    return next(w for w in p.assumptions + tuple(p.warnings) if w.startswith("multimodal: the profile run encodes"))
+
+
+@pytest.mark.parametrize("version,batched,items,features_held", [
+    ("0.11.0", None, 1, True),      # the encoder budget is the encoder length: one 30 s item whatever the batch budget
+    ("0.11.0", 16384, 1, True),
+    ("0.13.0", 16384, 10, True),    # from 0.13 the budget is max_num_batched_tokens: 16,384 // 1,500 items
+    ("0.34.0", 8192, 5, False),     # the V2 runner keeps no dummy features through the decoder's dummy run
+])
+def test_profile_run_encodes_the_audio_items_the_encoder_budget_holds(tmp_path, version, batched, items, features_held):
+    flags = {"max_num_batched_tokens": batched} if batched else {}
+    p = kvplan.fit(_config(tmp_path, LARGE_V3), "H100", vllm_version=version, fixes=False, **flags)
+    q = kvplan.fit(_config(tmp_path, LARGE_V3, "skip"), "H100", vllm_version=version, fixes=False,
+                   skip_mm_profiling=True, **flags)
+    assert f"encodes {items} audio item(s) of 1,500 encoder positions" in _mm_note(p)
+    # the decoder's dummy run (sampler over 1,024 sequences) outweighs the encoder: what the pass adds is its
+    # outputs, 1,500 x d_model float16 per item, and (up to 0.32) the 3,000 x 128 mel features
+    kept = items * 1500 * 1280 * 2 + (items * 3000 * 128 * 2 if features_held else 0)
+    assert p.activation_peak_bytes - q.activation_peak_bytes == pytest.approx(kept, abs=2)
+    assert q.kv_cache_tokens >= p.kv_cache_tokens
+
+
+def test_encoder_forward_above_a_small_decoder_peak(tmp_path):
+    # a small decoder MLP and few sequences: the encoder's forward is the peak (0.11.0, one item)
+    cfg = {**LARGE_V3, "decoder_ffn_dim": 1280}
+    p = kvplan.fit(_config(tmp_path, cfg), "L4", vllm_version="0.11.0", fixes=False, max_num_seqs=8)
+    q = kvplan.fit(_config(tmp_path, cfg, "skip"), "L4", vllm_version="0.11.0", fixes=False, max_num_seqs=8,
+                   skip_mm_profiling=True)
+    d, ffn, n = 1280, 5120, 1500
+    # per position, float16: the mel features (2 frames x 128 bins), the residual, and the MLP block (residual, norm,
+    # fc1's output, its GELU and fc2's output: 3 d + 2 ffn), the larger of it and the attention block (3 d + 4 d)
+    encoder = n * (2 * 2 * 128 + 2 * (d + max(3 * d + 2 * ffn, 3 * d + 4 * d)))
+    assert encoder > q.activation_peak_bytes
+    assert p.activation_peak_bytes == pytest.approx(encoder, abs=2)
+
+
+def test_skip_mm_profiling_drops_the_encoder_pass(tmp_path):
+    p = kvplan.fit(_config(tmp_path, LARGE_V3), "L4", vllm_version="0.34.0", fixes=False, skip_mm_profiling=True)
+    assert not any("a text model has no encoder pass" in a for a in p.assumptions)
+    assert any(w.startswith("--skip-mm-profiling: the KV pool takes") and "encodes audio" in w for w in p.warnings)
+
+
+def test_audio_limit_is_not_called_ignored(tmp_path):
+    # WhisperProcessingInfo.get_supported_mm_limits is {"audio": 1}: vLLM reads the audio limit
+    p = kvplan.fit(_config(tmp_path, LARGE_V3), "L4", vllm_version="0.11.0", fixes=False,
+                   limit_mm_per_prompt='{"audio": 1}')
+    assert not any("vLLM ignores the limits" in w for w in p.assumptions + tuple(p.warnings))
+    assert "encodes 1 audio item(s)" in _mm_note(p)

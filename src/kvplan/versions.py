@@ -577,7 +577,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # sets to that length for an encoder-decoder model: config/__init__.py 0.11.0, config/vllm.py 0.11.1 and 0.12.0);
     # "batched_tokens" from 0.13.0, where that override is gone and SchedulerConfig.__post_init__'s
     # max_num_encoder_input_tokens = max_num_batched_tokens stands (config/scheduler.py; read in 0.13.0, 0.14.0, 0.20.0,
-    # 0.33.0 and 0.34.0). Earlier releases run Whisper on V0 (V0_ONLY_ARCHITECTURES), which kvplan refuses.
+    # 0.33.0 and 0.34.0). Earlier releases run Whisper on V0 (V0_ONLY_ARCHITECTURES), which kvplan refuses. The same
+    # max_num_encoder_input_tokens is the profile run's encoder compute budget (v1/core/encoder_cache_manager.py
+    # compute_mm_encoder_budget), so "encoder_len" also profiles one audio item (plan.multimodal).
     "cross_attention_tokens": [((0, 0, 0), "encoder_len"), ((0, 13, 0), "batched_tokens")],
     # Chunked prefill and prefix caching for an encoder-decoder model (Whisper): vLLM logs "Encoder-decoder models do
     # not support chunked prefill nor prefix caching; disabling both." and turns chunked prefill off whatever is given

@@ -1,9 +1,9 @@
 """The multimodal encoder pass of vLLM's profile run (docs/vllm-memory-model.md, the activation peak).
 
 Which tower a model has and what its largest item costs (_MM_TOWERS, _mm_tower, the LLaVA-Next and Pixtral
-items), --limit-mm-per-prompt read per modality, the items and tokens of a prefix-LM's largest item, the bytes
-the dummy multimodal batch adds to the profile (_multimodal_profile_bytes, mllama on V0), M-RoPE and deepstack
-buffers, and --skip-mm-profiling. Imports kvplan.plan.args only.
+items, Whisper's audio item), --limit-mm-per-prompt read per modality, the items and tokens of a prefix-LM's
+largest item, the bytes the dummy multimodal batch adds to the profile (_multimodal_profile_bytes, mllama on V0),
+M-RoPE and deepstack buffers, and --skip-mm-profiling. Imports kvplan.plan.args only.
 """
 
 from __future__ import annotations
@@ -31,10 +31,14 @@ _MM_TOWERS = {
     # of the tower's image_size square, rotary (2-D RoPE on q and k, in float32), gated MLP (_pixtral_item)
     "llava_next": {"max_pixels": 0, "rotary": False},
     "pixtral": {"max_pixels": 0, "rotary": True},
+    # Whisper's audio encoder (_whisper_item): one item is 30 s of audio, max_source_positions encoder positions
+    "whisper": {"max_pixels": 0, "rotary": False},
 }
 
 
 def _mm_tower(model: ModelSpec) -> str | None:
+    if model.model_type == "whisper":
+        return "whisper"
     v = model.vision_config or {}
     kind = str(v.get("model_type") or "")
     if kind.startswith(("qwen3_vl", "qwen3_5", "qwen3_6")):
@@ -94,6 +98,22 @@ def _pixtral_item(model: ModelSpec) -> tuple[int, int]:
     merge = int((model.raw_config or {}).get("spatial_merge_size") or v.get("spatial_merge_size") or 1)
     side = int(v.get("image_size") or 1024) // int(v.get("patch_size") or 16)
     return (side // merge) ** 2, side * side
+
+
+def _whisper_item(model: ModelSpec) -> tuple[int, int, int, int]:
+    """Whisper's profiled audio item: (encoder positions, mel values per position, d_model, encoder_ffn_dim), read in
+    the 0.11.0, 0.13.0 and 0.34.0 wheels. vLLM profiles Whisper like a multimodal model (WhisperForConditionalGeneration
+    is SupportsMultiModal; v1/worker/gpu_model_runner.py profile_run up to 0.32, v1/worker/gpu/mm/encoder_runner.py
+    profile_encoder_cache from 0.33): the dummy audio is the feature extractor's chunk_length x sampling_rate samples
+    (models/whisper.py WhisperDummyInputsBuilder.get_dummy_mm_data: 30 s), whose placeholder is max_source_positions
+    tokens (WhisperProcessingInfo.get_num_audio_tokens, 1,500). WhisperEncoder.forward runs conv1 over num_mel_bins
+    features of twice that many frames (3,000) and conv2 with stride 2 down to max_source_positions positions, then
+    encoder_layers layers of full attention and an fc1 / GELU / fc2 MLP of encoder_ffn_dim, sharded like the vision
+    towers (QKVParallelLinear, ColumnParallelLinear fc1, RowParallelLinear out_proj and fc2); its output, d_model wide,
+    is what the encoder cache keeps."""
+    cfg = model.raw_config or {}
+    positions = int(cfg["max_source_positions"])
+    return positions, 2 * int(cfg["num_mel_bins"]), int(cfg["d_model"]), int(cfg["encoder_ffn_dim"])
 
 
 def mrope_cache_factor(model: ModelSpec, rules: VersionRules) -> int:
@@ -255,7 +275,7 @@ def _mm_limit_warnings(model: ModelSpec, args: EngineArgs) -> list[str]:
     limits = args.mm_limits
     if not limits:
         return []
-    if not model.is_multimodal:
+    if not model.is_multimodal and _mm_tower(model) != "whisper":  # Whisper's processor takes audio
         return [f"--limit-mm-per-prompt: {model.id} takes no image, video or audio input, so vLLM ignores the limits "
                 "(drop the flag)"]
     unknown = [k for k in limits if k not in _MODALITIES]
@@ -291,10 +311,13 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     then in bf16 the position embeddings, and the larger of one attention block (residual, norm, q/k/v, rotated q/k copies, context)
     and one MLP block, plus Qwen3-VL's deepstack features. 0.11-0.12 profile Qwen3-VL with a video whose output is
     padded to 12.5 x its 12,288 tokens (qwen3_vl.py get_max_video_tokens). Returns None for a text model, a note with
-    0 bytes for a vision tower kvplan does not compute."""
-    if not model.is_multimodal:
-        return None
+    0 bytes for a vision tower kvplan does not compute. Whisper's audio encoder (_whisper_item) is profiled the same
+    way, its decoder's dummy run taking token ids: an encoder-decoder model is no multimodal model to kvplan's other
+    terms."""
     tower = _mm_tower(model)
+    whisper = tower == "whisper"
+    if not model.is_multimodal and not whisper:
+        return None
     v0 = rules.engine != "v1"
     if v0 and _hf_model_type(model) == "mllama" and isinstance((model.raw_config or {}).get("vision_config"), dict):
         return _mllama_v0_profile_bytes(model, args, rules, text_peak)
@@ -305,7 +328,7 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     if tower is None:
         return 0, (f"multimodal: the profile run's encoder pass of this vision tower "
                    f"({(model.vision_config or {}).get('model_type') or model.model_type}) is not modelled; the peak may be higher")
-    if model.raw_config and not isinstance(model.raw_config.get("vision_config"), dict):
+    if not whisper and model.raw_config and not isinstance(model.raw_config.get("vision_config"), dict):
         # the config as given has no vision_config: the class defaults transformers fills in are not the checkpoint's
         return 0, "multimodal: the config gives no vision_config, so the encoder's profile pass is not computed"
     v = model.vision_config or {}
@@ -314,9 +337,12 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     h = int(v.get("hidden_size") or v.get("embed_dim") or 0)
     inter = int(v.get("intermediate_size") or (h * int(v.get("mlp_ratio") or 4)))
     patch = int(v.get("patch_size") or 14)
-    if not h:
+    if not h and not whisper:
         return 0, "multimodal: the vision config gives no hidden size; the encoder's profile pass is not modelled"
-    if tower == "clip":
+    if whisper:
+        per_item_tokens, pixels_per_patch, h, inter = _whisper_item(model)
+        per_item_patches, width = per_item_tokens, h
+    elif tower == "clip":
         per_item_tokens = (int(v.get("image_size") or 336) // patch) ** 2
         per_item_patches, pixels_per_patch = per_item_tokens + 1, 3 * patch * patch
         width = model.hidden_size
@@ -342,8 +368,10 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         deepstack = len(v.get("deepstack_visual_indexes") or [])
         width = int(v.get("out_hidden_size") or model.hidden_size) * (1 + deepstack)
     limits = {"image": 0, "video": 0} if args.language_model_only else (args.mm_limits or {})
+    if whisper:  # the audio item stands where the image does
+        limits = {"image": 0 if args.language_model_only else limits.get("audio", 1), "video": 0}
     image_ok = limits.get("image", 1) > 0
-    video_ok = tower not in ("clip", "siglip", "llava_next", "pixtral") and limits.get("video", 1) > 0
+    video_ok = tower not in ("clip", "siglip", "llava_next", "pixtral", "whisper") and limits.get("video", 1) > 0
     padded_tokens = 0
     if tower == "qwen3" and v.get("deepstack_visual_indexes") and rules.mm_video_padding and video_ok:
         per_item_tokens = 12_288  # video_preprocessor longest_edge 25,165,824 / (16^2 x 2^2 x 2 frames per patch)
@@ -366,6 +394,11 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         # rules.mm_profile_items: up to 0.9.x the encoder budget's items are rounded up and neither floored at 1 nor
         # capped by max_model_len; from 0.10.1 a prompt holds at most max_model_len // T items (at least 1)
         budget = max(args.max_num_batched_tokens, per_item_tokens)
+        if whisper and rules.cross_attention_tokens == "encoder_len":
+            # up to 0.12 VllmConfig.__post_init__ sets max_num_encoder_input_tokens, the encoder compute budget, to the
+            # encoder length (config/__init__.py 0.10.2 and 0.11.0, config/vllm.py 0.11.1 and 0.12.0: rules row
+            # cross_attention_tokens), so the budget holds one item; from 0.13 it is max_num_batched_tokens
+            budget = per_item_tokens
         if rules.mm_profile_items == "per_prompt":
             per_prompt = max(1, min(999 if limit is None else limit, args.max_model_len // per_item_tokens))
         else:
@@ -381,7 +414,7 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         tp = 1
     attention = 3 * h + (8 if facts["rotary"] else 4) * h / tp + (h if tp > 1 else 0)
     # intermediate tensors alive in the MLP: fc1 and its activation, or gate, up and their product for a gated one
-    mlp = 3 * h + (3 if vision_mlp_gated(model) else 2) * inter / tp
+    mlp = 3 * h + (3 if not whisper and vision_mlp_gated(model) else 2) * inter / tp
     deep = (len(v.get("deepstack_visual_indexes") or []) * int(v.get("out_hidden_size") or 0) / 4) if tower == "qwen3" else 0
     # the HF image processors hand vLLM float32 pixels (4 B a value), cast to the model's dtype on their way to the GPU
     # from 0.9.0 (rules.mm_pixels_model_dtype); they stay alive through the encoder. Up to 0.8.x the Qwen2-VL and
@@ -401,7 +434,8 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     cached = 2 * items * (per_item_tokens + padded_tokens) * width
     pixels = pixel_bytes * n * pixels_per_patch if rules.mm_pixels_held and not v0 else 0
     extra = max(0, int(max(encoder, text_peak + cached + pixels) - text_peak))
-    what = f"{items} item(s) of {per_item_tokens:,} tokens each ({n:,} patches in all)"
+    what = (f"{items} audio item(s) of {per_item_tokens:,} encoder positions each (30 s: {2 * per_item_tokens:,} mel frames)"
+            if whisper else f"{items} item(s) of {per_item_tokens:,} tokens each ({n:,} patches in all)")
     caution = ""
     if tower == "pixtral":
         caution = (f"; the tower attends through a {mask / GIB:.2f} GiB patches x patches mask (PyTorch's SDPA: "
@@ -417,7 +451,7 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
                    "processor and is not computed: the peak may be much higher (--limit-mm-per-prompt "
                    "'{\"video\": 0}' makes the image the profiled item)")
     return extra, (f"multimodal: the profile run encodes {what}: encoder peak {encoder / GIB:.2f} GiB, its outputs "
-                   f"kept for the text pass {cached / GIB:.2f} GiB{' (padded)' if padded_tokens else ''}, pixels "
+                   f"kept for the text pass {cached / GIB:.2f} GiB{' (padded)' if padded_tokens else ''}, {'mel features' if whisper else 'pixels'} "
                    f"{pixels / GIB:.2f} GiB; the activation peak is {extra / GIB:.2f} GiB above the text-only one{caution}")
 
 
@@ -487,10 +521,11 @@ def mm_profiling_skipped(model: ModelSpec, args: EngineArgs, rules: VersionRules
     (the V0 runner, worker/model_runner.py of the 0.10.1 wheel, never reads the flag; a text model has no pass) with
     a modality allowed (with none the pass encodes nothing anyway). vLLM logs "Skipping memory profiling for
     multimodal encoder and encoder cache." (the V1 runner; 0.27.1's second runner skips it silently)."""
-    if not (args.skip_mm_profiling and model.is_multimodal and rules.is_v1):
+    whisper = _mm_tower(model) == "whisper"  # Whisper's audio encoder pass too (the V1 runner's profile_run reads it)
+    if not (args.skip_mm_profiling and (model.is_multimodal or whisper) and rules.is_v1):
         return False
-    limits = {"image": 0, "video": 0} if args.language_model_only else (args.mm_limits or {})
-    return not all(limits.get(m, 1) == 0 for m in ("image", "video"))
+    limits = {"image": 0, "video": 0, "audio": 0} if args.language_model_only else (args.mm_limits or {})
+    return not all(limits.get(m, 1) == 0 for m in (("audio",) if whisper else ("image", "video")))
 
 
 def skip_mm_profiling_says(model: ModelSpec, args: EngineArgs, rules: VersionRules,
@@ -500,7 +535,7 @@ def skip_mm_profiling_says(model: ModelSpec, args: EngineArgs, rules: VersionRul
     MultiModalConfig.skip_mm_profiling), or why the flag changes nothing here."""
     if not args.skip_mm_profiling:
         return None, None
-    if not model.is_multimodal:
+    if not model.is_multimodal and _mm_tower(model) != "whisper":
         return "--skip-mm-profiling: a text model has no encoder pass to skip; the flag changes nothing", None
     if not rules.is_v1:
         return None, ("--skip-mm-profiling: the V0 engine's profile run does not read the flag (worker/model_runner.py, "
@@ -510,6 +545,6 @@ def skip_mm_profiling_says(model: ModelSpec, args: EngineArgs, rules: VersionRul
     mm = _multimodal_profile_bytes(model, args, rules, text_peak)
     held = f"the {mm[0] / GIB:.2f} GiB" if mm and mm[0] else "the memory"
     return None, (f"--skip-mm-profiling: the KV pool takes {held} the encoder pass would have added to the profiled peak; "
-                  "a step that encodes images or video needs it beside the pool and may fail with CUDA out of memory "
+                  f"a step that encodes {'audio' if _mm_tower(model) == 'whisper' else 'images or video'} needs it beside the pool and may fail with CUDA out of memory "
                   "(vLLM leaves that estimate to the user; lower --gpu-memory-utilization or --limit-mm-per-prompt to "
                   "leave room)")
