@@ -249,3 +249,26 @@ def test_an_image_tag_that_names_no_release_says_how_to_read_the_builds_number(g
     with pytest.raises(InputError) as e:
         parse_version(given)
     assert "vllm.__version__" in e.value.fix and "rc1.dev" in e.value.fix
+
+
+def test_version_rules_hold_every_row_of_the_table_and_no_other():
+    """VersionRules writes its own __init__ (the generated one, a parameter per row, was slow to compile): it must
+    still take each of versions._RULES's rows by name, refuse a row left out or one it has no field for, and keep the
+    frozen dataclass's replace, equality and hash."""
+    import dataclasses
+
+    from kvplan.versions import _RULES, VersionRules, rule_at, rules_for
+
+    rules = rules_for("0.20.0")
+    assert {f.name for f in dataclasses.fields(VersionRules)} == set(_RULES) | {"version", "release", "notes"}
+    assert all(getattr(rules, row) == rule_at(row, (0, 20, 0)) for row in _RULES)
+    values = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)}
+    assert VersionRules(**values) == rules and hash(VersionRules(**values)) == hash(rules)
+    v0 = dataclasses.replace(rules, engine="v0")
+    assert v0.engine == "v0" and v0.era == rules.era and v0 != rules
+    with pytest.raises(TypeError, match="missing \\['era'\\]"):
+        VersionRules(**{k: v for k, v in values.items() if k != "era"})
+    with pytest.raises(TypeError, match="unknown \\['not_a_row'\\]"):
+        VersionRules(**values, not_a_row=1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rules.era = "V1-a"
