@@ -353,6 +353,53 @@ def test_the_page_refuses_an_unpublished_release_as_the_cli_does(client):
     assert client.post("/api/plan", json={**body, "vllm_version": "0.10.2"}).status_code == 200
 
 
+@pytest.mark.parametrize("body, args", [
+    ({"model": "Qwen/Qwen2.5-0.5B-Instruct", "gpu": "tesla-t4", "max_model_len": "4096", "workload": "azure-conv",
+      "max_requests": 500, "slo": "ttft=1s,tpot=50ms"},
+     ["Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "tesla-t4", "--max-model-len", "4096", "-w", "azure-conv", "-n", "500",
+      "--slo", "ttft=1s,tpot=50ms"]),
+    ({"model": LLAMA, "gpu": "H100", "max_model_len": "8192", "workload": "azure-conv", "max_requests": 200,
+      "rate_per_s": 30},
+     [LLAMA, "--gpu", "H100", "--max-model-len", "8192", "-w", "azure-conv", "-n", "200", "--rate", "30"]),
+])
+def test_the_traffic_tab_words_a_simulation_as_kvplan_simulate(client, monkeypatch, capsys, body, args):
+    """The traffic tab wrote its own rows of a simulation in JavaScript (TTFT 'p50 / p90 / p99' with toFixed(0), 'KV usage
+    peak 2%', its own rejection sentence), other words and roundings than `kvplan simulate` prints for the same run.
+    /api/simulate now answers the command's words (simulate.pool_line, workload_line, result_rows, latency_rows,
+    throughput_line, goodput_line): the same lines and table cells the command prints, for the page to show as they stand."""
+    from cli_runner import run_cli
+
+    r = client.post("/api/simulate", json={**body, "curve": False})
+    assert r.status_code == 200, r.text
+    d = r.json()
+    monkeypatch.setenv("COLUMNS", "250")
+    code, out, err = run_cli(monkeypatch, capsys, "simulate", *args)
+    assert code == 0, err
+    lines = out.splitlines()
+    for line in d["setup_lines"] + d["rate_lines"]:
+        assert line in lines, line
+    cells = [[c.strip() for c in line.split("│")[1:-1]] for line in lines if line.startswith("│")]
+    assert d["result_rows"] == [c for c in cells if len(c) == 2]
+    assert d["latency_columns"] == ["mean", "p50", "p90", "p99"]
+    assert d["latency_rows"] == [c for c in cells if len(c) == 5]
+    assert [row[0] for row in d["latency_rows"]] == ["queueing", "TTFT", "TPOT", "ITL", "end-to-end"]
+    # the rows carry the figures of the result the API answers beside them
+    res = d["result"]
+    rows = dict(d["result_rows"])
+    assert rows["requests completed / rejected"] == f"{res['requests_completed']:,} / {res['requests_rejected']:,}"
+    assert rows["realized max running"] == str(res["max_running"])
+    assert d["rate_lines"][0].startswith("throughput ")
+    if "slo" in body:
+        assert res["requests_rejected"] > 0  # the T4 at 4,096 tokens rejects the trace's longest requests
+        assert d["rate_lines"][1].startswith("goodput ") and d["rate_lines"][1].endswith(
+            f" (the {res['requests_rejected']:,} rejected count as misses)")
+    else:
+        assert len(d["rate_lines"]) == 1  # no SLO: no goodput line, as the command prints none
+    js = client.get("/static/app.js").text
+    for words in ("toFixed", "p50 / p90 / p99", "requests_rejected", "usd("):
+        assert words not in js.split("function renderSimulation")[1].split("// ----")[0], words
+
+
 def test_the_traffic_tab_prints_the_capacity_as_the_cli_and_asks_for_replicas(client):
     """The page printed a capacity with toFixed(2), rounding 0.1066 req/s up to 0.11 (a rate the search did not find
     within the SLO) beside the CLI's 0.106, then with a JavaScript copy of the CLI's rounding and capacity sentences; it
