@@ -280,8 +280,33 @@ def test_the_page_shows_a_first_starts_pool_beside_the_plan(page, server_url):
     _wait_for_plan(page, plan)
     first = plan.first_start
     summary = page.inner_text("#summary")
-    assert "first start" in summary
-    assert f"{first['kv_cache_bytes_least'] / 2**30:.2f} GiB – {first['kv_cache_bytes_most'] / 2**30:.2f} GiB" in summary
+    # in the KV cache row, as fit's box says it: '16.40 GiB  (a first start, compiling: 15.91–16.40 GiB)'
+    assert (f"(a first start, compiling: {first['kv_cache_bytes_least'] / 2**30:.2f}–"
+            f"{first['kv_cache_bytes_most'] / 2**30:.2f} GiB)") in summary
+
+
+def test_the_summary_shows_the_servers_rows_as_they_stand(page, server_url):
+    """The page words no plan summary of its own: with /api/plan's summary_rows (fit's box, render.plan_rows)
+    replaced by marked text no page could derive from the plan's figures, the summary shows exactly those rows, in
+    their order, where the page that wrote its own 'KV cache', 'tokens' and 'concurrency' rows showed its own."""
+    def edit(route):
+        d = route.fetch().json()
+        d["summary_rows"] = [[f"label {i}", f"the server's row {i}: {text}"] for i, (_, text) in enumerate(d["summary_rows"])]
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(d))
+
+    page.route("**/api/plan", edit)
+    try:
+        page.goto(server_url + "/?model=Qwen/Qwen3-8B&gpu=h100&max_model_len=8192&vllm_version=0.34.0")
+        page.wait_for_function("document.querySelector('#summary').textContent.includes(\"the server's row 0\")")
+        shown = page.eval_on_selector_all("#summary > div", "ds => ds.map(d => [d.firstChild.textContent,"
+                                          " d.lastChild.textContent])")
+    finally:
+        page.unroute("**/api/plan")
+    plan = kvplan.fit("Qwen/Qwen3-8B", gpu="H100", max_model_len=8192, vllm_version="0.34.0")
+    assert len(shown) >= 12  # fit's box has a capacity row for a 0.34 pool
+    assert [k for k, _ in shown] == [f"label {i}" for i in range(len(shown))]
+    assert all(v.startswith(f"the server's row {i}: ") for i, (_, v) in enumerate(shown))
+    assert any(v.endswith(f": {plan.kv_cache_tokens:,}") for _, v in shown)  # the tokens row, as fit prints it
 
 
 def test_the_capture_size_boxes_plan_as_the_cli_flags(page, server_url):

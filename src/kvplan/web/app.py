@@ -38,7 +38,7 @@ from kvplan.api import (FIT_PARAMS, SWEEPABLE, FitFlags, map_vary_values, parse_
                         refuse_unpublished_version, sweep_rows, uncertainty_band_of, vary_names)
 from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
 from kvplan.plan import COUNT_EXAMPLES
-from kvplan.render import budget_segments, plan_json, verdict_text
+from kvplan.render import budget_segments, plan_json, plan_rows_plain, verdict_text
 from kvplan.resolve import LOCAL_MODEL_REFS, context_limit
 from kvplan.web.svg import budget_bar_svg, concurrency_curve_svg
 
@@ -379,6 +379,8 @@ class Planner:
         if str(req.model or "").startswith("upload:"):  # the file uploaded, not where this server keeps it
             d["model_source"] = f"upload: {Path(model).name}"
         d["verdict"] = verdict_text(p).plain
+        # fit's box as `kvplan fit` words it (render.plan_rows), a [label, text] row each, for the page's summary
+        d["summary_rows"] = plan_rows_plain(p, d["model_source"])
         d["budget_segments"] = [{"label": label, "bytes": b} for label, b in budget_segments(p)]
         d["model_max_model_len"] = context_limit(p.model, p.rules).tokens
         curve = ""

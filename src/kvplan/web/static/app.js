@@ -126,7 +126,6 @@ function showError(err, fallbackId) {
 // ------------------------------------------------------------------ rendering the plan
 
 function fmtInt(n) { return Number(n).toLocaleString("en-US"); }
-function fmtGiB(b) { return (b / 1024 ** 3).toFixed(2) + " GiB"; }
 
 function markStale(stale) {
   $("plan").classList.toggle("stale", stale);
@@ -144,17 +143,10 @@ function renderPlan(p) {
   v.dataset.maxConcurrency = p.max_concurrency;
   $("summary").innerHTML = "";
   const a = p.args;
-  const rows = [["model", `${p.model} (${p.model_source.split(":")[0]})`], ["GPU", `${p.gpu} × ${a.tensor_parallel_size * a.pipeline_parallel_size}`],
-    ["vLLM", `${p.vllm_version} (era ${p.era})`], ["KV cache", `${fmtGiB(p.kv_cache_bytes)} · ${fmtInt(p.num_gpu_blocks)} blocks × ${p.block_size} tokens`],
-    ["tokens", fmtInt(p.kv_cache_tokens)], ["concurrency", `${p.max_concurrency.toFixed(2)}× at max_model_len ${fmtInt(a.max_model_len)}`]];
-  // the pool a first start that compiles its graphs gets, beside the planned warm restart's (fit's box says the same)
-  const first = p.first_start;
-  if (first && first.modelled && first.loss_bytes_most > 0 && p.kv_cache_bytes > 0)
-    rows.splice(4, 0, ["first start", `${fmtGiB(first.kv_cache_bytes_least)} – ${fmtGiB(first.kv_cache_bytes_most)} of KV cache while it compiles its graphs (restarts load them from the compile cache)`]);
-  // vLLM >= 0.34's extensible KV cache: the profile's 'Available KV cache memory' (in the log below) is only the
-  // capacity reserved, larger than the pool committed after warmup (fit's box says the same)
-  if (p.kv_cache_capacity_bytes != null)
-    rows.splice(4, 0, ["capacity", `${fmtGiB(p.kv_cache_capacity_bytes)} reserved (logged 'Available KV cache memory'); the KV cache above is what is left after warmup and CUDA-graph capture`]);
+  // fit's box as `kvplan fit` prints it, a row each, in the server's words (render.plan_rows): the model, GPU, release,
+  // flags, KV per token, weights, requested memory, the KV cache (with the pool a first, compiling start gets), a 0.34
+  // extensible KV cache's capacity, blocks, tokens, concurrency
+  const rows = [...(p.summary_rows || [])];
   if (p.inverse) rows.unshift(["note", p.inverse]);
   for (const [k, val] of rows) {
     const d = document.createElement("div");
