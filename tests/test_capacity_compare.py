@@ -121,8 +121,8 @@ def test_page_compares_as_the_cli(monkeypatch, capsys):
     code, out, err = run_cli(monkeypatch, capsys, "capacity", QWEN8, *BASE, "--target-rate", "20",
                              "--vary", "gpu=L4,H100", "--gpu-hour-usd", "L4=0.8,H100=2.5", "--json")
     assert code == 0, err
-    # the CLI's rows, plus each row's rate cell and 'not monotone' line as the CLI prints them, for the page
-    added = ("rate_per_replica_text", "met_again_line")
+    # the CLI's rows, plus each row's rate cell, 'not monotone' line and cost cells as the CLI prints them, for the page
+    added = ("rate_per_replica_text", "met_again_line", "cost_cells")
     rows = web["capacity_rows"]["rows"]
     assert [{k: v for k, v in r.items() if k not in added} for r in rows] == json.loads(out)["rows"]
     code, out, err = run_cli(monkeypatch, capsys, "capacity", QWEN8, *BASE, "--target-rate", "20",
@@ -132,6 +132,11 @@ def test_page_compares_as_the_cli(monkeypatch, capsys):
         assert [r["rate_per_replica_text"], str(r["replicas"] or "-")] == next(
             cells[2:4] for cells in table if cells and cells[0] == r["gpu"]), r["gpu"]
         assert r["met_again_line"] is None or " ".join(r["met_again_line"].split()) in " ".join(out.split())
+        # $/GPU-h, $/hour, $/M req: the page shows these cells as they stand (simulate.cost_cells)
+        assert r["cost_cells"] == next(cells[5:8] for cells in table if cells and cells[0] == r["gpu"]), r["gpu"]
+    assert any(c != "-" for r in rows for c in r["cost_cells"])
+    assert web["capacity_rows"]["cost_note"].startswith("$/hour: the fleet for the target; ")
+    assert web["capacity_rows"]["cost_note"] in " ".join(out.split())
     bad = client.post("/api/simulate", json={**body, "gpu_hour_usd": "L4=0.8"})
     assert bad.status_code == 400 and bad.json()["field"] == "gpu_hour_usd"
     bad = client.post("/api/simulate", json={**body, "capacity": False})

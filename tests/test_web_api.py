@@ -125,8 +125,12 @@ def test_the_page_shows_a_first_starts_pool(client):
     got = client.post("/api/plan", json={"model": LLAMA, "gpu": "L4", "max_model_len": 8192}).json()
     first = got["first_start"]
     assert first["modelled"] and 0 < first["loss_bytes_most"] and first["kv_cache_bytes_most"] < got["kv_cache_bytes"]
+    # shown in the KV cache row of the summary, as fit's box words it (render.first_start_text)
+    kv_row = dict(got["summary_rows"])["KV cache"]
+    assert kv_row.endswith(f"  (a first start, compiling: {first['kv_cache_bytes_least'] / 2**30:.2f}–"
+                           f"{first['kv_cache_bytes_most'] / 2**30:.2f} GiB)")
     js = (Path(kvplan.__file__).parent / "web" / "static" / "app.js").read_text()
-    assert "p.first_start" in js and "first.kv_cache_bytes_least" in js and "first.kv_cache_bytes_most" in js
+    assert "p.summary_rows" in js
 
 
 def test_the_pages_wsl2_switch_plans_as_fit_wsl2(client):
@@ -222,6 +226,9 @@ def test_upload_config_gives_a_model_handle(client):
     assert plan.status_code == 200
     reference = kvplan.fit(kvplan.resolve.normalize(config, model_id="x", source="test"), gpu="T4", max_model_len=4096)
     assert plan.json()["kv_cache_tokens"] == reference.kv_cache_tokens
+    # the summary names the upload, not the file the server keeps it in
+    model_row = dict(plan.json()["summary_rows"])["model"]
+    assert model_row.endswith("  (upload)") and "/" not in model_row.split("  ")[-1]
 
 
 def test_uploads_with_a_byte_order_mark_are_read(client):
@@ -351,6 +358,84 @@ def test_the_page_refuses_an_unpublished_release_as_the_cli_does(client):
     assert r.status_code == 400 and r.json()["field"] == "--vllm-version", r.text
     assert "0.10.3 is no published release (the 0.10 series" in r.json()["message"]
     assert client.post("/api/plan", json={**body, "vllm_version": "0.10.2"}).status_code == 200
+
+
+@pytest.mark.parametrize("body, args", [
+    ({"model": "Qwen/Qwen3-8B", "gpu": "H100", "max_model_len": 8192, "tensor_parallel_size": 2},
+     ["Qwen/Qwen3-8B", "--gpu", "H100", "--max-model-len", "8192", "--tensor-parallel-size", "2"]),
+    ({"model": "Qwen/Qwen3-8B", "gpu": "H100", "max_model_len": 8192, "vllm_version": "0.34.0"},
+     ["Qwen/Qwen3-8B", "--gpu", "H100", "--max-model-len", "8192", "--vllm-version", "0.34.0"]),
+    ({"model": LLAMA, "gpu": "L4", "max_model_len": 131072}, [LLAMA, "--gpu", "L4", "--max-model-len", "131072"]),
+])
+def test_the_plan_summary_is_fits_box(client, monkeypatch, capsys, body, args):
+    """The page's summary wrote its own rows of a plan in JavaScript ('KV cache 54.05 GiB · 24,599 blocks × 16 tokens',
+    'concurrency 9.61× at max_model_len 40,960', a first start's 'GiB – GiB' range), other words than `kvplan fit`'s box.
+    /api/plan now answers the box's rows (render.plan_rows, as plain text) for the page to show as they stand: each is
+    a line of the box the command prints for the same flags, in its order."""
+    from cli_runner import run_cli
+
+    r = client.post("/api/plan", json={**body, "curve": False})
+    assert r.status_code == 200, r.text
+    d = r.json()
+    monkeypatch.setenv("COLUMNS", "300")
+    code, out, err = run_cli(monkeypatch, capsys, "fit", *args)
+    assert code == (0 if d["fits"] else 1), err
+    box = [" ".join(line.strip("│ ").split()) for line in out.splitlines() if line.startswith("│ ")]
+    rows = [" ".join(f"{label} {text}".split()) for label, text in d["summary_rows"]]
+    assert rows == box[:len(rows)] and len(rows) >= 11
+    assert not box[len(rows)]  # the blank line before the memory bar: every row of the box is among them
+    labels = dict(d["summary_rows"])
+    assert labels["tokens"].startswith(f"{d['kv_cache_tokens']:,}")
+    assert labels["concurrency"].startswith(f"{d['max_concurrency']:.2f}x at {d['args']['max_model_len']:,} tokens")
+    assert ("capacity" in labels) == (d["kv_cache_capacity_bytes"] is not None)
+    assert not any("[" in text for _, text in d["summary_rows"])  # plain: the box's dim markup read, not shown
+
+
+@pytest.mark.parametrize("body, args", [
+    ({"model": "Qwen/Qwen2.5-0.5B-Instruct", "gpu": "tesla-t4", "max_model_len": "4096", "workload": "azure-conv",
+      "max_requests": 500, "slo": "ttft=1s,tpot=50ms"},
+     ["Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "tesla-t4", "--max-model-len", "4096", "-w", "azure-conv", "-n", "500",
+      "--slo", "ttft=1s,tpot=50ms"]),
+    ({"model": LLAMA, "gpu": "H100", "max_model_len": "8192", "workload": "azure-conv", "max_requests": 200,
+      "rate_per_s": 30},
+     [LLAMA, "--gpu", "H100", "--max-model-len", "8192", "-w", "azure-conv", "-n", "200", "--rate", "30"]),
+])
+def test_the_traffic_tab_words_a_simulation_as_kvplan_simulate(client, monkeypatch, capsys, body, args):
+    """The traffic tab wrote its own rows of a simulation in JavaScript (TTFT 'p50 / p90 / p99' with toFixed(0), 'KV usage
+    peak 2%', its own rejection sentence), other words and roundings than `kvplan simulate` prints for the same run.
+    /api/simulate now answers the command's words (simulate.pool_line, workload_line, result_rows, latency_rows,
+    throughput_line, goodput_line): the same lines and table cells the command prints, for the page to show as they stand."""
+    from cli_runner import run_cli
+
+    r = client.post("/api/simulate", json={**body, "curve": False})
+    assert r.status_code == 200, r.text
+    d = r.json()
+    monkeypatch.setenv("COLUMNS", "250")
+    code, out, err = run_cli(monkeypatch, capsys, "simulate", *args)
+    assert code == 0, err
+    lines = out.splitlines()
+    for line in d["setup_lines"] + d["rate_lines"]:
+        assert line in lines, line
+    cells = [[c.strip() for c in line.split("│")[1:-1]] for line in lines if line.startswith("│")]
+    assert d["result_rows"] == [c for c in cells if len(c) == 2]
+    assert d["latency_columns"] == ["mean", "p50", "p90", "p99"]
+    assert d["latency_rows"] == [c for c in cells if len(c) == 5]
+    assert [row[0] for row in d["latency_rows"]] == ["queueing", "TTFT", "TPOT", "ITL", "end-to-end"]
+    # the rows carry the figures of the result the API answers beside them
+    res = d["result"]
+    rows = dict(d["result_rows"])
+    assert rows["requests completed / rejected"] == f"{res['requests_completed']:,} / {res['requests_rejected']:,}"
+    assert rows["realized max running"] == str(res["max_running"])
+    assert d["rate_lines"][0].startswith("throughput ")
+    if "slo" in body:
+        assert res["requests_rejected"] > 0  # the T4 at 4,096 tokens rejects the trace's longest requests
+        assert d["rate_lines"][1].startswith("goodput ") and d["rate_lines"][1].endswith(
+            f" (the {res['requests_rejected']:,} rejected count as misses)")
+    else:
+        assert len(d["rate_lines"]) == 1  # no SLO: no goodput line, as the command prints none
+    js = client.get("/static/app.js").text
+    for words in ("toFixed", "p50 / p90 / p99", "requests_rejected", "usd("):
+        assert words not in js.split("function renderSimulation")[1].split("// ----")[0], words
 
 
 def test_the_traffic_tab_prints_the_capacity_as_the_cli_and_asks_for_replicas(client):

@@ -280,8 +280,33 @@ def test_the_page_shows_a_first_starts_pool_beside_the_plan(page, server_url):
     _wait_for_plan(page, plan)
     first = plan.first_start
     summary = page.inner_text("#summary")
-    assert "first start" in summary
-    assert f"{first['kv_cache_bytes_least'] / 2**30:.2f} GiB – {first['kv_cache_bytes_most'] / 2**30:.2f} GiB" in summary
+    # in the KV cache row, as fit's box says it: '16.40 GiB  (a first start, compiling: 15.91–16.40 GiB)'
+    assert (f"(a first start, compiling: {first['kv_cache_bytes_least'] / 2**30:.2f}–"
+            f"{first['kv_cache_bytes_most'] / 2**30:.2f} GiB)") in summary
+
+
+def test_the_summary_shows_the_servers_rows_as_they_stand(page, server_url):
+    """The page words no plan summary of its own: with /api/plan's summary_rows (fit's box, render.plan_rows)
+    replaced by marked text no page could derive from the plan's figures, the summary shows exactly those rows, in
+    their order, where the page that wrote its own 'KV cache', 'tokens' and 'concurrency' rows showed its own."""
+    def edit(route):
+        d = route.fetch().json()
+        d["summary_rows"] = [[f"label {i}", f"the server's row {i}: {text}"] for i, (_, text) in enumerate(d["summary_rows"])]
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(d))
+
+    page.route("**/api/plan", edit)
+    try:
+        page.goto(server_url + "/?model=Qwen/Qwen3-8B&gpu=h100&max_model_len=8192&vllm_version=0.34.0")
+        page.wait_for_function("document.querySelector('#summary').textContent.includes(\"the server's row 0\")")
+        shown = page.eval_on_selector_all("#summary > div", "ds => ds.map(d => [d.firstChild.textContent,"
+                                          " d.lastChild.textContent])")
+    finally:
+        page.unroute("**/api/plan")
+    plan = kvplan.fit("Qwen/Qwen3-8B", gpu="H100", max_model_len=8192, vllm_version="0.34.0")
+    assert len(shown) >= 12  # fit's box has a capacity row for a 0.34 pool
+    assert [k for k, _ in shown] == [f"label {i}" for i in range(len(shown))]
+    assert all(v.startswith(f"the server's row {i}: ") for i, (_, v) in enumerate(shown))
+    assert any(v.endswith(f": {plan.kv_cache_tokens:,}") for _, v in shown)  # the tokens row, as fit prints it
 
 
 def test_the_capture_size_boxes_plan_as_the_cli_flags(page, server_url):
@@ -438,6 +463,78 @@ def test_the_page_shows_the_servers_capacity_words_as_they_stand(page, server_ur
     finally:
         page.unroute("**/api/simulate")
         page.fill("#sim-vary", "")
+        page.uncheck("#sim-capacity")
+        page.click("nav.tabs button[data-tab='plan']")
+
+
+def _answer_edited(edit):
+    """A route handler that answers the page with the server's own answer to its request, edited by `edit`."""
+    def handle(route):
+        d = route.fetch().json()
+        edit(d)
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(d))
+    return handle
+
+
+def test_the_page_shows_the_servers_simulation_words_as_they_stand(page, server_url):
+    """The page words no simulation result of its own: it wrote its rows in JavaScript (TTFT 'p50 / p90 / p99' with
+    toFixed(0), 'KV usage peak 2%', its own rejection sentence), other words than `kvplan simulate` prints. With
+    /api/simulate's setup_lines, result_rows, latency_rows and rate_lines replaced by marked text no page could
+    derive from the figures, the table shows exactly the server's words, in the command's order; and with a compared
+    deployment's cost_cells and the cost_note replaced, the $/GPU-h, $/hour and $/M req cells and the note show them
+    (the page formatted the costs with toLocaleString and the price with String(), where the command prints 1.23457e+06)."""
+    def single(d):
+        d["setup_lines"] = ["the server's pool line", "the server's workload line"]
+        d["result_rows"] = [[f"the server's row {i}", f"{v} (sent)"] for i, (_, v) in enumerate(d["result_rows"])]
+        d["latency_columns"] = ["c1", "c2", "c3", "c4"]
+        d["latency_rows"] = [[f"lat {i}", *(f"{i}.{j} (sent)" for j in range(4))] for i in range(len(d["latency_rows"]))]
+        d["rate_lines"] = ["the server's throughput line", "the server's goodput line"]
+
+    _open_traffic_tab(page, server_url + "/?model=Qwen/Qwen3-8B&gpu=h100&max_model_len=8192", 200)
+    page.route("**/api/simulate", _answer_edited(single))
+    try:
+        page.click("#sim-run")
+        page.wait_for_function("document.querySelector('#sim-table').textContent.includes(\"the server's goodput line\")")
+        rows = page.eval_on_selector_all("#sim-table tbody tr", "trs => trs.map(tr => [...tr.children].map(c =>"
+                                         " [c.tagName, c.textContent, c.colSpan]))")
+        texts = [[t for _, t, _ in r] for r in rows]
+        n = len([t for t in texts if t[0].startswith("the server's row ")])
+        assert n >= 7  # worst case, realized max / mean..., KV usage, preemptions, requests (and more where they apply)
+        assert texts == ([["", "the server's pool line"], ["", "the server's workload line"]]
+                         + [t for t in texts if t[0].startswith("the server's row ")]
+                         + [["", "c1", "c2", "c3", "c4"]] + [[f"lat {i}", *(f"{i}.{j} (sent)" for j in range(4))]
+                                                              for i in range(5)]
+                         + [["", "the server's throughput line"], ["", "the server's goodput line"]])
+        assert [t[0] for t in texts[2:2 + n]] == [f"the server's row {i}" for i in range(n)]
+        assert all(t[1].endswith(" (sent)") for t in texts[2:2 + n])
+        head = rows[2 + n]
+        assert [tag for tag, _, _ in head] == ["TH"] * 5  # the latency columns head their cells
+        assert rows[0][1][2] == 4 and rows[2][1][2] == 4  # a line and a row span the latency row's four value columns
+
+        def compared(d):
+            for i, r in enumerate(d["capacity_rows"]["rows"]):
+                r["cost_cells"] = [f"price {i}", f"hour {i}", f"million {i}"]
+            d["capacity_rows"]["cost_note"] = "the server's cost note"
+
+        page.unroute("**/api/simulate")
+        page.route("**/api/simulate", _answer_edited(compared))
+        page.fill("#sim-slo", "ttft=2s,tpot=80ms")
+        page.check("#sim-capacity")
+        page.fill("#sim-price", "1234567")
+        page.fill("#sim-vary", "gpu=H100,L40S")
+        page.click("#sim-run")
+        page.wait_for_selector("#cap-table tbody tr")
+        heads = page.eval_on_selector_all("#cap-table thead th", "ths => ths.map(t => t.textContent)")
+        cells = page.eval_on_selector_all("#cap-table tbody tr", "trs => trs.map(tr => [...tr.children].map(td => td.textContent))")
+        col = heads.index("$/GPU-h")
+        assert heads[col:col + 3] == ["$/GPU-h", "$/hour", "$/M req"]
+        assert [c[col:col + 3] for c in cells] == [[f"price {i}", f"hour {i}", f"million {i}"] for i in range(len(cells))]
+        note = page.locator("#cap-note").text_content()
+        assert "; the server's cost note" in note and "$/hour" not in note
+    finally:
+        page.unroute("**/api/simulate")
+        for box in ("#sim-slo", "#sim-price", "#sim-vary"):
+            page.fill(box, "")
         page.uncheck("#sim-capacity")
         page.click("nav.tabs button[data-tab='plan']")
 

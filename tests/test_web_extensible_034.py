@@ -63,9 +63,14 @@ def test_the_summary_names_the_capacity_beside_the_pool(client):
     plan = client.post("/api/plan", json=body).json()
     assert plan["kv_cache_capacity_bytes"] > plan["kv_cache_bytes"]
     assert "Available KV cache memory: 60.89 GiB" in plan["vllm_log"]
+    # the page's summary is fit's box (render.plan_rows, answered as summary_rows), its capacity row among them
+    rows = dict(plan["summary_rows"])
+    assert rows["capacity"] == (f"{plan['kv_cache_capacity_bytes'] / 2**30:.2f} GiB reserved (logged 'Available KV cache "
+                                "memory'); the pool above is what is left after warmup and CUDA-graph capture")
+    assert list(rows).index("capacity") == list(rows).index("KV cache") + 1
     js = client.get("/static/app.js").text
     render = re.search(r"^function renderPlan\(.*?^\}", js, re.S | re.M).group(0)
-    assert re.search(r'if \(p\.kv_cache_capacity_bytes != null\)\s*rows\.splice\(\d+, 0, \["capacity", `\$\{fmtGiB\('
-                     r"p\.kv_cache_capacity_bytes\)\} reserved \(logged 'Available KV cache memory'\)", render), render
+    assert "p.summary_rows" in render and "kv_cache_capacity_bytes" not in render, render
     old = client.post("/api/plan", json={**body, "vllm_version": "0.33.0"}).json()
     assert old["kv_cache_capacity_bytes"] is None  # no capacity row for a pool sized from the estimate
+    assert "capacity" not in dict(old["summary_rows"])

@@ -329,51 +329,71 @@ def _capture_flags(a) -> str:
                if a.cuda_graph_sizes_given is not None else ""))
 
 
-def plan_table(p: Plan) -> Table:
-    t = Table(show_header=False, box=None, pad_edge=False)
-    t.add_column(style="bold")
-    t.add_column(overflow="fold")  # a long local path or size list folds onto the next line: an ellipsis cut it short
+def plan_rows(p: Plan, source: Optional[str] = None) -> list[tuple[str, str, tuple[str, ...]]]:
+    """fit's box, a row each: (label, text in rich markup, the characters a word too long for its column breaks after,
+    or () to fold as rich does). `kvplan fit` prints them (plan_table); the web page shows them (plan_rows_plain).
+    `source`: the model's source as the model row names it, where not the plan's own (the web page's upload, not
+    the file the server keeps it in)."""
+    rows: list[tuple[str, str, tuple[str, ...]]] = []
+
+    def add_row(label: str, text, *breaks: str) -> None:
+        rows.append((label, text, breaks))
+
     scale, unit = (GB, "GB") if p.mode == "simple" else (GIB, "GiB")
     a = p.args
-    t.add_row("model", Breakable(f"{p.model.id}  [dim]({p.model.source.split(':')[0]})[/]", "/"))
+    add_row("model", f"{p.model.id}  [dim]({(source or p.model.source).split(':')[0]})[/]", "/")
     layout = f" (TP {a.tensor_parallel_size} × PP {a.pipeline_parallel_size} × DP {p.engines})" if p.gpus_used > 1 else ""
-    t.add_row("GPU", f"{p.gpu.name} × {p.gpus_used}{layout}  "
-                     f"[dim]{p.total_bytes / scale:.2f} {unit} each ({source_label(p.gpu.total_source)})[/]")
-    t.add_row("vLLM", f"{p.vllm_version} {_rules_text(p)} (era {p.era})" + ("  [dim]simple arithmetic (--overhead-gb)[/]" if p.mode == "simple" else ""))
-    t.add_row("flags", Breakable(f"max_model_len {a.max_model_len:,} · gpu_memory_utilization {a.gpu_memory_utilization} · TP {a.tensor_parallel_size}"
-                       f" · PP {a.pipeline_parallel_size} · DP {p.engines} · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"
-                       f" · max_num_seqs {a.max_num_seqs} · max_num_batched_tokens {a.max_num_batched_tokens}"
-                       + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else "")
-                       + {"awq": " (plain AWQ kernel)", "marlin": " (AWQ-Marlin kernel)"}.get(a.awq_kernel or "", "")
-                       + _capture_flags(a) + _speculative_flag(p), ","))  # a long size list breaks after a comma
+    add_row("GPU", f"{p.gpu.name} × {p.gpus_used}{layout}  "
+                   f"[dim]{p.total_bytes / scale:.2f} {unit} each ({source_label(p.gpu.total_source)})[/]")
+    add_row("vLLM", f"{p.vllm_version} {_rules_text(p)} (era {p.era})" + ("  [dim]simple arithmetic (--overhead-gb)[/]" if p.mode == "simple" else ""))
+    add_row("flags", f"max_model_len {a.max_model_len:,} · gpu_memory_utilization {a.gpu_memory_utilization} · TP {a.tensor_parallel_size}"
+                     f" · PP {a.pipeline_parallel_size} · DP {p.engines} · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"
+                     f" · max_num_seqs {a.max_num_seqs} · max_num_batched_tokens {a.max_num_batched_tokens}"
+                     + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else "")
+                     + {"awq": " (plain AWQ kernel)", "marlin": " (AWQ-Marlin kernel)"}.get(a.awq_kernel or "", "")
+                     + _capture_flags(a) + _speculative_flag(p), ",")  # a long size list breaks after a comma
     if p.config_overrides:  # --hf-overrides (--rope-scaling, --rope-theta): what it changed in what kvplan derives
         # from the config, under the flags given
-        t.add_row("config", Breakable(" and ".join(p.args.config_override_flags) + " applied: " + (" · ".join(
+        add_row("config", " and ".join(p.args.config_override_flags) + " applied: " + (" · ".join(
             f"{what.replace('max_model_len_limit', 'max length')} {_override_value(a)} -> {_override_value(b)}"
-            for what, (a, b) in p.config_overrides["changed"].items()) or "nothing kvplan derives changed"), "·"))
-    t.add_row("KV per token", kv_per_token_text(p))
-    t.add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
+            for what, (a, b) in p.config_overrides["changed"].items()) or "nothing kvplan derives changed"), "·")
+    add_row("KV per token", kv_per_token_text(p))
+    add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
     # named as --explain names it: "requested" (vLLM's word) in vLLM's arithmetic, "budget" in the seed's
     # on several GPUs the requested memory and the pool are each GPU's (rank's), beside tokens and concurrency that are
     # the engine's: unlabelled, 'KV cache 48.09 GiB' on TP 2 read as the server's pool (it holds 2 x 48.09 GiB)
     rank = " per GPU" if p.gpus_used > 1 else ""
-    t.add_row("budget" if p.mode == "simple" else "requested",
-              f"{p.requested_bytes / scale:.2f} {unit} = {p.total_bytes / scale:.2f} × {a.gpu_memory_utilization}{rank}")
+    add_row("budget" if p.mode == "simple" else "requested",
+            f"{p.requested_bytes / scale:.2f} {unit} = {p.total_bytes / scale:.2f} × {a.gpu_memory_utilization}{rank}")
     per_rank = " per rank" if a.tensor_parallel_size * a.pipeline_parallel_size > 1 else ""  # the pool and blocks: one rank's
     if p.kv_cache_bytes < 0:  # the other terms alone pass the budget: no pool (the signed figure stays in --json)
-        t.add_row("KV cache", f"none: the weights and the other terms exceed the "
-                              f"{'budget' if p.mode == 'simple' else 'requested memory'} by {-p.kv_cache_bytes / scale:.2f} {unit}")
+        add_row("KV cache", f"none: the weights and the other terms exceed the "
+                            f"{'budget' if p.mode == 'simple' else 'requested memory'} by {-p.kv_cache_bytes / scale:.2f} {unit}")
     else:
-        t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{per_rank}{per_engine_text(p)}{first_start_text(p)}")
+        add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{per_rank}{per_engine_text(p)}{first_start_text(p)}")
     if p.kv_cache_capacity_bytes is not None:  # the extensible KV cache (vLLM >= 0.34): the profile's figure is the capacity
-        t.add_row("capacity", f"{p.kv_cache_capacity_bytes / scale:.2f} {unit} reserved (logged 'Available KV cache memory'); "
-                              "the pool above is what is left after warmup and CUDA-graph capture")
+        add_row("capacity", f"{p.kv_cache_capacity_bytes / scale:.2f} {unit} reserved (logged 'Available KV cache memory'); "
+                            "the pool above is what is left after warmup and CUDA-graph capture")
     if p.mode == "vllm":
-        t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B{per_rank} ({len(p.groups)} KV group(s))"
-                  f"{per_engine_text(p)}")
-    t.add_row("tokens", f"{p.kv_cache_tokens:,}{per_engine_text(p, p.kv_cache_tokens)}")
-    t.add_row("concurrency", f"{p.max_concurrency:.2f}x at {a.max_model_len:,} tokens per request"
-                             f"{per_engine_text(p, p.max_concurrency, ',.2f', 'x')}")
+        add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B{per_rank} ({len(p.groups)} KV group(s))"
+                f"{per_engine_text(p)}")
+    add_row("tokens", f"{p.kv_cache_tokens:,}{per_engine_text(p, p.kv_cache_tokens)}")
+    add_row("concurrency", f"{p.max_concurrency:.2f}x at {a.max_model_len:,} tokens per request"
+                           f"{per_engine_text(p, p.max_concurrency, ',.2f', 'x')}")
+    return rows
+
+
+def plan_rows_plain(p: Plan, source: Optional[str] = None) -> list[list[str]]:
+    """plan_rows as [label, plain text] (the markup read as rich reads a table cell): the web page's summary of a plan."""
+    return [[label, Text.from_markup(text).plain] for label, text, _ in plan_rows(p, source)]
+
+
+def plan_table(p: Plan) -> Table:
+    t = Table(show_header=False, box=None, pad_edge=False)
+    t.add_column(style="bold")
+    t.add_column(overflow="fold")  # a long local path or size list folds onto the next line: an ellipsis cut it short
+    for label, text, breaks in plan_rows(p):
+        t.add_row(label, Breakable(text, *breaks) if breaks else text)
     return t
 
 

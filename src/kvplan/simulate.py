@@ -962,6 +962,79 @@ def step_line(e: dict) -> str:
     return f"{what}: {e['total_ms']:.2f} ms ({parts})"
 
 
+# A simulation's result in words, as `kvplan simulate` prints it and the web page shows it (/api/simulate answers each
+# line and row): the server and workload lines, the concurrency and KV pool rows, the latency rows, throughput and goodput.
+# With data parallelism the pool and concurrency figures are one engine's (simulate_replicas: replica 0's, or the
+# busiest rank's in lockstep) while throughput and requests cover the whole server: they say so ('per engine'), where
+# 'realized max running 29' read as the server's for two engines that ran 29 each.
+
+LATENCY_COLUMNS = ("mean", "p50", "p90", "p99")
+_LATENCY_ROWS = (("queue_ms", "queueing"), ("ttft_ms", "TTFT"), ("tpot_ms", "TPOT"), ("itl_ms", "ITL"), ("e2e_ms", "end-to-end"))
+
+
+def pool_line(config: EngineConfig, data_parallel_size: int = 1) -> str:
+    """The simulated server's pool and scheduler limits: 'pool 61,498 blocks x 16 tokens, max_num_seqs 256, ...'."""
+    each = f" per engine (of {data_parallel_size})" if data_parallel_size > 1 else ""
+    return (f"pool {config.num_gpu_blocks:,} blocks x {config.block_size} tokens{each}, max_num_seqs {config.max_num_seqs}, "
+            f"max_num_batched_tokens {config.max_num_batched_tokens}, max_model_len {config.max_model_len:,}"
+            f"{', prefix caching' if config.enable_prefix_caching else ''}")
+
+
+def workload_line(summary: dict) -> str:
+    """A workload's summary (Workload.summary()) in a line: its name, requests, prompt and output lengths, mean rate."""
+    n = summary["requests"]
+    return (f"workload {summary['name']}: {n:,} request{'s' if n != 1 else ''}, prompt mean "
+            f"{summary['prompt_tokens']['mean']:.0f} / p99 {summary['prompt_tokens']['p99']:.0f}, output mean "
+            f"{summary['completion_tokens']['mean']:.0f} / p99 {summary['completion_tokens']['p99']:.0f}"
+            + (f", {rate_text(summary['mean_rate_per_s'])} req/s" if "mean_rate_per_s" in summary else ""))
+
+
+def result_rows(d: dict, data_parallel_size: int = 1) -> list[tuple[str, str]]:
+    """A simulation's (SimResult.to_dict()) concurrency and KV pool figures, a (label, value) row each: the worst case
+    as fit prints it, the realized concurrency, KV usage, preemptions, prefix-cache hits, requests completed / rejected."""
+    per = " per engine" if data_parallel_size > 1 else ""
+    rows = [(f"worst case{per} (pool / max_model_len)", f"{d['worst_case_concurrency']:.2f}x"),
+            (f"realized max running{per}", f"{d['max_running']}"),
+            (f"realized mean / p50 / p90 / p99 running{per}",
+             f"{d['mean_running']:.1f} / {d['running_p50']} / {d['running_p90']} / {d['running_p99']}")]
+    if d["realized_over_worst_case"]:
+        rows.append(("realized max / worst case", f"{d['realized_over_worst_case']:.1f}x"))
+    rows.append((f"KV usage peak / mean{per}", f"{d['kv_usage_peak'] * 100:.1f} % / {d['kv_usage_mean'] * 100:.1f} %"))
+    rows.append(("preemptions (requests) / recomputed tokens",
+                 f"{d['preemptions']:,} ({d['requests_preempted']:,}) / {d['recomputed_tokens']:,}"))
+    if d["prefix_hit_tokens"]:
+        rows.append(("prefix-cache hit tokens", f"{d['prefix_hit_tokens']:,}"))
+    rows.append(("requests completed / rejected", f"{d['requests_completed']:,} / {d['requests_rejected']:,}"))
+    return rows
+
+
+def latency_rows(d: dict) -> list[tuple[str, ...]]:
+    """A simulation's latencies, a row each (queueing, TTFT, TPOT, ITL, end-to-end): the label and its LATENCY_COLUMNS
+    in ms_text, a row in seconds where any of its figures reaches 10 s."""
+    rows = []
+    for key, label in _LATENCY_ROWS:
+        v = d[key]
+        in_seconds = max((v[q] or 0) for q in LATENCY_COLUMNS) >= 10_000
+        rows.append((label, *(ms_text(v[q], in_seconds) for q in LATENCY_COLUMNS)))
+    return rows
+
+
+def throughput_line(d: dict) -> str:
+    """The whole server's throughput: requests and tokens per second over the simulated time, and how busy it was."""
+    return (f"throughput {rate_text(d['requests_per_s'])} req/s, {d['input_tokens_per_s']:,.0f} input + "
+            f"{d['output_tokens_per_s']:,.0f} output tokens/s over {d['duration_s']:,.1f} s (busy {d['busy_fraction'] * 100:.0f} %)")
+
+
+def goodput_line(d: dict) -> Optional[str]:
+    """The goodput and the share of requests within the SLO (a rejected request counts as a miss); None without an SLO."""
+    slo = d["slo"]
+    if not any(v is not None for v in slo.values()):
+        return None
+    rejected = (f" (the {d['requests_rejected']:,} rejected count as misses)" if d["requests_rejected"] else "")
+    return (f"goodput {rate_text(d['goodput_requests_per_s'])} req/s: {d['slo_attainment'] * 100:.1f} % of requests meet "
+            + ", ".join(f"{k[:-3]} <= {v:g} ms" for k, v in slo.items() if v is not None) + rejected)
+
+
 # =====================================================================================
 # Speculative decoding in the step model
 # =====================================================================================
@@ -3109,6 +3182,22 @@ def rate_cell(rate: Optional[float]) -> str:
     """A compared deployment's rate per replica as `kvplan capacity --vary`'s table and the web page's show it: rounded
     down (rate_down), '-' where no rate meets the SLO."""
     return rate_down(rate) if rate else "-"
+
+
+def cost_cells(row: dict) -> list[str]:
+    """A compared deployment's (capacity_rows row) price and costs as `kvplan capacity --vary`'s $/GPU-h, $/hour and
+    $/M req columns and the web page's show them: the price as given (1.2), the costs to the cent with thousands
+    separators (1,234.50), '-' where the row has none."""
+    return [f"{row['usd_per_gpu_hour']:g}" if row.get("usd_per_gpu_hour") else "-",
+            f"{row['usd_per_hour']:,.2f}" if row.get("usd_per_hour") else "-",
+            f"{row['usd_per_million_requests']:,.2f}" if row.get("usd_per_million_requests") else "-"]
+
+
+def cost_columns_line(target_rate_per_s: Optional[float]) -> str:
+    """What the $/hour and $/M req columns of compared deployments price: the fleet for a target, else one replica."""
+    return ("$/hour: " + ("the fleet for the target" if target_rate_per_s is not None else "one replica")
+            + "; $/M req: per million requests at " + ("the target rate" if target_rate_per_s is not None
+                                                        else "the replica's capacity"))
 
 
 def target_checked_alone(plan, workload: Workload) -> bool:

@@ -128,58 +128,34 @@ def _gpus_text(p) -> str:
 def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     from rich.table import Table
 
-    from kvplan.simulate import ms_text, rate_text
+    from kvplan.render import whole_cells
+    from kvplan.simulate import (LATENCY_COLUMNS, goodput_line, latency_rows, pool_line, result_rows, step_line,
+                                 throughput_line, workload_line)
 
     # "vLLM 0.33.0 (vllm/v1/core/sched/scheduler.py@0.19 (scheduler_reserve_full_isl; async scheduling on))": the
     # rules' source, parenthesised inside parentheses, read as part of the version
     console.print(f"[bold]{p.model.id}[/] on {_gpus_text(p)}, vLLM {p.vllm_version}; scheduler rules from "
                   f"{d['scheduler_rules']['source']}", highlight=False)
-    # with data parallelism the pool and the concurrency rows are one engine's (simulate_replicas: replica 0's, or the
-    # busiest rank's in lockstep) while throughput and requests cover the whole server: unlabelled, 'realized max
-    # running 29' read as the server's for two engines that ran 29 each
+    # the lines, rows and cells as simulate words them (the web page shows the same words)
     dp = int(getattr(p.args, "data_parallel_size", 1) or 1)
-    each = f" per engine (of {dp})" if dp > 1 else ""
-    per = " per engine" if dp > 1 else ""
-    console.print(f"pool {cfg.num_gpu_blocks:,} blocks x {cfg.block_size} tokens{each}, max_num_seqs {cfg.max_num_seqs}, "
-                  f"max_num_batched_tokens {cfg.max_num_batched_tokens}, max_model_len {cfg.max_model_len:,}"
-                  f"{', prefix caching' if cfg.enable_prefix_caching else ''}", highlight=False)
-    console.print(f"workload {wl_summary['name']}: {wl_summary['requests']:,} request{'s' if wl_summary['requests'] != 1 else ''}, prompt mean "
-                  f"{wl_summary['prompt_tokens']['mean']:.0f} / p99 {wl_summary['prompt_tokens']['p99']:.0f}, output mean "
-                  f"{wl_summary['completion_tokens']['mean']:.0f} / p99 {wl_summary['completion_tokens']['p99']:.0f}"
-                  + (f", {rate_text(wl_summary['mean_rate_per_s'])} req/s" if "mean_rate_per_s" in wl_summary else ""), highlight=False)
+    console.print(pool_line(cfg, dp), highlight=False)
+    console.print(workload_line(wl_summary), highlight=False)
     t = Table(title="Concurrency and KV pool", show_header=True, header_style="bold")
     t.add_column("")
     t.add_column("value", justify="right")
-    t.add_row(f"worst case{per} (pool / max_model_len)", f"{d['worst_case_concurrency']:.2f}x")  # as fit prints it
-    t.add_row(f"realized max running{per}", f"{d['max_running']}")
-    t.add_row(f"realized mean / p50 / p90 / p99 running{per}", f"{d['mean_running']:.1f} / {d['running_p50']} / {d['running_p90']} / {d['running_p99']}")
-    if d["realized_over_worst_case"]:
-        t.add_row("realized max / worst case", f"{d['realized_over_worst_case']:.1f}x")
-    t.add_row(f"KV usage peak / mean{per}", f"{d['kv_usage_peak'] * 100:.1f} % / {d['kv_usage_mean'] * 100:.1f} %")
-    t.add_row("preemptions (requests) / recomputed tokens", f"{d['preemptions']:,} ({d['requests_preempted']:,}) / {d['recomputed_tokens']:,}")
-    if d["prefix_hit_tokens"]:
-        t.add_row("prefix-cache hit tokens", f"{d['prefix_hit_tokens']:,}")
-    t.add_row("requests completed / rejected", f"{d['requests_completed']:,} / {d['requests_rejected']:,}")
-    from kvplan.render import whole_cells
-    from kvplan.simulate import step_line
-
+    for row in result_rows(d, dp):
+        t.add_row(*row)
     console.print(whole_cells(t))
     lt = Table(title="Latency", header_style="bold")
-    for col in ("", "mean", "p50", "p90", "p99"):
+    for col in ("", *LATENCY_COLUMNS):
         lt.add_column(col, justify="right" if col else "left")
-    for key, label in (("queue_ms", "queueing"), ("ttft_ms", "TTFT"), ("tpot_ms", "TPOT"), ("itl_ms", "ITL"), ("e2e_ms", "end-to-end")):
-        v = d[key]
-        row_in_seconds = max((v[q] or 0) for q in ("mean", "p50", "p90", "p99")) >= 10_000
-        lt.add_row(label, *(ms_text(v[q], row_in_seconds) for q in ("mean", "p50", "p90", "p99")))
+    for row in latency_rows(d):
+        lt.add_row(*row)
     console.print(whole_cells(lt))
-    line = (f"throughput {rate_text(d['requests_per_s'])} req/s, {d['input_tokens_per_s']:,.0f} input + "
-            f"{d['output_tokens_per_s']:,.0f} output tokens/s over {d['duration_s']:,.1f} s (busy {d['busy_fraction'] * 100:.0f} %)")
-    console.print(line, highlight=False)
-    slo = d["slo"]
-    if any(v is not None for v in slo.values()):
-        rejected = (f" (the {d['requests_rejected']:,} rejected count as misses)" if d["requests_rejected"] else "")
-        console.print(f"goodput {rate_text(d['goodput_requests_per_s'])} req/s: {d['slo_attainment'] * 100:.1f} % of requests meet "
-                      + ", ".join(f"{k[:-3]} <= {v:g} ms" for k, v in slo.items() if v is not None) + rejected, highlight=False)
+    console.print(throughput_line(d), highlight=False)
+    goodput = goodput_line(d)
+    if goodput is not None:
+        console.print(goodput, highlight=False)
     for e in d.get("step_model", {}).get("example_steps", ()):
         console.print(f"[dim]step time: {step_line(e)}[/]", highlight=False)
     for n in d["notes"]:  # a workload reader's warning (an arrival unit in doubt) is not dimmed as a note
@@ -560,7 +536,8 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
     from kvplan.cli.fit import refuse_replaced_flags
     from kvplan.errors import InputError
     from kvplan.render import sweep_warnings, to_json
-    from kvplan.simulate import capacity_rows, met_again_line, rate_cell, rate_down
+    from kvplan.simulate import (capacity_rows, cost_cells, cost_columns_line, met_again_line, rate_cell,
+                                 rate_down)
     from kvplan.workload import build_workload, with_rate
 
     if num_gpu_blocks is not None:
@@ -633,18 +610,14 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
             if target_rate is not None:
                 cells += [str(r["replicas"] or "-"), str(r["gpus"] or "-")]
             if prices is not None:
-                cells += [f"{r['usd_per_gpu_hour']:g}" if r.get("usd_per_gpu_hour") else "-",
-                          f"{r['usd_per_hour']:,.2f}" if r.get("usd_per_hour") else "-",
-                          f"{r['usd_per_million_requests']:,.2f}" if r.get("usd_per_million_requests") else "-"]
+                cells += cost_cells(r)
             cells.append(r["cell"] or (best if r.get("best") else ""))
             t.add_row(*cells)
         # at 80 columns a --vary model row cut its id to 'meta-ll…' and folded 'RTX PRO 6000' a word a line: every cell
         # whole, or each row a block where the columns cannot hold their words side by side (render.WholeOrStacked)
         console.print(whole_cells(t))
         if prices is not None:
-            console.print("$/hour: " + ("the fleet for the target" if target_rate is not None else "one replica")
-                          + "; $/M req: per million requests at " + ("the target rate" if target_rate is not None
-                                                                      else "the replica's capacity"), highlight=False)
+            console.print(cost_columns_line(target_rate), highlight=False)
         said = set()  # a deployment listed once per price of its GPU is spoken of once
         for r in rows:
             shown = ", ".join(f"{n}={r[n]}" for n in names)

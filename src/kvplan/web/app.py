@@ -38,7 +38,7 @@ from kvplan.api import (FIT_PARAMS, SWEEPABLE, FitFlags, map_vary_values, parse_
                         refuse_unpublished_version, sweep_rows, uncertainty_band_of, vary_names)
 from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
 from kvplan.plan import COUNT_EXAMPLES
-from kvplan.render import budget_segments, plan_json, verdict_text
+from kvplan.render import budget_segments, plan_json, plan_rows_plain, verdict_text
 from kvplan.resolve import LOCAL_MODEL_REFS, context_limit
 from kvplan.web.svg import budget_bar_svg, concurrency_curve_svg
 
@@ -379,6 +379,8 @@ class Planner:
         if str(req.model or "").startswith("upload:"):  # the file uploaded, not where this server keeps it
             d["model_source"] = f"upload: {Path(model).name}"
         d["verdict"] = verdict_text(p).plain
+        # fit's box as `kvplan fit` words it (render.plan_rows), a [label, text] row each, for the page's summary
+        d["summary_rows"] = plan_rows_plain(p, d["model_source"])
         d["budget_segments"] = [{"label": label, "bytes": b} for label, b in budget_segments(p)]
         d["model_max_model_len"] = context_limit(p.model, p.rules).tokens
         curve = ""
@@ -565,6 +567,15 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
            "step_model": sim.step_model_report(step_model, config, rd["mean_running"], summary, result)}
     # each example step as `kvplan simulate` prints it (simulate.step_line), for the page to show as it stands
     out["step_lines"] = [sim.step_line(e) for e in out["step_model"]["example_steps"]]
+    # the result as `kvplan simulate` words it, for the page to show as it stands: the server's pool and the workload
+    # (setup_lines), the concurrency and KV pool rows ([label, value]), the latency rows ([label, mean, p50, p90, p99],
+    # under latency_columns), the throughput and, with an SLO, the goodput (rate_lines)
+    dp = p.args.data_parallel_size or 1
+    out["setup_lines"] = [sim.pool_line(config, dp), sim.workload_line(summary)]
+    out["result_rows"] = [list(r) for r in sim.result_rows(rd, dp)]
+    out["latency_columns"] = list(sim.LATENCY_COLUMNS)
+    out["latency_rows"] = [list(r) for r in sim.latency_rows(rd)]
+    out["rate_lines"] = [line for line in (sim.throughput_line(rd), sim.goodput_line(rd)) if line is not None]
     if req.capacity:
         if not req.slo:
             raise InputError("slo", "capacity needs at least one SLO", "e.g. ttft=1s,tpot=50ms")
@@ -642,8 +653,12 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
     for r in rows:  # each row's rate and 'not monotone' line as `kvplan capacity --vary` prints them, for the page as they stand
         r["rate_per_replica_text"] = sim.rate_cell(r["rate_per_replica"])
         r["met_again_line"] = sim.met_again_line(", ".join(f"{n}={r[n]}" for n in names), r)
+        # priced: the $/GPU-h, $/hour and $/M req cells as the command's table shows them (simulate.cost_cells)
+        r["cost_cells"] = sim.cost_cells(r) if prices is not None else None
     return {"capacity_rows": {"varied": names, "rows": rows, "slo": slo.describe(),
-                              "target_rate_per_s": req.target_rate_per_s},
+                              "target_rate_per_s": req.target_rate_per_s,
+                              # what the cost columns price, the command's line under its table
+                              "cost_note": sim.cost_columns_line(req.target_rate_per_s) if prices is not None else None},
             "workload": workload.summary(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
             "replaced": replaced,
             "notes": [f"vary {r['by']} replaced the form's {r['field']} ({r['value']}) in every row" for r in replaced]}

@@ -126,7 +126,6 @@ function showError(err, fallbackId) {
 // ------------------------------------------------------------------ rendering the plan
 
 function fmtInt(n) { return Number(n).toLocaleString("en-US"); }
-function fmtGiB(b) { return (b / 1024 ** 3).toFixed(2) + " GiB"; }
 
 function markStale(stale) {
   $("plan").classList.toggle("stale", stale);
@@ -144,17 +143,10 @@ function renderPlan(p) {
   v.dataset.maxConcurrency = p.max_concurrency;
   $("summary").innerHTML = "";
   const a = p.args;
-  const rows = [["model", `${p.model} (${p.model_source.split(":")[0]})`], ["GPU", `${p.gpu} × ${a.tensor_parallel_size * a.pipeline_parallel_size}`],
-    ["vLLM", `${p.vllm_version} (era ${p.era})`], ["KV cache", `${fmtGiB(p.kv_cache_bytes)} · ${fmtInt(p.num_gpu_blocks)} blocks × ${p.block_size} tokens`],
-    ["tokens", fmtInt(p.kv_cache_tokens)], ["concurrency", `${p.max_concurrency.toFixed(2)}× at max_model_len ${fmtInt(a.max_model_len)}`]];
-  // the pool a first start that compiles its graphs gets, beside the planned warm restart's (fit's box says the same)
-  const first = p.first_start;
-  if (first && first.modelled && first.loss_bytes_most > 0 && p.kv_cache_bytes > 0)
-    rows.splice(4, 0, ["first start", `${fmtGiB(first.kv_cache_bytes_least)} – ${fmtGiB(first.kv_cache_bytes_most)} of KV cache while it compiles its graphs (restarts load them from the compile cache)`]);
-  // vLLM >= 0.34's extensible KV cache: the profile's 'Available KV cache memory' (in the log below) is only the
-  // capacity reserved, larger than the pool committed after warmup (fit's box says the same)
-  if (p.kv_cache_capacity_bytes != null)
-    rows.splice(4, 0, ["capacity", `${fmtGiB(p.kv_cache_capacity_bytes)} reserved (logged 'Available KV cache memory'); the KV cache above is what is left after warmup and CUDA-graph capture`]);
+  // fit's box as `kvplan fit` prints it, a row each, in the server's words (render.plan_rows): the model, GPU, release,
+  // flags, KV per token, weights, requested memory, the KV cache (with the pool a first, compiling start gets), a 0.34
+  // extensible KV cache's capacity, blocks, tokens, concurrency
+  const rows = [...(p.summary_rows || [])];
   if (p.inverse) rows.unshift(["note", p.inverse]);
   for (const [k, val] of rows) {
     const d = document.createElement("div");
@@ -390,62 +382,58 @@ async function runSimulation() {
     if ($("sim-spec-length").value) body.spec_mean_acceptance_length = Number($("sim-spec-length").value);
     if ($("sim-spec-draft").value) body.spec_draft_acceptance_rate = Number($("sim-spec-draft").value);
     $("sim-run").disabled = true;
-    renderSimulation(await api("/api/simulate", body), body);
+    renderSimulation(await api("/api/simulate", body));
   } catch (e) {
     const b = e.body || {};
     $("sim-error").textContent = pageWords((b.field ? b.field + ": " : "") + (b.message || e.message) + (b.fix ? ` — ${b.fix}` : ""));
   } finally { $("sim-run").disabled = false; }
 }
 
-function ms(x) { return x == null ? "—" : `${x.toFixed(0)} ms`; }
-function usd(x) { return x.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 }); }
-
-function renderSimulation(d, body = {}) {
-  document.querySelector("#sim-table tbody").innerHTML = "";
+function renderSimulation(d) {
+  const tbody = document.querySelector("#sim-table tbody");
+  tbody.innerHTML = "";
   $("cap-compare").hidden = !d.capacity_rows;
-  if (d.capacity_rows) { renderComparison(d, body); return; }
-  const r = d.result;
-  const rows = [
-    ["workload", `${d.workload.name}: ${fmtInt(d.workload.requests)} requests`],
-    ["worst-case concurrency (the plan)", `${r.worst_case_concurrency.toFixed(2)}×`],
-    ["realized concurrency", `max ${r.max_running}, mean ${r.mean_running.toFixed(1)}, p99 ${r.running_p99}`],
-    ["KV usage", `peak ${(100 * r.kv_usage_peak).toFixed(0)}%, mean ${(100 * r.kv_usage_mean).toFixed(0)}%`],
-    ["TTFT p50 / p90 / p99", `${ms(r.ttft_ms.p50)} / ${ms(r.ttft_ms.p90)} / ${ms(r.ttft_ms.p99)}`],
-    ["TPOT p50 / p90 / p99", `${ms(r.tpot_ms.p50)} / ${ms(r.tpot_ms.p90)} / ${ms(r.tpot_ms.p99)}`],
-    ["E2E p50 / p99", `${ms(r.e2e_ms.p50)} / ${ms(r.e2e_ms.p99)}`],
-    ["preemptions", `${fmtInt(r.preemptions)} (${fmtInt(r.requests_preempted)} requests)`],
-    ["throughput", `${r.requests_per_s.toFixed(2)} req/s, ${r.output_tokens_per_s.toFixed(0)} output tok/s`],
-    ["rejected by vLLM", r.requests_rejected ? `${fmtInt(r.requests_rejected)} of ${fmtInt(r.requests_total)} requests `
-      + "(prompt + output over max_model_len or the KV pool; each counts as an SLO miss)" : "none"],
-    ["SLO attainment", `${(100 * r.slo_attainment).toFixed(1)}%`],
-  ];
+  if (d.capacity_rows) { renderComparison(d); return; }
+  // the result as `kvplan simulate` prints it, in the server's words (simulate.pool_line, workload_line, result_rows,
+  // latency_rows, throughput_line, goodput_line), shown as they stand: a line in a row of its own, a row under its label,
+  // the latency rows under their columns
+  const rows = [];
+  for (const line of d.setup_lines || []) rows.push(["", line]);
+  for (const row of d.result_rows || []) rows.push(row);
+  if ((d.latency_rows || []).length) rows.push({ head: ["", ...d.latency_columns] }, ...d.latency_rows);
+  for (const line of d.rate_lines || []) rows.push(["", line]);
   // the speculative decode step and its time per token, where kvplan simulate prints it ('step time: speculative
   // decode step ...' after the goodput line: the server's step_lines, one per example step, in kvplan's own words),
   // and the note on how the acceptance was read and simulated
   ((d.step_model || {}).example_steps || []).forEach((e, i) => {
     if (e.speculative) rows.push(["step time", d.step_lines[i]]);
   });
-  for (const n of r.notes || []) {
+  for (const n of d.result.notes || []) {
     if (n.startsWith("speculative decoding (")) rows.push(["speculative decoding", n]);
   }
   // the capacity search's answer as `kvplan capacity` prints it, a row a line (the server's capacity_lines, from
   // simulate.capacity_lines: the rate rounded down, why no rate meets the SLO, a rate above it that met it again, the
   // replicas for the target and the cost at each price), shown as they stand
   (d.capacity_lines || []).forEach((line, i) => rows.push([i === 0 ? "capacity at the SLO" : "", line]));
-  const tbody = document.querySelector("#sim-table tbody");
-  tbody.innerHTML = "";
-  for (const [k, v] of rows) {
+  // a row of fewer cells than the latency rows spans the rest with its last
+  const width = Math.max(2, ...rows.map((r) => (r.head || r).length));
+  for (const row of rows) {
+    const cells = row.head || row;
     const tr = document.createElement("tr");
-    tr.innerHTML = "<th></th><td></td>";
-    tr.children[0].textContent = k; tr.children[1].textContent = v;
+    cells.forEach((text, i) => {
+      const cell = document.createElement(row.head || i === 0 ? "th" : "td");
+      cell.textContent = text;
+      if (i === cells.length - 1 && cells.length < width) cell.colSpan = width - cells.length + 1;
+      tr.appendChild(cell);
+    });
     tbody.appendChild(tr);
   }
 }
 
 // the rows of /api/simulate with vary (kvplan capacity --vary): one deployment each, best first, the best marked
-function renderComparison(d, body) {
+function renderComparison(d) {
   const c = d.capacity_rows;
-  const priced = body.gpu_hour_usd != null;
+  const priced = c.cost_note != null;  // the server prices the rows where the request gave a price
   const target = c.target_rate_per_s;
   const best = priced ? "cheapest" : target != null ? "fewest GPUs" : "most req/s per GPU";
   const heads = [...c.varied.map((n) => (n === "tensor_parallel_size" ? "TP" : n.replace(/_/g, " "))), "GPUs/rep", "req/s/rep"];
@@ -467,8 +455,8 @@ function renderComparison(d, body) {
     // the rate as kvplan capacity --vary's table shows it (the server's rate_per_replica_text: rounded down)
     cells.push([r.gpus_per_replica ?? "-", "num"], [r.rate_per_replica_text, "num"]);
     if (target != null) cells.push([r.replicas ?? "-", "num"], [r.gpus ?? "-", "num"]);
-    if (priced) cells.push([r.usd_per_gpu_hour ? String(r.usd_per_gpu_hour) : "-", "num"], [r.usd_per_hour ? usd(r.usd_per_hour) : "-", "num"],
-      [r.usd_per_million_requests ? usd(r.usd_per_million_requests) : "-", "num"]);
+    // the price and costs as kvplan capacity --vary's table shows them (the server's cost_cells: simulate.cost_cells)
+    if (priced) cells.push(...r.cost_cells.map((text) => [text, "num"]));
     cells.push(r.cell ? [r.cell, "refused"] : [r.best ? best : "", "mark"]);
     for (const [text, cls] of cells) {
       const td = document.createElement("td"); td.textContent = String(text); if (cls) td.className = cls; tr.appendChild(td);
@@ -498,8 +486,7 @@ function renderComparison(d, body) {
       $("cap-reasons").appendChild(li);
     }
   }
-  const per = priced ? `; $/hour: ${target != null ? "the fleet for the target" : "one replica"}, $/M req: per million `
-    + `requests at ${target != null ? "the target rate" : "the replica's capacity"}` : "";
+  const per = c.cost_note ? `; ${c.cost_note}` : "";  // what the costs price, the command's line (simulate.cost_columns_line)
   const replaced = (d.notes || []).length ? `; ${d.notes.join("; ")}` : "";
   $("cap-note").textContent = `(${d.workload.name}, ${fmtInt(d.workload.requests)} requests per probe, ${c.slo}`
     + (target != null ? `, target ${target} req/s` : "") + `${per}${replaced})`;
