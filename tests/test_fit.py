@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kvplan
-from kvplan.errors import InputError
+from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan import EngineArgs, cdiv, plan
 from kvplan.resolve import GIB, find_gpu, resolve_model
 from kvplan.versions import rules_for
@@ -1422,17 +1422,33 @@ def test_v0_chunked_prefill_default_and_the_flag_set_the_profile_runs_batch():
     assert tokens("H100", "0.6.6") == 2048 and tokens("H100", "0.6.3") == 512
     assert tokens("MI300X", "0.6.3") == 512 and tokens("MI300X", "0.6.6") == 131072
     assert tokens("H100", "0.5.3") == 131072  # before the automatic chunking
-    # --no-enable-chunked-prefill: V0 max(max_model_len, 2048); V1 max_model_len up to 0.11, then max(len, default)
+    # --no-enable-chunked-prefill: V0 max(max_model_len, 2048); V1 ignores it for a generative model up to 0.11.0
+    # (the chunked default), then max(len, default)
     assert tokens("H100", "0.6.6", enable_chunked_prefill=False) == 131072
-    assert tokens("H100", "0.11.0", enable_chunked_prefill=False) == 131072
+    assert tokens("H100", "0.11.0", enable_chunked_prefill=False) == tokens("H100", "0.11.0") == 8192
     assert tokens("H100", "0.19.0", enable_chunked_prefill=False) == 131072
     short = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", vllm_version="0.19.0", max_model_len=4096,
                        enable_chunked_prefill=False)
     assert short.args.max_num_batched_tokens == 8192  # the default is kept when it is larger than max_model_len
-    # the rule is in engine/arg_utils.py from 0.11.1; 0.11.0 still takes max_model_len alone
-    at = {v: kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", vllm_version=v, max_model_len=4096,
-                        enable_chunked_prefill=False).args.max_num_batched_tokens for v in ("0.11.0", "0.11.1")}
-    assert at["0.11.0"] == 4096 and at["0.11.1"] > 4096
+    # up to 0.11.0 V1 sets enable_chunked_prefill = True for every generative model (engine/arg_utils.py
+    # _set_default_args_v1 / _set_default_args): the flag leaves the L4's chunked default, 2,048, and says so;
+    # 0.11.1 takes it (max(max_model_len, default)); a pooling model's flag is taken at 0.11.0 (max_model_len)
+    at = {v: kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", vllm_version=v, max_model_len=16384,
+                        enable_chunked_prefill=False) for v in ("0.8.5", "0.10.2", "0.11.0", "0.11.1")}
+    assert [at[v].args.max_num_batched_tokens for v in at] == [2048, 2048, 2048, 16384]
+    assert all(any("--no-enable-chunked-prefill has no effect" in a for a in at[v].assumptions) for v in ("0.8.5", "0.11.0"))
+    assert not any("has no effect" in a for a in at["0.11.1"].assumptions)
+    assert at["0.11.0"].kv_cache_bytes == kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", vllm_version="0.11.0",
+                                                     max_model_len=16384).kv_cache_bytes  # the same plan as no flag
+    pooled = kvplan.fit("Qwen/Qwen3-8B", "L4", vllm_version="0.11.0", max_model_len=16384, runner="pooling",
+                        enable_chunked_prefill=False)
+    assert pooled.args.max_num_batched_tokens == 16384
+    # with the flag ignored, a budget below max_model_len is not refused (the chunked-prefill check)
+    assert kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", vllm_version="0.11.0", max_model_len=16384,
+                      enable_chunked_prefill=False, max_num_batched_tokens=4096).args.max_num_batched_tokens == 4096
+    with pytest.raises(RefusedByVLLMError):
+        kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", vllm_version="0.11.1", max_model_len=16384,
+                   enable_chunked_prefill=False, max_num_batched_tokens=4096)
     from kvplan.deploy import render_files, spec_from_plan
     assert "--no-enable-chunked-prefill" in render_files(spec_from_plan(short))["serve.sh"]
 

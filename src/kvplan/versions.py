@@ -570,6 +570,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # _set_default_args): max_model_len up to 0.11.0; from 0.11.1 max(max_model_len, the default), then at most
     # max_num_seqs x max_model_len ("max_with_default"; read in the 0.11.0, 0.11.1 and 0.12.0 wheels)
     "v1_unchunked_batched_tokens": [((0, 0, 0), "max_model_len"), ((0, 11, 1), "max_with_default")],
+    # Whether V1 takes --no-enable-chunked-prefill for a generative model: "forced_on" up to 0.11.0, where
+    # EngineArgs._set_default_args_v1 (0.8.0-0.10.2) / _set_default_args (0.11.0) set enable_chunked_prefill = True for
+    # every non-pooling model whatever was given ("V1 always uses chunked prefills"; engine/arg_utils.py, 0.8.0, 0.8.5,
+    # 0.9.2, 0.10.1, 0.10.2 and 0.11.0 wheels), so the step budget is the chunked default; "honoured" from 0.11.1, where
+    # get_chunked_prefill_prefix_caching_defaults only fills an unset flag (0.11.1 wheel). A pooling model's given flag
+    # is taken in every V1 release.
+    "v1_chunked_prefill_flag": [((0, 0, 0), "forced_on"), ((0, 11, 1), "honoured")],
     # The encoder positions an encoder-decoder model's (Whisper's) CrossAttentionSpec charges each request
     # (plan.kv.cross_attention_tokens): "encoder_len" from 0.10.2, the first release to run Whisper on V1
     # (kv_cache_interface.py CrossAttentionSpec.max_memory_usage_bytes reads MULTIMODAL_REGISTRY.get_encdec_max_encoder_len
@@ -2106,6 +2113,7 @@ class VersionRules:
     fit_check_sees_windows: bool
     v0_chunked_prefill_tokens: int
     v1_unchunked_batched_tokens: str
+    v1_chunked_prefill_flag: str
     cross_attention_tokens: str
     encoder_decoder_budget_default: str
     encoder_decoder_prefix_caching: str

@@ -756,6 +756,13 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     times = f" x {factor} (--performance-mode throughput)" if factor > 1 else ""
     max_seqs = args.max_num_seqs or s_default
     chunked = args.enable_chunked_prefill is not False  # V1: on unless turned off; V0 decides below
+    # up to 0.11.0, V1 turns chunked prefill on for a generative model whatever is given (rules row v1_chunked_prefill_flag)
+    flag_ignored = (rules.is_v1 and args.enable_chunked_prefill is False and rules.v1_chunked_prefill_flag == "forced_on"
+                    and not (model.is_pooling or args.runner_type == "pooling"))
+    if flag_ignored:
+        chunked = True
+        notes.append(f"--no-enable-chunked-prefill has no effect at {rules.version}: V1 always uses chunked prefill for a "
+                     "generative model (engine/arg_utils.py; the flag is taken from 0.11.1)")
     encdec = bool(getattr(model, "is_encoder_decoder", False)) and rules.is_v1
     if rules.engine == "v0":
         # V0 turns chunked prefill on by itself for contexts > 32K, except in the cases its release lists (rules row
@@ -778,7 +785,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                "max(max_model_len, 2048)" + ("; --no-enable-chunked-prefill" if args.enable_chunked_prefill is False else
                                             f"; no automatic chunked prefill for {excluded}" if max_len > 32768 and excluded else ""))
         notes.append(f"max_num_batched_tokens {tokens} (V0: {why})")
-    elif args.enable_chunked_prefill is False or (encdec and args.enable_chunked_prefill is None
+    elif (args.enable_chunked_prefill is False and not flag_ignored) or (encdec and args.enable_chunked_prefill is None
                                                   and rules.encoder_decoder_budget_default == "unchunked"):
         # V1 without chunked prefill: the whole context in one step (rules row v1_unchunked_batched_tokens); an
         # encoder-decoder model's unset flag reads as off from 0.12 (rules row encoder_decoder_budget_default)
