@@ -949,10 +949,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         available = float(resolved.kv_cache_memory_bytes)
         notes.append(f"KV-cache memory given: {available / GIB:.2f} GiB (--kv-cache-memory-bytes); utilization ignored")
 
-    groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu)
-    # the GDN prefill kernel (--gdn-prefill-backend): build_groups read whether it exports checkpoints; vLLM's refusal
-    # of a backend the platform lacks, or its fallback warning, and what runs
-    gdn = gdn_prefill(model.layers, gpu, resolved, rules) if rules.is_v1 else None
+    # the GDN prefill kernel (--gdn-prefill-backend), worked out once: build_groups reads whether it exports
+    # checkpoints; vLLM's refusal of a backend the platform lacks, or its fallback warning, and what runs (V1)
+    gdn_kernel = gdn_prefill(model.layers, gpu, resolved, rules)
+    groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu, gdn_kernel)
+    gdn = gdn_kernel if rules.is_v1 else None
     if gdn is not None and gdn.note:
         notes.append(gdn.note)
     if gdn is not None and gdn.warning:
