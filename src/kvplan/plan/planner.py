@@ -13,11 +13,11 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from typing import Iterable
 
-from kvplan.calibration import GIB, MRV2_G_PER, coefficients_for
+from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, with_suffix_token_default, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
                               _env_rules, cdiv, serve_as, v1_fallback)
-from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, MIN_PER_GRAPH_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
+from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
                                     adaptive_verification_refusal, split_key_refusal,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
@@ -840,9 +840,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             # v2's estimate is its own (measured_terms): the speculator's PIECEWISE graphs at its per-layer rate and
             # its FULL ones at vLLM's 1 MiB floor, where the release's speculator captures them (rules row
             # mrv2_drafter_graph_methods), else none
-            drafter_graph_bytes = (int(MRV2_G_PER * graphs.drafter_layers * graphs.drafter_graphs
-                                       + MIN_PER_GRAPH_BYTES * graphs.drafter_full_graphs)
-                                   if rules.mrv2_cudagraph_estimate else 0)
+            drafter_graph_bytes = int(graphs.mrv2_drafter_bytes) if rules.mrv2_cudagraph_estimate else 0
             graph_info["drafter_graph_bytes"] = drafter_graph_bytes
         if spec_info is not None:
             spec_info.update(drafter_cudagraphs=graphs.drafter_graphs, drafter_cudagraph_bytes=drafter_graph_bytes)
