@@ -259,3 +259,40 @@ def test_unknown_eplb_config_keys_are_refused_from_0_16():
              vllm_version="0.31.0")
     _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"enable_migration_batching": True},
          vllm_version="0.32.0")
+
+
+@pytest.mark.parametrize("text,message,fix", [
+    ("{bad json", "cannot read '{bad json' as JSON", "give a JSON object, e.g. '{\"num_redundant_experts\": 32}'"),
+    ("[1, 2]", "must be a JSON object, got [1, 2]", "e.g. '{\"num_redundant_experts\": 32, \"window_size\": 1000}'"),
+])
+def test_eplb_config_that_is_no_json_object_is_refused_on_every_read(text, message, fix):
+    args = kvplan.EngineArgs(enable_expert_parallel=True, enable_eplb=True, eplb_config=text)
+    for _ in range(2):  # nothing of a refused value is kept
+        with pytest.raises(InputError) as e:
+            args.eplb_settings
+        assert (e.value.field, e.value.message, e.value.fix) == ("--eplb-config", message, fix)
+    with pytest.raises(InputError) as e:
+        _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config=text, vllm_version="0.33.0")
+    assert (e.value.field, e.value.message, e.value.fix) == ("--eplb-config", message, fix)
+
+
+def test_eplb_config_json_is_parsed_once_per_plan(monkeypatch):
+    """A plan reads --eplb-config from the flags as given and from the EngineArgs resolved from them: the JSON text is
+    parsed once, and each read still gets a dict of its own."""
+    import dataclasses
+    import importlib
+    import json
+
+    args_mod = importlib.import_module("kvplan.plan.args")
+    text = '{"num_redundant_experts": 16,  "window_size": 777}'  # (a text no other test parses)
+    parses = []
+    loads = json.loads
+    monkeypatch.setattr(args_mod.json, "loads", lambda s, *a, **k: (parses.append(s), loads(s, *a, **k))[1])
+    p = _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config=text, vllm_version="0.34.0")
+    assert p.fits and p.args.eplb_redundant == 16
+    args = kvplan.EngineArgs(enable_expert_parallel=True, enable_eplb=True, eplb_config=" " + text)
+    first = args.eplb_settings
+    first["window_size"] = 1
+    assert dataclasses.replace(args, tensor_parallel_size=2).eplb_settings == {"num_redundant_experts": 16,
+                                                                                "window_size": 777}
+    assert parses.count(text) == 1

@@ -3,6 +3,8 @@ layers. Only FlashInfer's kernel exports prefill checkpoints (mamba/gdn/qwen_gdn
 0.33.0 and 0.34.0), so with prefix caching from 0.33 it alone puts a hybrid's block size on the 64-token grid
 (FLASHINFER_GDN_CHECKPOINT_ALIGNMENT) and gives each GDN layer a checkpoint page; a backend of another platform is
 refused as _resolve_gdn_prefill_backend refuses it."""
+import importlib
+
 import pytest
 
 import kvplan
@@ -203,3 +205,32 @@ def test_the_fallback_warning_is_read_as_a_warning():
     line = next(w for w in warned if w.startswith("GDN prefill backend"))
     log = parse_lines([f"(EngineCore_DP0 pid=1) WARNING 12-02 01:00:00 [qwen_gdn_linear_attn.py:240] {line}"])
     assert [h.signature for h in log.hits] == ["gdn_prefill_backend_fallback"]
+
+
+@pytest.mark.parametrize("kw,flashinfer", [
+    ({}, True), (dict(gdn_prefill_backend="triton"), False), (dict(gpu="A100", tensor_parallel_size=4), False),
+    (dict(vllm_version="0.21.0", gdn_prefill_backend="flashinfer"), True),
+])
+def test_the_kernel_is_worked_out_once_per_plan(monkeypatch, kw, flashinfer):
+    """One plan asks gdn_prefill once: build_groups takes the planner's answer for the checkpoint pages instead of
+    working it out again."""
+    kv = importlib.import_module("kvplan.plan.kv")
+    planner = importlib.import_module("kvplan.plan.planner")
+    calls = {"gdn_prefill": 0, "build_groups": 0}
+
+    def counted(name, fn):
+        def wrapper(*a, **k):
+            calls[name] += 1
+            return fn(*a, **k)
+        return wrapper
+
+    gdn = counted("gdn_prefill", kv.gdn_prefill)
+    monkeypatch.setattr(kv, "gdn_prefill", gdn)
+    monkeypatch.setattr(planner, "gdn_prefill", gdn)
+    monkeypatch.setattr(planner, "build_groups", counted("build_groups", planner.build_groups))
+    p = _fit(**kw)
+    assert calls["build_groups"] >= 1
+    assert calls["gdn_prefill"] == calls["build_groups"]
+    # the answer still reaches build_groups: FlashInfer's kernel alone exports checkpoints (SM 9.0 here; Ampere and
+    # Triton/FLA do not)
+    assert _gdn_group(p).checkpoint_capable == flashinfer

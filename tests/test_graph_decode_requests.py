@@ -163,3 +163,28 @@ def test_model_runner_v2_charges_the_speculators_graphs(head3, version, k):
 def test_no_drafter_graphs_before_the_row(head3):
     g = kvplan.fit(LLAMA, "H100", vllm_version="0.28.0", max_model_len=8192, speculative_config=_spec(head3)).cudagraphs
     assert not g.get("drafter_full_graphs")
+
+
+@pytest.mark.parametrize("version,gpu,k", [("0.33.0", "H100", 3), ("0.34.0", "H100", 1), ("0.34.0", "B200", 3)])
+def test_the_speculators_graph_bytes_shown_are_what_the_estimate_charges(head3, monkeypatch, version, gpu, k):
+    # the planner shows the speculator's share of model runner v2's estimate (drafter_graph_bytes): the estimate
+    # measured_terms makes with the plan's graphs, less the one it makes with the speculator capturing none
+    from dataclasses import replace
+
+    terms = importlib.import_module("kvplan.plan.terms")
+    planner = importlib.import_module("kvplan.plan.planner")
+    seen = []
+
+    def spy(*a, **kw):
+        seen.append((a, kw))
+        return terms.measured_terms(*a, **kw)
+
+    monkeypatch.setattr(planner, "measured_terms", spy)
+    p = kvplan.fit(LLAMA, gpu, vllm_version=version, max_model_len=8192, speculative_config=_spec(head3, k=k),
+                   fixes=False)
+    (model, g, args, rules, graphs), _ = seen[0]
+    assert graphs.drafter_graphs and graphs.drafter_full_graphs
+    none = replace(graphs, drafter_graphs=0, drafter_full_graphs=0)
+    charged = (terms.measured_terms(model, g, args, rules, graphs)["cudagraph"][0]
+               - terms.measured_terms(model, g, args, rules, none)["cudagraph"][0])
+    assert p.cudagraphs["drafter_graph_bytes"] == charged > 0

@@ -662,6 +662,18 @@ def _check_choice(flag: str, value, choices: Collection[str], what: str, why: st
         raise InputError(flag, f"unknown {what} {value!r}{why}", f"one of {', '.join(choices)}{fix_tail}")
 
 
+@functools.lru_cache(maxsize=64)
+def _eplb_config_json(text: str):
+    """--eplb-config's JSON text (stripped) as json.loads reads it, {} for none: kept per text, since a plan reads it
+    from the flags as given and from each EngineArgs resolved from them (EngineArgs.eplb_settings copies the object
+    it returns). InputError where the text is not JSON, on every call (an error is not kept)."""
+    try:
+        return json.loads(text) if text else {}
+    except ValueError:
+        raise InputError("--eplb-config", f"cannot read {text[:60]!r} as JSON",
+                         "give a JSON object, e.g. '{\"num_redundant_experts\": 32}'") from None
+
+
 @_keywords_named
 @dataclass(frozen=True)
 class EngineArgs:
@@ -765,15 +777,11 @@ class EngineArgs:
     def eplb_settings(self) -> dict:
         """--eplb-config (JSON text or a dict) as a dict, with --num-redundant-experts over its num_redundant_experts as
         vLLM forwards the deprecated flag (engine/arg_utils.py EngineArgs.create_engine_config, 0.10.2-0.11.2). {} where
-        neither is given."""
+        neither is given. The JSON text is parsed once (_eplb_config_json), however many EngineArgs a plan reads it
+        from."""
         raw = self.eplb_config
         if isinstance(raw, str):
-            text = raw.strip()
-            try:
-                raw = json.loads(text) if text else {}
-            except ValueError:
-                raise InputError("--eplb-config", f"cannot read {text[:60]!r} as JSON",
-                                 "give a JSON object, e.g. '{\"num_redundant_experts\": 32}'") from None
+            raw = _eplb_config_json(raw.strip())
         if raw is not None and not isinstance(raw, dict):
             raise InputError("--eplb-config", f"must be a JSON object, got {raw!r}",
                              "e.g. '{\"num_redundant_experts\": 32, \"window_size\": 1000}'")

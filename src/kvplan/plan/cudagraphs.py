@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Iterable
 
-from kvplan.calibration import GIB
+from kvplan.calibration import GIB, MRV2_G_PER
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan.args import (MRV2_ENV, EngineArgs, _speculative_method, cdiv, compilation_object, parse_capture_sizes,
                               speculative_object)
@@ -811,6 +811,21 @@ class CudaGraphPlan:
         if self.mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY"):
             return _full_graph_sizes(self.sizes, max_num_seqs, q)
         return len(self.sizes) if self.mode == "FULL" else 0
+
+    @property
+    def mrv2_drafter_full_bytes(self) -> int:
+        """What model runner v2's CUDA-graph estimate (0.29+) adds for its speculator's FULL graphs
+        (drafter_full_graphs), which profile_cudagraph_memory captures and measures in full: vLLM's floor per graph,
+        1 MiB each (v1/worker/gpu/cudagraph_utils.py _MIN_PER_GRAPH_BYTES, 0.29.0 and 0.33.0 wheels); 0 where it
+        captures none (rules row mrv2_drafter_graph_methods, _mrv2_drafter_captures)."""
+        return self.drafter_full_graphs * MIN_PER_GRAPH_BYTES
+
+    @property
+    def mrv2_drafter_bytes(self) -> float:
+        """The share of model runner v2's CUDA-graph estimate (0.29+) that is its speculator's graphs: the PIECEWISE
+        ones at the per-layer rate MRV2_G_PER (drafter_layers x drafter_graphs, which the estimate's measured capture
+        holds through graph_layer_sizes: terms.measured_terms) and the FULL ones at mrv2_drafter_full_bytes."""
+        return MRV2_G_PER * self.drafter_layers * self.drafter_graphs + self.mrv2_drafter_full_bytes
 
     def to_dict(self) -> dict:
         out = {"mode": self.mode, "capture_sizes": list(self.sizes), "num_capture_sizes": len(self.sizes),

@@ -494,17 +494,18 @@ def _gdn_prefill_rocm(rec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, 
 
 
 def _gdn_exports_checkpoints(layers: list[LayerSpec], gpu: GPUSpec | None, args: EngineArgs,
-                             rules: VersionRules) -> bool:
+                             rules: VersionRules, gdn: GdnPrefill | None = None) -> bool:
     """Whether Qwen's GDN layers export prefill checkpoints, so that (in 0.33) each holds a checkpoint page in align mode:
     only with FlashInfer's GDN prefill kernel (gdn_prefill: vLLM's own choice on CUDA at compute capability 9.0, or
     10.x / 12.x with 128-wide keys, unless --gdn-prefill-backend asks for another; Triton/FLA elsewhere: ROCm, Ampere,
     Ada), which sets the layer's _checkpoint_alignment only then (mamba/gdn/qwen_gdn_linear_attn.py, 0.33.0 and 0.34.0
     wheels). And only when every recurrent layer can (get_mamba_prefill_checkpoint_alignment is None otherwise). An
-    unknown GPU keeps the page where vLLM's own choice is asked."""
+    unknown GPU keeps the page where vLLM's own choice is asked. `gdn`: gdn_prefill's answer for these layers where the
+    caller has it already (None: worked out here)."""
     rec = [l.recurrent for l in layers if l.kind == "recurrent" and l.recurrent is not None]
     if not rec or any(r.kind != "gdn" for r in rec):
         return False
-    return gdn_prefill(layers, gpu, args, rules).kernel == "flashinfer"
+    return (gdn if gdn is not None else gdn_prefill(layers, gpu, args, rules)).kernel == "flashinfer"
 
 
 def drafter_kv_layers(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> list[LayerSpec]:
@@ -528,8 +529,10 @@ def drafter_kv_layers(model: ModelSpec, args: EngineArgs, rules: VersionRules) -
 
 
 def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes: list[str], warns: list[str],
-                 gpu: GPUSpec | None = None) -> tuple[tuple[KVGroup, ...], int, str]:
+                 gpu: GPUSpec | None = None, gdn: GdnPrefill | None = None) -> tuple[tuple[KVGroup, ...], int, str]:
     """Per-layer specs -> KV-cache groups, bytes per block and how that block was sized (sections 2.4, 3.1, 3.2, 3.3).
+    `gdn`: the GDN prefill kernel (gdn_prefill of the model's layers, `gpu`, `args`, `rules`) where the caller has
+    worked it out already; None: worked out here where the model has GDN layers.
 
     The formula opens with the arithmetic that gives the bytes ("36 x 65,536 B", "25 x 98,304 B + 5 x 196,608 B"),
     then ": " and what its terms are, so --explain shows a product that adds up for every model."""
@@ -539,7 +542,7 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     all_layers = [l for l in model.layers if l.kind != "none"]
     # Mamba2 always can; GDN as _gdn_exports_checkpoints says (rules row mamba_checkpoint_page: which kinds, from when)
     ckpt_capable = not any(l.recurrent is not None and l.recurrent.kind == "gdn" for l in all_layers) \
-        or _gdn_exports_checkpoints(all_layers, gpu, args, rules)
+        or _gdn_exports_checkpoints(all_layers, gpu, args, rules, gdn)
     # pipeline parallelism: each stage holds its own layers (pp_stages, the split the weights per stage use too); the
     # stage with most KV layers (the first of those) bounds N
     stage_layers = [[l for l in layers if l.kind != "none"] for layers in stage_cache_layers(model, args, rules)]

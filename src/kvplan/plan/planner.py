@@ -13,11 +13,11 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from typing import Iterable
 
-from kvplan.calibration import GIB, MRV2_G_PER, coefficients_for
+from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, with_suffix_token_default, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
                               _env_rules, cdiv, serve_as, v1_fallback)
-from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, MIN_PER_GRAPH_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
+from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
                                     adaptive_verification_refusal, split_key_refusal,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, dynamic_sd_dp_warning,
@@ -846,9 +846,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             # v2's estimate is its own (measured_terms): the speculator's PIECEWISE graphs at its per-layer rate and
             # its FULL ones at vLLM's 1 MiB floor, where the release's speculator captures them (rules row
             # mrv2_drafter_graph_methods), else none
-            drafter_graph_bytes = (int(MRV2_G_PER * graphs.drafter_layers * graphs.drafter_graphs
-                                       + MIN_PER_GRAPH_BYTES * graphs.drafter_full_graphs)
-                                   if rules.mrv2_cudagraph_estimate else 0)
+            drafter_graph_bytes = int(graphs.mrv2_drafter_bytes) if rules.mrv2_cudagraph_estimate else 0
             graph_info["drafter_graph_bytes"] = drafter_graph_bytes
         if spec_info is not None:
             spec_info.update(drafter_cudagraphs=graphs.drafter_graphs, drafter_cudagraph_bytes=drafter_graph_bytes)
@@ -955,10 +953,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         available = float(resolved.kv_cache_memory_bytes)
         notes.append(f"KV-cache memory given: {available / GIB:.2f} GiB (--kv-cache-memory-bytes); utilization ignored")
 
-    groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu)
-    # the GDN prefill kernel (--gdn-prefill-backend): build_groups read whether it exports checkpoints; vLLM's refusal
-    # of a backend the platform lacks, or its fallback warning, and what runs
-    gdn = gdn_prefill(model.layers, gpu, resolved, rules) if rules.is_v1 else None
+    # the GDN prefill kernel (--gdn-prefill-backend), worked out once: build_groups reads whether it exports
+    # checkpoints; vLLM's refusal of a backend the platform lacks, or its fallback warning, and what runs (V1)
+    gdn_kernel = gdn_prefill(model.layers, gpu, resolved, rules)
+    groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu, gdn_kernel)
+    gdn = gdn_kernel if rules.is_v1 else None
     if gdn is not None and gdn.note:
         notes.append(gdn.note)
     if gdn is not None and gdn.warning:

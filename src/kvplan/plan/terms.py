@@ -18,7 +18,7 @@ from kvplan.plan.args import (DRAFT_METHODS, EngineArgs, _speculative_method, cd
                              speculative_object)
 from kvplan.plan.cudagraphs import (_FULL_DECODE_MODES, _NO_COMPILATION_MODES, ColdStartLoss, CudaGraphPlan, _compilation_mode,
                                     _eager_forward, cold_start_pool_loss_bytes, cudagraph_plan,
-                                    MIN_PER_GRAPH_BYTES, MRV2_FULL_SAMPLES, model_runner, mrv2_graph_estimate_bytes, rocm_graph_units,
+                                    MRV2_FULL_SAMPLES, model_runner, mrv2_graph_estimate_bytes, rocm_graph_units,
                                     sizes_left)
 from kvplan.plan.kv import (_attention_page_per_token, _sparse_mla_latent_bytes, drafter_kv_layers, experts_quant,
                             marlin_method, marlin_moe_experts, mxfp4_marlin_forced, stage_cache_layers)
@@ -1127,8 +1127,8 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
             measured = MRV2_G_CONST + MRV2_G_PER * f.graph_layer_sizes
             # the speculator's graphs are captured and measured in full (rules row mrv2_drafter_graph_methods): its
             # PIECEWISE ones are in graph_layer_sizes, its FULL ones cost what kvplan takes each FULL graph past the
-            # samples to cost, vLLM's floor per graph
-            drafter_full = g.drafter_full_graphs * MIN_PER_GRAPH_BYTES
+            # samples to cost, vLLM's floor per graph (CudaGraphPlan.mrv2_drafter_bytes, the share the planner shows)
+            drafter_full = g.mrv2_drafter_full_bytes
             capture = estimate = mrv2_graph_estimate_bytes(measured, full) + drafter_full
             cg_formula = (f"model runner v2: the profile's capture {measured / GIB:.2f} GiB = {MRV2_G_CONST / GIB:.2f} GiB + "
                           f"{MRV2_G_PER / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes"
