@@ -2600,6 +2600,64 @@ def _architecture_refusal(archs: tuple[str, ...], release: V) -> tuple[str, str,
     return "unsupported", text, row["last_read"]
 
 
+# --------------------------------------------------------------------------- pipeline parallelism per architecture
+
+# vLLM refuses --pipeline-parallel-size > 1 when the model class it builds for the config's architectures does not
+# support PP: ModelConfig.verify_with_parallel_config (config/model.py from 0.11.0, config.py before; 0.8.5, 0.11.0 and
+# 0.34.0 wheels) asks ModelRegistry.is_pp_supported_model (model_executor/models/registry.py), which reads
+# _ModelInfo.supports_pp: interfaces.py supports_pp, true when SupportsPP is in the class's MRO (or the class sets
+# supports_pp = True and has make_empty_intermediate_tensors) and its forward takes intermediate_tensors. The
+# NotImplementedError's text is plan.defaults.NO_SUPPORTS_PP.
+
+
+def pp_support_table() -> dict:
+    """data/pp_support.json: per registered architecture whose model class lacks PP support in some release read, the
+    runs of releases read ([first, last]) without it, read from the model files of the wheels in its "source"
+    (tools/build_pp_support.py). An architecture it does not list supports PP in every release read that registers
+    it."""
+    return _data_file("pp_support.json")
+
+
+def pp_unsupported_architecture(architectures, release: V) -> str | None:
+    """The architecture vLLM builds for `architectures` (the first listed that `release` registers: the registry's
+    inspect_model_cls takes them in order) when its model class lacks PP support in `release`, else None. Read at the
+    newest release read at or before `release`; None for an architecture no release kvplan read registers, or none
+    registered in `release` (architecture_refusal speaks for those)."""
+    return _pp_unsupported(tuple(architectures or ()), release)
+
+
+@lru_cache(maxsize=256)
+def _pp_unsupported(archs: tuple[str, ...], release: V) -> str | None:
+    rows = architecture_table()["architectures"]
+    built = next((a for a in archs if a in rows and _registered(rows[a], release)), None)
+    table = pp_support_table()
+    read = [v for v in table["versions_read"] if parse_version(v) <= release]
+    if built is None or not read or built not in table["architectures"]:
+        return None
+    at = parse_version(read[-1])
+    runs = table["architectures"][built]["without_pp"]
+    return built if any(parse_version(first) <= at <= parse_version(last) for first, last in runs) else None
+
+
+def pp_supported_from(architecture: str, release: V) -> str | None:
+    """The first release read after `release` whose `architecture` class supports PP (the release read just after the
+    run without it that holds `release`), or None when no release read does."""
+    table = pp_support_table()
+    versions = table["versions_read"]
+    read = [v for v in versions if parse_version(v) <= release]
+    if not read:
+        return None
+    at = parse_version(read[-1])
+    for first, last in table["architectures"].get(architecture, {}).get("without_pp", ()):
+        if parse_version(first) <= at <= parse_version(last):
+            after = versions.index(last) + 1
+            if after < len(versions):
+                nxt = versions[after]
+                rows = architecture_table()["architectures"]
+                return nxt if architecture in rows and _registered(rows[architecture], parse_version(nxt)) else None
+    return None
+
+
 # ---- what `kvplan scaffold` may write for a release: the server's entry point and the flags it has
 
 # The `vllm` console script (`vllm serve MODEL`) ships from 0.5.2: the 0.5.2 wheel's entry_points.txt declares

@@ -23,6 +23,7 @@ from kvplan.plan.kv import dense_quants, experts_quant, gptq_linear_kernel
 from kvplan.plan.terms import awq_kernel_note, awq_linear_kernel
 from kvplan.resolve import BNB_IN_FLIGHT, GPUSpec, ModelSpec, QuantSpec, context_limit
 from kvplan.versions import (VersionRules, batch_defaults, canonical_quant, first_release_where, parse_version,
+                             pp_supported_from, pp_unsupported_architecture,
                              quant_method_last_read, quant_min_capability, quantization_methods, release_from, rules_for)
 from kvplan.weights import (FUSED_SHARDS, LAYER_PREFIXES, SUBSTRING_SKIP_METHODS, Component, component_modules, ct_module_scheme, PER_LAYER_HEADS_MODEL_TYPES, attn_output_gate, gated_mlp,
                             head_gate_width, layer_attention_heads, moe_layers, names_layer_module, names_module, quant_as_read,
@@ -607,6 +608,11 @@ NO_SUPPORTS_PP = ("Pipeline parallelism is not supported for this model. Support
                   "interface.")
 
 
+def _pp_model_name(model: ModelSpec) -> str:
+    """How the SupportsPP refusal's fix names the model: "Whisper" for a Whisper checkpoint, else its id."""
+    return "Whisper" if model.model_type == "whisper" else model.id
+
+
 def pp_speculative_refusal(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[str, str] | None:
     """(vLLM's message, the fix) where the release cannot start speculative decoding with pipeline parallelism, else
     None. Rules rows pp_spec_v0_refusal (V0: every method), pp_spec_drafter (V1: a drafter, i.e. MTP layers or a
@@ -846,11 +852,16 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                                  f"give --max-num-batched-tokens {item[0]} or more (one {item[1]} item of this prefix-LM "
                                  f"model is never split across steps), or turn {item[1]} off with --limit-mm-per-prompt",
                                  rule=MM_ITEM_ABOVE_BATCHED_TOKENS)
-    if model.model_type == "whisper" and (args.pipeline_parallel_size or 1) > 1:
-        # WhisperForConditionalGeneration implements no SupportsPP (models/whisper.py), which
-        # ModelConfig.verify_with_parallel_config refuses (config/model.py; 0.11.0 and 0.34.0 wheels)
+    no_pp = pp_unsupported_architecture(model.architectures, rules.release) if pp > 1 else None
+    if no_pp:
+        # the class vLLM builds for this architecture lacks SupportsPP in this release (versions.pp_support_table,
+        # data/pp_support.json: e.g. WhisperForConditionalGeneration in models/whisper.py, 0.7.0 to 0.34.0 wheels),
+        # which ModelConfig.verify_with_parallel_config refuses (config/model.py; 0.11.0 and 0.34.0 wheels)
+        later = pp_supported_from(no_pp, rules.release)
         raise RefusedByVLLMError("--pipeline-parallel-size", NO_SUPPORTS_PP,
-                                 "use --pipeline-parallel-size 1 (tensor parallelism splits Whisper's attention heads)",
+                                 f"use --pipeline-parallel-size 1 (tensor parallelism splits {_pp_model_name(model)}'s "
+                                 "attention heads)" + (f", or vLLM {later} or newer ({no_pp} implements SupportsPP from "
+                                                       f"{later})" if later else ""),
                                  rule="pipeline parallelism on a model without SupportsPP")
     spec = args.speculative
     refusal = pp_speculative_refusal(model, args, rules)
