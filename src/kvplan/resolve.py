@@ -990,6 +990,8 @@ class ModelSpec:
     is_multimodal: bool = False
     is_pooling: bool = False
     is_encoder_only: bool = False  # bidirectional encoder (BERT family): vLLM keeps no KV cache for it
+    # the checkpoint ships a sentence-transformers Pooling module, whose pooling mode (not read) overrides the class default
+    st_pooling: bool = False
     local_dir: str | None = None  # the absolute path of a local checkpoint folder it was read from
     tokenizer: str | None = None  # a Hub id whose tokenizer serves it (a GGUF file's base model, as its metadata names it)
     notes: tuple[str, ...] = ()
@@ -2058,6 +2060,7 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
         shared_expert_intermediate_size=shared_inter, quant=quant, checkpoint=checkpoint, gated=gated,
         mamba_ssm_dtype=_get(text, "mamba_ssm_dtype", default=None), is_multimodal=multimodal, is_pooling=pooling or encoder_only,
         is_encoder_only=encoder_only,
+        st_pooling=sentence_transformers_pooling,
         mtp_layers=_mtp_layers(text, model_type),
         notes=tuple(notes), text_config=text, vision_config=vision, raw_config=raw, normalize_inputs=inputs,
     )

@@ -577,6 +577,26 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # get_chunked_prefill_prefix_caching_defaults only fills an unset flag (0.11.1 wheel). A pooling model's given flag
     # is taken in every V1 release.
     "v1_chunked_prefill_flag": [((0, 0, 0), "forced_on"), ((0, 11, 1), "honoured")],
+    # V1's default for chunked prefill and prefix caching on a pooling model, both off unless "incremental prefill" is
+    # supported (plan.defaults.pooling_incremental_prefill; vLLM logs "(Enabling|Disabling) chunked prefill by default").
+    # The pooling type is --pooler-config's, else a sentence-transformers Pooling config's, else the class default
+    # (interfaces_base.default_pooling_type: LAST unless a class says otherwise):
+    # - "given_last", 0.9.2-0.10.0 (the first releases to pool on V1, rules row v0_for_pooling): on only for pooling type
+    #   "last", and the class default is not applied, so without a Pooling config the type is None and both are off
+    #   (EngineArgs._set_default_args_v1 in engine/arg_utils.py, ModelConfig._init_pooler_config in config.py; 0.9.2
+    #   and 0.10.0 wheels);
+    # - "last_causal", 0.10.1-0.13: on for pooling type "last" with a causal model (hf_config.is_causal, default True),
+    #   the class default filling an unset type (_set_default_args_v1 / _set_default_args in 0.10.1, 0.10.2 and 0.11.0,
+    #   get_chunked_prefill_prefix_caching_defaults in 0.11.1; from 0.12 ModelConfig.is_chunked_prefill_supported /
+    #   is_prefix_caching_supported in config/model.py: an encoder-only model (class default CLS or is_causal False)
+    #   off, a decoder off for all/mean/step/cls pooling; 0.12.0 wheel);
+    # - "last_or_all", from 0.13.0: a decoder is on for "all" pooling too (0.13.0: off for mean/step/cls; from 0.14.0,
+    #   where pooling splits into seq_pooling_type and tok_pooling_type, off for sequence pooling MEAN / CLS or token
+    #   pooling STEP), so a token-ALL reward model (Qwen2ForRewardModel, InternLM2ForRewardModel) is on
+    #   (config/model.py is_chunked_prefill_supported / is_prefix_caching_supported; 0.13.0, 0.14.0, 0.20.0 and 0.34.0
+    #   wheels)
+    "pooling_chunked_prefill_default": [((0, 0, 0), "given_last"), ((0, 10, 1), "last_causal"),
+                                        ((0, 13, 0), "last_or_all")],
     # The encoder positions an encoder-decoder model's (Whisper's) CrossAttentionSpec charges each request
     # (plan.kv.cross_attention_tokens): "encoder_len" from 0.10.2, the first release to run Whisper on V1
     # (kv_cache_interface.py CrossAttentionSpec.max_memory_usage_bytes reads MULTIMODAL_REGISTRY.get_encdec_max_encoder_len
@@ -2114,6 +2134,7 @@ class VersionRules:
     v0_chunked_prefill_tokens: int
     v1_unchunked_batched_tokens: str
     v1_chunked_prefill_flag: str
+    pooling_chunked_prefill_default: str
     cross_attention_tokens: str
     encoder_decoder_budget_default: str
     encoder_decoder_prefix_caching: str

@@ -649,6 +649,39 @@ def pp_speculative_refusal(model: ModelSpec, args: EngineArgs, rules: VersionRul
             "implements SupportsPP passes this check and fails in the profile run instead)")
 
 
+# registered pooling classes whose default pooling type is not LAST (the interfaces_base.default_pooling_type decorator
+# on the class; LAST where none is set, as on a *ForCausalLM converted by --runner pooling, models/adapters.py):
+# models/qwen2_rm.py, internlm2.py and gritlm.py in the 0.10.2 and 0.11.0 wheels, qwen2_rm.py and internlm2.py in the
+# 0.34.0 wheel (as tok_pooling_type). The BERT family (ModelSpec.is_encoder_only) is CLS or token ALL there.
+_POOLING_CLASS_TYPES = {"Qwen2ForRewardModel": "ALL", "InternLM2ForRewardModel": "ALL",
+                        "Qwen2ForProcessRewardModel": "STEP", "GritLM": "MEAN"}
+
+
+def pooling_incremental_prefill(model: ModelSpec, rules: VersionRules) -> tuple[bool, str]:
+    """(whether V1 turns chunked prefill and prefix caching on by default for this pooling model, why), by the rules row
+    pooling_chunked_prefill_default. The pooling type is the class default read from the architecture; a
+    sentence-transformers Pooling config overrides it in vLLM, and kvplan does not read its mode, so the reason then
+    says what was assumed."""
+    kind = rules.pooling_chunked_prefill_default
+    encoder = model.is_encoder_only
+    ptype = "CLS" if encoder else next((_POOLING_CLASS_TYPES[a] for a in model.architectures
+                                        if a in _POOLING_CLASS_TYPES), "LAST")
+    if kind == "given_last" and not model.st_pooling:
+        return False, (f"vLLM {rules.version} takes the pooling type only from a sentence-transformers Pooling config "
+                       "or --override-pooler-config, and the checkpoint ships no Pooling module: the type is unset")
+    if encoder:
+        on, what = False, "a bidirectional (encoder-only) model"
+    elif kind == "last_or_all":
+        on, what = ptype not in ("MEAN", "CLS", "STEP"), f"a causal model with {ptype} pooling"
+    else:
+        on, what = ptype == "LAST", f"a causal model with {ptype} pooling"
+    source = ("" if not model.st_pooling else
+              f"; assumed: the checkpoint's sentence-transformers Pooling config sets the pooling type, whose mode "
+              f"kvplan does not read, taken as the class default {'CLS or MEAN' if encoder else ptype} (give "
+              "--enable-chunked-prefill / --no-enable-chunked-prefill to say)")
+    return on, what + source
+
+
 def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[EngineArgs, QuantSpec | None, list[str]]:
     """Apply every default the vLLM version would; return the resolved args and what was assumed."""
     args.validate()
@@ -770,6 +803,19 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         notes.append(f"--no-enable-chunked-prefill has no effect at {rules.version}: V1 always uses chunked prefill for a "
                      "generative model (engine/arg_utils.py; the flag is taken from 0.11.1)")
     encdec = bool(getattr(model, "is_encoder_decoder", False)) and rules.is_v1
+    # V1 turns chunked prefill and prefix caching on for a pooling model only where it supports incremental prefill
+    # (rules row pooling_chunked_prefill_default); a given flag stands
+    pool_on = None
+    if (rules.is_v1 and (args.enable_chunked_prefill is None or args.enable_prefix_caching is None)
+            and args.runner_type != "generate" and (model.is_pooling or args.runner_type == "pooling")):
+        pool_on, pool_why = pooling_incremental_prefill(model, rules)
+        unset = " and ".join(what for what, flag in (("chunked prefill", args.enable_chunked_prefill),
+                                                      ("prefix caching", args.enable_prefix_caching)) if flag is None)
+        if not pool_on or model.st_pooling:  # the generative default (on) is said only where it rests on an assumption
+            notes.append(f"{unset} {'on' if pool_on else 'off'} by default for this pooling model at vLLM "
+                         f"{rules.version}: {pool_why}")
+        if args.enable_chunked_prefill is None:
+            chunked = pool_on
     if rules.engine == "v0":
         # V0 turns chunked prefill on by itself for contexts > 32K, except in the cases its release lists (rules row
         # v0_long_context_chunked_skips); otherwise the profile run takes max(max_model_len, 2048) tokens at once
@@ -791,19 +837,23 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                "max(max_model_len, 2048)" + ("; --no-enable-chunked-prefill" if args.enable_chunked_prefill is False else
                                             f"; no automatic chunked prefill for {excluded}" if max_len > 32768 and excluded else ""))
         notes.append(f"max_num_batched_tokens {tokens} (V0: {why})")
-    elif (args.enable_chunked_prefill is False and not flag_ignored) or (encdec and args.enable_chunked_prefill is None
-                                                  and rules.encoder_decoder_budget_default == "unchunked"):
+    elif ((args.enable_chunked_prefill is False and not flag_ignored)
+          or (encdec and args.enable_chunked_prefill is None and rules.encoder_decoder_budget_default == "unchunked")
+          or (pool_on is False and args.enable_chunked_prefill is None)):
         # V1 without chunked prefill: the whole context in one step (rules row v1_unchunked_batched_tokens); an
         # encoder-decoder model's unset flag reads as off from 0.12 (rules row encoder_decoder_budget_default)
         tokens = (max_len if rules.v1_unchunked_batched_tokens == "max_model_len" or not t_default
                   else min(max(max_len, t_default), max_seqs * max_len))
         off = ("--no-enable-chunked-prefill" if args.enable_chunked_prefill is False else
+               "chunked prefill off by default for a pooling model" if pool_on is False else
                "chunked prefill off by default for an encoder-decoder model")
         notes.append(f"max_num_batched_tokens {tokens} ({off}: a whole max_model_len prompt per step)")
     else:
         tokens = min(t_default, max_seqs * max_len) if t_default else max(max_len, 2048)
         notes.append(f"max_num_batched_tokens {tokens} ({who} default on {gpu.name} for {rules.version}{times})")
     prefix = args.enable_prefix_caching
+    if prefix is None and pool_on is False:
+        prefix = False
     if encdec:
         # vLLM turns both off for an encoder-decoder model after the budget above is chosen (rules rows
         # encoder_decoder_budget_default, encoder_decoder_prefix_caching, encoder_decoder_budget_check)

@@ -1,0 +1,90 @@
+"""V1's default for chunked prefill and prefix caching on a pooling model: on only where the model supports
+incremental prefill (rules row pooling_chunked_prefill_default), so an unset flag on any other pooling model plans
+as --no-enable-chunked-prefill does."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import kvplan
+from kvplan.errors import RefusedByVLLMError
+from kvplan.resolve import resolve_model
+
+BASE = "Qwen/Qwen2-7B-Instruct"  # its config, relabelled as a registered pooling class
+
+
+def _checkpoint(tmp_path, arch: str | None = None, st_pooling: bool = False):
+    config = dict(resolve_model(BASE).raw_config)
+    if arch:
+        config["architectures"] = [arch]
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    if st_pooling:
+        (tmp_path / "modules.json").write_text(json.dumps([
+            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+            {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]))
+    return str(tmp_path)
+
+
+def _same_plan(a, b):
+    return (a.args.max_num_batched_tokens, a.activation_peak_bytes, a.kv_cache_tokens) == \
+           (b.args.max_num_batched_tokens, b.activation_peak_bytes, b.kv_cache_tokens)
+
+
+@pytest.mark.parametrize("version,off", [("0.9.2", True), ("0.10.0", True), ("0.10.1", False), ("0.11.0", False),
+                                         ("0.34.0", False)])
+def test_a_decoder_converted_by_runner_pooling(version, off):
+    # LAST pooling (the converted class's default) is incremental, but up to 0.10.0 the class default is never
+    # applied: without a Pooling config the type is unset and both features are off
+    kw = dict(vllm_version=version, max_model_len=16384, runner="pooling")
+    unset = kvplan.fit("Qwen/Qwen3-8B", "H100", **kw)
+    given = kvplan.fit("Qwen/Qwen3-8B", "H100", enable_chunked_prefill=not off, **kw)
+    assert _same_plan(unset, given)
+    assert not _same_plan(unset, kvplan.fit("Qwen/Qwen3-8B", "H100", enable_chunked_prefill=off, **kw))
+    assert (unset.args.enable_prefix_caching is False) == off
+    assert any("off by default for this pooling model" in a for a in unset.assumptions) == off
+    if off:
+        assert unset.args.max_num_batched_tokens >= 16384  # a whole prompt per step
+        chunked = kvplan.fit("Qwen/Qwen3-8B", "H100", enable_chunked_prefill=True, **kw)
+        assert unset.activation_peak_bytes > chunked.activation_peak_bytes
+        assert unset.kv_cache_tokens < chunked.kv_cache_tokens
+
+
+@pytest.mark.parametrize("arch,version,off", [
+    ("Qwen2ForRewardModel", "0.10.2", True), ("Qwen2ForRewardModel", "0.11.0", True),
+    ("Qwen2ForRewardModel", "0.12.0", True), ("Qwen2ForRewardModel", "0.13.0", False),  # ALL: incremental from 0.13
+    ("Qwen2ForRewardModel", "0.14.0", False), ("Qwen2ForRewardModel", "0.34.0", False),
+    ("Qwen2ForProcessRewardModel", "0.11.0", True), ("Qwen2ForProcessRewardModel", "0.34.0", True),  # STEP
+    ("Qwen2ForSequenceClassification", "0.11.0", False), ("Qwen2ForSequenceClassification", "0.34.0", False),
+])
+def test_registered_pooling_classes_follow_their_default_pooling_type(tmp_path, arch, version, off):
+    model = _checkpoint(tmp_path, arch)
+    kw = dict(vllm_version=version, max_model_len=16384)
+    unset = kvplan.fit(model, "H100", **kw)
+    assert _same_plan(unset, kvplan.fit(model, "H100", enable_chunked_prefill=not off, **kw))
+    assert not _same_plan(unset, kvplan.fit(model, "H100", enable_chunked_prefill=off, **kw))
+    assert (unset.args.enable_prefix_caching is False) == off
+
+
+def test_a_given_flag_overrides_the_pooling_default(tmp_path):
+    model = _checkpoint(tmp_path, "Qwen2ForRewardModel")
+    kw = dict(vllm_version="0.11.0", max_model_len=16384)
+    on = kvplan.fit(model, "H100", enable_chunked_prefill=True, enable_prefix_caching=True, **kw)
+    assert on.args.enable_prefix_caching is True
+    assert on.args.max_num_batched_tokens < 16384  # the chunked default, below max_model_len
+    assert not any("by default for this pooling model" in a for a in on.assumptions)
+    # with chunked prefill off by default, a budget below max_model_len is what vLLM refuses
+    with pytest.raises(RefusedByVLLMError):
+        kvplan.fit(model, "H100", max_num_batched_tokens=4096, **kw)
+    assert kvplan.fit(model, "H100", max_num_batched_tokens=4096, enable_chunked_prefill=True,
+                      **kw).args.max_num_batched_tokens == 4096
+
+
+@pytest.mark.parametrize("version", ["0.10.0", "0.11.0"])
+def test_a_sentence_transformers_pooling_config_is_an_assumption_said(tmp_path, version):
+    # its pooling mode overrides the class default and is not read: the plan says what it took
+    with_st = kvplan.fit(_checkpoint(tmp_path, st_pooling=True), "H100", vllm_version=version, max_model_len=16384)
+    said = [a for a in with_st.assumptions if "sentence-transformers Pooling config" in a]
+    assert said and "LAST" in said[0] and "--no-enable-chunked-prefill" in said[0]
+    assert with_st.args.enable_prefix_caching is not False
