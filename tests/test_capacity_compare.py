@@ -137,6 +137,14 @@ def test_page_compares_as_the_cli(monkeypatch, capsys):
     assert any(c != "-" for r in rows for c in r["cost_cells"])
     assert web["capacity_rows"]["cost_note"].startswith("$/hour: the fleet for the target; ")
     assert web["capacity_rows"]["cost_note"] in " ".join(out.split())
+    # the note under the page's table: the command's heading line after the model, the requests per probe, the cost
+    # columns' line and the form's field the vary replaced, in the server's words (simulate.compare_note)
+    heading = " ".join(out.split("\ngpu ")[0].split())  # the lines above the table's head, as one (a narrow terminal folds it)
+    assert heading.startswith(f"{QWEN8}, workload azure-conv, ")
+    note = web["capacity_rows"]["note"]
+    assert note == (f"({heading[len(QWEN8) + 2:]}, 200 requests per probe; {web['capacity_rows']['cost_note']}; "
+                    f"{web['notes'][0]})")
+    assert web["notes"][0] == "vary gpu replaced the form's gpu (H100) in every row"
     bad = client.post("/api/simulate", json={**body, "gpu_hour_usd": "L4=0.8"})
     assert bad.status_code == 400 and bad.json()["field"] == "gpu_hour_usd"
     bad = client.post("/api/simulate", json={**body, "capacity": False})

@@ -117,8 +117,12 @@ def test_a_sweep_says_which_form_field_its_vary_replaced(client):
     own = client.post("/api/sweep", json={"model": LLAMA, "max_model_len": 4096, "vary": ["max_model_len=2048,8192"]}).json()
     assert own["replaced"] == [{"field": "max_model_len", "value": "4096", "by": "max_model_len"}]
     assert [r["max_model_len"] for r in own["rows"]] == [2048, 8192]
+    # the GPU table's note names them (render.gpu_table), the page shows the note as it stands
+    assert d["gpu_table"]["note"].endswith("; vary gpu replaced the form's gpu (L4) in every row; vary tensor_parallel_size "
+                                           "replaced the form's tensor_parallel_size (1) in every row)")
     js = (Path(kvplan.__file__).parent / "web" / "static" / "app.js").read_text()
-    assert "data.notes" in js  # the GPU table shows them
+    assert "data.gpu_table.note" in js
+    assert "gpu_table" not in custom and "gpu_table" not in own  # a sweep of other flags is no GPU table
 
 
 def test_the_page_shows_a_first_starts_pool(client):
@@ -164,14 +168,63 @@ def test_the_gpu_table_and_list_show_the_totals_the_plans_use_under_wsl2(client)
     assert wsl["rtx-4060"]["gpu_total_bytes"] == wsl2_gpu(find_gpu("rtx-4060")).total_bytes > find_gpu("rtx-4060").total_bytes
     assert wsl["rtx-4060"]["first_start_refused"] is False
     js = client.get("/static/app.js").text
-    assert "r.gpu_total_bytes" in js and "r.first_start_refused" in js and "under WSL2" in js
     assert "smallest GPU × TP that starts, first start included" in js  # the list's auto entry says what it answers
     gpus = {g["id"]: g for g in client.get("/api/gpus").json()}
     assert gpus["rtx-4060"]["wsl2_total_bytes"] == wsl2_gpu(find_gpu("rtx-4060")).total_bytes
     assert gpus["rtx-4070-ti"]["wsl2_total_bytes"] is None  # no nvidia-smi total in the catalog
+    # the list's labels, worded by the server (render.gpu_choice_label): the total each plan uses, to a tenth of a GiB
+    plans = {w: kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="rtx-4060", max_model_len=4096, wsl2=w) for w in (False, True)}
+    assert gpus["rtx-4060"]["label"] == f"{find_gpu('rtx-4060').name} — {plans[False].total_bytes / 2**30:.1f} GiB"
+    assert gpus["rtx-4060"]["wsl2_label"] == f"{find_gpu('rtx-4060').name} — {plans[True].total_bytes / 2**30:.1f} GiB under WSL2"
+    assert gpus["rtx-4070-ti"]["wsl2_label"] == f"{find_gpu('rtx-4070-ti').name} — no WSL2 total known"
+    assert all(g["label"].startswith(g["name"] + " — ") for g in gpus.values())
     # a row whose first start may be refused says so (Llama-3.1-8B at 33,000 tokens on an A10, as fit --gpu A10 warns)
     cold = client.post("/api/sweep", json={"model": LLAMA, "max_model_len": 33000, "vary": ["gpu=a10"]}).json()["rows"][0]
     assert cold["fits"] and cold["first_start_refused"] is True
+
+
+def test_the_gpu_table_is_worded_by_the_server(client):
+    """The page's table of GPU x TP combinations that start a plan (a sweep over the catalog and TP 1, 2, 4, 8) was
+    filtered, sorted and worded in JavaScript (toFixed(1) for the GiB total, toFixed(2) + '×' for the concurrency, its
+    own note). /api/sweep now answers it (render.gpu_table): the rows that start, smallest total memory first, without
+    tensor-parallel rows for a card one to a machine, each row's cells as sweep's table shows the tokens and
+    concurrency, and the note under the table."""
+    from kvplan.resolve import find_gpu
+
+    laptop = find_gpu("rtx-4090-laptop")
+    assert laptop.one_per_machine
+    # (the catalog's ids, as the page sends them: the table lists the catalog's cards)
+    body = {"model": "Qwen/Qwen2.5-0.5B-Instruct", "gpu": "l4", "max_model_len": 4096,
+            "vary": ["gpu=tesla-t4,l4,h100-sxm,rtx-4090-laptop", "tensor_parallel_size=1,2"]}
+    d = client.post("/api/sweep", json=body).json()
+    table = d["gpu_table"]
+    started = [r for r in d["rows"] if r["fits"] and not (r["gpu"] == laptop.id and r["tensor_parallel_size"] > 1)]
+    assert len(started) == 7 and len(table["rows"]) == 7  # every row starts but the laptop card's TP 2
+    totals = [find_gpu(r["gpu"]).total_bytes * r["tensor_parallel_size"] for r in table["rows"]]
+    assert totals == sorted(totals)
+    by_key = {(r["gpu"], r["tensor_parallel_size"]): r for r in d["rows"]}
+    for row in table["rows"]:
+        r = by_key[(row["gpu"], row["tensor_parallel_size"])]
+        p = kvplan.fit(body["model"], gpu=row["gpu"], max_model_len=4096, tensor_parallel_size=row["tensor_parallel_size"])
+        assert row["cells"] == [p.gpu.name, str(row["tensor_parallel_size"]),
+                                f"{p.total_bytes * row['tensor_parallel_size'] / 2**30:.1f}", f"{p.kv_cache_tokens:,}",
+                                f"{p.max_concurrency:.2f}×"]
+        assert r["max_concurrency"] == p.max_concurrency and row["title"] is None
+    assert table["note"] == ("(7 of 8 GPU × TP combinations start, sorted by total memory; vary gpu replaced the form's "
+                             "gpu (l4) in every row)")
+    wsl = client.post("/api/sweep", json={**body, "wsl2": True, "vary": ["gpu=l4,rtx-4060", "tensor_parallel_size=1"]}).json()
+    assert "; GiB total: CUDA's totals under WSL2 (nvidia-smi's memory.total), as the plans use" in wsl["gpu_table"]["note"]
+    p = kvplan.fit(body["model"], gpu="rtx-4060", max_model_len=4096, wsl2=True)
+    assert [r["cells"][2] for r in wsl["gpu_table"]["rows"] if r["gpu"] == "rtx-4060"] == [f"{p.total_bytes / 2**30:.1f}"]
+    # a row whose first, compiling start may be refused (Llama-3.1-8B at 33,000 tokens on an A10, as fit warns): marked
+    cold = client.post("/api/sweep", json={"model": LLAMA, "max_model_len": 33000,
+                                           "vary": ["gpu=a10", "tensor_parallel_size=1"]}).json()["gpu_table"]
+    assert cold["rows"][0]["cells"][-1].endswith("× †") and cold["rows"][0]["first_start_refused"]
+    assert "fit's cold-start warning" in cold["rows"][0]["title"]
+    assert cold["note"] == ("(1 of 1 GPU × TP combinations start, sorted by total memory; † starts warm, but a first, "
+                            "compiling start may be refused)")
+    js = client.get("/static/app.js").text
+    assert "toFixed" not in js  # the page formats none of these numbers itself
 
 
 def test_catalogs(client):

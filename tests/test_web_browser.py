@@ -515,6 +515,7 @@ def test_the_page_shows_the_servers_simulation_words_as_they_stand(page, server_
             for i, r in enumerate(d["capacity_rows"]["rows"]):
                 r["cost_cells"] = [f"price {i}", f"hour {i}", f"million {i}"]
             d["capacity_rows"]["cost_note"] = "the server's cost note"
+            d["capacity_rows"]["note"] = "(the server's note under the table)"
 
         page.unroute("**/api/simulate")
         page.route("**/api/simulate", _answer_edited(compared))
@@ -529,14 +530,60 @@ def test_the_page_shows_the_servers_simulation_words_as_they_stand(page, server_
         col = heads.index("$/GPU-h")
         assert heads[col:col + 3] == ["$/GPU-h", "$/hour", "$/M req"]
         assert [c[col:col + 3] for c in cells] == [[f"price {i}", f"hour {i}", f"million {i}"] for i in range(len(cells))]
-        note = page.locator("#cap-note").text_content()
-        assert "; the server's cost note" in note and "$/hour" not in note
+        # the note as the server words it (simulate.compare_note), where the page wrote its own around the cost note
+        assert page.locator("#cap-note").text_content() == "(the server's note under the table)"
     finally:
         page.unroute("**/api/simulate")
         for box in ("#sim-slo", "#sim-price", "#sim-vary"):
             page.fill(box, "")
         page.uncheck("#sim-capacity")
         page.click("nav.tabs button[data-tab='plan']")
+
+
+def test_the_page_shows_the_servers_gpu_table_and_labels_as_they_stand(page, server_url):
+    """The page words no GPU table or GPU list of its own: it filtered and sorted the sweep's rows and wrote their
+    cells (toFixed(1) GiB, toFixed(2) + '×'), the note under the table and the list's labels in JavaScript. With
+    /api/sweep's gpu_table (render.gpu_table) and /api/gpus' label and wsl2_label (render.gpu_choice_label) replaced by
+    marked text no page could derive from the figures, the table, its note and the list show exactly the server's
+    words, the row of the form's GPU and TP marked."""
+    sent = {}
+
+    def sweep(d):
+        if "gpu_table" in d:
+            sent["rows"] = [(r["gpu"], r["tensor_parallel_size"]) for r in d["gpu_table"]["rows"]]
+            for i, r in enumerate(d["gpu_table"]["rows"]):
+                r["cells"] = [f"cell {i}.{j}" for j in range(5)]
+            d["gpu_table"]["note"] = "(the server's note under the GPU table)"
+
+    def gpus(d):
+        for g in d:
+            g["label"], g["wsl2_label"] = f"the server's label for {g['id']}", f"the server's WSL2 label for {g['id']}"
+
+    page.route("**/api/sweep", _answer_edited(sweep))
+    page.route("**/api/gpus", _answer_edited(gpus))
+    try:
+        page.goto(server_url + "/?model=Qwen/Qwen2.5-0.5B-Instruct&gpu=l4&max_model_len=4096")
+        page.wait_for_function("document.querySelector('#gpu-table-note').textContent"
+                               " === \"(the server's note under the GPU table)\"")
+        rows = page.eval_on_selector_all("#gpu-table tbody tr", "trs => trs.map(tr => [tr.className,"
+                                         " [...tr.cells].map(td => td.textContent)])")
+        assert len(sent["rows"]) > 12 and len(rows) == 12  # the first 12 of the server's rows, in its order
+        assert [cells for _, cells in rows] == [[f"cell {i}.{j}" for j in range(5)] for i in range(12)]
+        page.click("#gpu-more")  # every row, the form's among them
+        page.wait_for_function("document.querySelectorAll('#gpu-table tbody tr').length > 12")
+        rows = page.eval_on_selector_all("#gpu-table tbody tr", "trs => trs.map(tr => [tr.className,"
+                                         " [...tr.cells].map(td => td.textContent)])")
+        assert [cells for _, cells in rows] == [[f"cell {i}.{j}" for j in range(5)] for i in range(len(sent["rows"]))]
+        assert [i for i, (cls, _) in enumerate(rows) if "chosen" in cls] == [sent["rows"].index(("l4", 1))]
+        page.click("#gpu-more")
+        assert page.locator("#gpu option[value='l4']").text_content() == "the server's label for l4"
+        page.check("#wsl2")
+        assert page.locator("#gpu option[value='l4']").text_content() == "the server's WSL2 label for l4"
+        page.uncheck("#wsl2")
+        assert page.locator("#gpu option[value='h100-sxm']").text_content() == "the server's label for h100-sxm"
+    finally:
+        page.unroute("**/api/sweep")
+        page.unroute("**/api/gpus")
 
 
 def test_the_kinds_box_chooses_the_cards_gpu_auto_searches(page, server_url):

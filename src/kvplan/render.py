@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kvplan.plan import Plan
-from kvplan.resolve import GB, GIB
+from kvplan.resolve import GB, GIB, MIB
 
 SEGMENTS = (  # (label, colour, attribute or callable)
     ("weights", "magenta"),
@@ -577,9 +577,62 @@ def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int
             t.add_row(*[_sweep_value(r[v]) for v in varied], verdict, "—", "—", "—", "—")
             continue
         t.add_row(*[_sweep_value(r[v]) for v in varied], verdict,
-                  f"{r['kv_cache_bytes'] / GIB:.2f}", Breakable(f"{r['kv_cache_tokens']:,}", ","), f"{r['max_concurrency']:.2f}",
-                  ratio)
+                  f"{r['kv_cache_bytes'] / GIB:.2f}", Breakable(tokens_cell(r["kv_cache_tokens"]), ","),
+                  concurrency_cell(r["max_concurrency"]), ratio)
     return whole_cells(t)
+
+
+def tokens_cell(tokens: int) -> str:
+    """A pool's tokens as sweep's table and the web page's GPU table show them: '24,599'."""
+    return f"{tokens:,}"
+
+
+def concurrency_cell(concurrency: float) -> str:
+    """A plan's concurrency as sweep's table shows it: '9.61' (the web page's GPU table adds '×')."""
+    return f"{concurrency:.2f}"
+
+
+def gpu_choice_label(gpu, wsl2: bool = False) -> str:
+    """A catalog card as the web page's GPU list names it: its total memory as a plan uses it, to a tenth of a GiB
+    ('L4 — 22.0 GiB'); with `wsl2`, the total CUDA reports under WSL2 (resolve.wsl2_gpu: nvidia-smi's memory.total),
+    or that the catalog knows none."""
+    if not wsl2:
+        return f"{gpu.name} — {gpu.total_bytes / GIB:.1f} GiB"
+    if not gpu.nvidia_smi_total_mib:
+        return f"{gpu.name} — no WSL2 total known"
+    return f"{gpu.name} — {gpu.nvidia_smi_total_mib * MIB / GIB:.1f} GiB under WSL2"
+
+
+# the web page's GPU table: why a row is marked '†' (a row's title), and the note's word for it
+COLD_RISK_TITLE = "starts warm; a first, compiling start may be refused (fit's cold-start warning)"
+
+
+def gpu_table(rows: Sequence[dict], gpus: dict, *, wsl2: bool = False, notes: Sequence[str] = ()) -> dict:
+    """The web page's table of the GPU x TP combinations that start a plan, from a sweep over catalog GPUs (by id,
+    `gpus`: {id: GPUSpec}) and tensor-parallel sizes: the rows that start, smallest total memory first (a row's own
+    total: under --wsl2 the card's WSL2 one), without tensor-parallel rows for a card that is one to a machine (a
+    laptop or integrated GPU); each with its cells (name, TP, GiB total to a tenth, tokens, concurrency 'N.NN×', then
+    ' †' where a first, compiling start may be refused) and that row's title; and the note under the table, which
+    names `notes` (the form's fields the sweep replaced)."""
+    def total(r: dict) -> int:
+        return (r.get("gpu_total_bytes") or gpus[r["gpu"]].total_bytes) * r["tensor_parallel_size"]
+
+    started = [r for r in rows if r.get("fits") and r.get("gpu") in gpus
+               and not (gpus[r["gpu"]].one_per_machine and r["tensor_parallel_size"] > 1)]
+    started.sort(key=lambda r: (total(r), r["tensor_parallel_size"]))
+    out = []
+    for r in started:
+        mark = " †" if r.get("first_start_refused") else ""
+        out.append({"gpu": r["gpu"], "tensor_parallel_size": r["tensor_parallel_size"],
+                    "first_start_refused": bool(r.get("first_start_refused")),
+                    "title": COLD_RISK_TITLE if r.get("first_start_refused") else None,
+                    "cells": [gpus[r["gpu"]].name, str(r["tensor_parallel_size"]), f"{total(r) / GIB:.1f}",
+                              tokens_cell(r["kv_cache_tokens"]), concurrency_cell(r["max_concurrency"]) + "×" + mark]})
+    totals = "; GiB total: CUDA's totals under WSL2 (nvidia-smi's memory.total), as the plans use" if wsl2 else ""
+    cold = "; † starts warm, but a first, compiling start may be refused" if any(r["first_start_refused"] for r in out) else ""
+    replaced = f"; {'; '.join(notes)}" if notes else ""
+    note = f"({len(out)} of {len(rows)} GPU × TP combinations start, sorted by total memory{totals}{cold}{replaced})"
+    return {"rows": out, "note": note}
 
 
 def concurrency_wants_log_scale(values: Iterable[float]) -> bool:

@@ -3200,6 +3200,23 @@ def cost_columns_line(target_rate_per_s: Optional[float]) -> str:
                                                         else "the replica's capacity"))
 
 
+def compare_heading(workload_name: str, slo_text: str, target_rate_per_s: Optional[float]) -> str:
+    """What compared deployments were searched for, as `kvplan capacity --vary` heads its table after the model:
+    'workload azure-conv, ttft <= 2 s ... at p95, target 20 req/s'."""
+    return (f"workload {workload_name}, {slo_text}"
+            + (f", target {target_rate_per_s:g} req/s" if target_rate_per_s is not None else ""))
+
+
+def compare_note(workload_name: str, requests: int, slo_text: str, target_rate_per_s: Optional[float], priced: bool,
+                 notes: Sequence[str] = ()) -> str:
+    """The web page's note under its table of compared deployments: the command's heading (compare_heading), the
+    requests each probe simulates, what the cost columns price where priced (cost_columns_line), and `notes`
+    (the form's fields the vary replaced)."""
+    return (f"({compare_heading(workload_name, slo_text, target_rate_per_s)}, {requests:,} requests per probe"
+            + (f"; {cost_columns_line(target_rate_per_s)}" if priced else "")
+            + "".join(f"; {n}" for n in notes) + ")")
+
+
 def target_checked_alone(plan, workload: Workload) -> bool:
     """Whether find_capacity checks a target rate on one replica at its share of the rate (a data-parallel server, or
     a recorded trace, for which fleet_workload draws no fleet sample) rather than on the fleet behind the router."""

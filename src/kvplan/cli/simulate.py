@@ -536,8 +536,8 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
     from kvplan.cli.fit import refuse_replaced_flags
     from kvplan.errors import InputError
     from kvplan.render import sweep_warnings, to_json
-    from kvplan.simulate import (capacity_rows, cost_cells, cost_columns_line, met_again_line, rate_cell,
-                                 rate_down)
+    from kvplan.simulate import (capacity_rows, compare_heading, cost_cells, cost_columns_line, met_again_line,
+                                 rate_cell, rate_down)
     from kvplan.workload import build_workload, with_rate
 
     if num_gpu_blocks is not None:
@@ -586,8 +586,8 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
         best = "cheapest" if prices is not None else ("fewest GPUs" if target_rate is not None else "most req/s per GPU")
         # the model the rows share; with --vary model, no one model's (the first row's id headed rows of several)
         shown_model = "the models listed" if "model" in names else (rows[0]["model"] if rows else model)
-        console.print(f"[bold]{shown_model}[/], workload {base.name}, {slo_spec.describe()}"
-                      + (f", target {target_rate:g} req/s" if target_rate is not None else ""), highlight=False)
+        console.print(f"[bold]{shown_model}[/], {compare_heading(base.name, slo_spec.describe(), target_rate)}",
+                      highlight=False)
         from kvplan.render import whole_cells
 
         t = Table(show_edge=False, pad_edge=False, box=None)

@@ -397,8 +397,16 @@ class Planner:
         varied = parse_vary(req.vary)
         replaced = replaced_by_vary(req, varied)
         rows = self.cached(req.model_copy(update={r["field"]: None for r in replaced}), self._sweep_rows)
-        notes = [f"vary {r['by']} replaced the form's {r['field']} ({r['value']}) in every row" for r in replaced]
-        return {**rows, "replaced": replaced, "notes": notes}
+        notes = replaced_notes(replaced)
+        out = {**rows, "replaced": replaced, "notes": notes}
+        if rows["varied"] == ["gpu", "tensor_parallel_size"]:
+            # the page's table of the GPU x TP combinations that start the plan, its cells and note worded here
+            # (render.gpu_table), which the page shows as they stand
+            from kvplan.render import gpu_table
+            from kvplan.resolve import gpu_catalog
+
+            out["gpu_table"] = gpu_table(rows["rows"], {g.id: g for g in gpu_catalog()}, wsl2=bool(req.wsl2), notes=notes)
+        return out
 
     def _sweep_rows(self, req: SweepRequest) -> dict:
         varied = parse_vary(req.vary)
@@ -432,6 +440,11 @@ def models_as_given(rows: list[dict], given: dict[str, str]) -> list[dict]:
             if isinstance(r.get(key), str) and r[key] in given:
                 r[key] = given[r[key]]
     return rows
+
+
+def replaced_notes(replaced: list[dict]) -> list[str]:
+    """What replaced_by_vary found, a line each, as the page shows it beside a table."""
+    return [f"vary {r['by']} replaced the form's {r['field']} ({r['value']}) in every row" for r in replaced]
 
 
 def replaced_by_vary(req: BaseModel, varied: list[tuple[str, list]]) -> list[dict]:
@@ -658,10 +671,14 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
     return {"capacity_rows": {"varied": names, "rows": rows, "slo": slo.describe(),
                               "target_rate_per_s": req.target_rate_per_s,
                               # what the cost columns price, the command's line under its table
-                              "cost_note": sim.cost_columns_line(req.target_rate_per_s) if prices is not None else None},
+                              "cost_note": sim.cost_columns_line(req.target_rate_per_s) if prices is not None else None,
+                              # the note under the page's table: the command's heading line (less the model), the
+                              # requests per probe, the cost columns' line and the form's fields the vary replaced
+                              "note": sim.compare_note(workload.name, len(workload), slo.describe(), req.target_rate_per_s,
+                                                       prices is not None, replaced_notes(replaced))},
             "workload": workload.summary(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
             "replaced": replaced,
-            "notes": [f"vary {r['by']} replaced the form's {r['field']} ({r['value']}) in every row" for r in replaced]}
+            "notes": replaced_notes(replaced)}
 
 
 # --------------------------------------------------------------------------- the app
@@ -675,6 +692,7 @@ def _catalog_models(search: Optional[str]) -> list[dict]:
 
 
 def _catalog_gpus() -> list[dict]:
+    from kvplan.render import gpu_choice_label
     from kvplan.resolve import MIB, gpu_catalog
 
     return [{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "total_bytes": g.total_bytes, "vendor": g.vendor,
@@ -682,7 +700,9 @@ def _catalog_gpus() -> list[dict]:
              "form": g.form, "kind": g.kind, "one_per_machine": g.one_per_machine,
              # the total CUDA reports under WSL2 (resolve.wsl2_gpu: nvidia-smi's memory.total), None where the catalog
              # lacks it: the page's GPU list shows it while the wsl2 box is checked, as the plans use it
-             "wsl2_total_bytes": g.nvidia_smi_total_mib * MIB if g.nvidia_smi_total_mib else None}
+             "wsl2_total_bytes": g.nvidia_smi_total_mib * MIB if g.nvidia_smi_total_mib else None,
+             # the card as the page's GPU list names it, natively and under WSL2 (render.gpu_choice_label)
+             "label": gpu_choice_label(g), "wsl2_label": gpu_choice_label(g, wsl2=True)}
             for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes)]
 
 

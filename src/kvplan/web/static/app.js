@@ -240,31 +240,24 @@ async function refreshGpuTable(values, seq) {
   let data;
   try { data = await api("/api/sweep", body); } catch (e) { return; }
   if (seq !== state.tableSeq) return;
-  const byId = Object.fromEntries(state.gpus.map((g) => [g.id, g]));
-  // one laptop or integrated-memory GPU to a machine: no tensor-parallel rows for them
-  const fit = data.rows.filter((r) => r.fits && byId[r.gpu] && !(byId[r.gpu].one_per_machine && r.tensor_parallel_size > 1));
-  // each row's total is the one its plan used (under wsl2 the card's WSL2 total, not the catalog's native one)
-  const total = (r) => (r.gpu_total_bytes ?? byId[r.gpu].total_bytes) * r.tensor_parallel_size;
-  fit.sort((a, b) => total(a) - total(b) || a.tensor_parallel_size - b.tensor_parallel_size);
+  // the GPU x TP combinations that start, smallest total memory first, each row's cells and title and the note under
+  // the table as the server words them (render.gpu_table): the page shows them as they stand
+  const fit = data.gpu_table.rows;
   const tbody = document.querySelector("#gpu-table tbody");
   tbody.innerHTML = "";
   const shown = state.showAllGpus ? fit : fit.slice(0, GPU_TABLE_ROWS);
   for (const r of shown) {
-    const g = byId[r.gpu];
     const tr = document.createElement("tr");
-    if (g.id === $("gpu").value && String(r.tensor_parallel_size) === ($("tensor_parallel_size").value || "1")) tr.className = "chosen";
+    if (r.gpu === $("gpu").value && String(r.tensor_parallel_size) === ($("tensor_parallel_size").value || "1")) tr.className = "chosen";
     // a card that starts warm but whose first, compiling start may be refused (fit's cold-start warning) is marked
-    const mark = r.first_start_refused ? " †" : "";
-    if (r.first_start_refused) { tr.classList.add("cold-risk"); tr.title = "starts warm; a first, compiling start may be refused (fit's cold-start warning)"; }
-    for (const cell of [g.name, r.tensor_parallel_size, (total(r) / 2 ** 30).toFixed(1), fmtInt(r.kv_cache_tokens), r.max_concurrency.toFixed(2) + "×" + mark]) {
+    if (r.first_start_refused) tr.classList.add("cold-risk");
+    if (r.title) tr.title = r.title;
+    for (const cell of r.cells) {
       const td = document.createElement("td"); td.textContent = cell; tr.appendChild(td);
     }
     tbody.appendChild(tr);
   }
-  const replaced = (data.notes || []).length ? `; ${data.notes.join("; ")}` : "";
-  const totals = body.wsl2 ? "; GiB total: CUDA's totals under WSL2 (nvidia-smi's memory.total), as the plans use" : "";
-  const cold = fit.some((r) => r.first_start_refused) ? "; † starts warm, but a first, compiling start may be refused" : "";
-  $("gpu-table-note").textContent = `(${fit.length} of ${data.rows.length} GPU × TP combinations start, sorted by total memory${totals}${cold}${replaced})`;
+  $("gpu-table-note").textContent = data.gpu_table.note;
   $("gpu-more").hidden = fit.length <= GPU_TABLE_ROWS;
   $("gpu-more").textContent = state.showAllGpus ? "show fewer" : `show all ${fit.length}`;
   table.dataset.key = JSON.stringify([values.model || "", values.gpu || "", values.max_model_len || ""]);
@@ -486,10 +479,9 @@ function renderComparison(d) {
       $("cap-reasons").appendChild(li);
     }
   }
-  const per = c.cost_note ? `; ${c.cost_note}` : "";  // what the costs price, the command's line (simulate.cost_columns_line)
-  const replaced = (d.notes || []).length ? `; ${d.notes.join("; ")}` : "";
-  $("cap-note").textContent = `(${d.workload.name}, ${fmtInt(d.workload.requests)} requests per probe, ${c.slo}`
-    + (target != null ? `, target ${target} req/s` : "") + `${per}${replaced})`;
+  // the workload, requests per probe, SLO, target, what the costs price and the fields the vary replaced, as the
+  // server words them (simulate.compare_note: the command's heading line)
+  $("cap-note").textContent = c.note;
 }
 
 // ------------------------------------------------------------------ deploy tab
@@ -539,11 +531,9 @@ function wireTabs() {
   }));
 }
 
-// a GPU's entry in the list: the total its plan uses, under wsl2 the card's WSL2 total (nvidia-smi's memory.total)
-function gpuLabel(g, wsl2) {
-  if (!wsl2) return `${g.name} — ${g.total_gib.toFixed(1)} GiB`;
-  return g.wsl2_total_bytes ? `${g.name} — ${(g.wsl2_total_bytes / 2 ** 30).toFixed(1)} GiB under WSL2` : `${g.name} — no WSL2 total known`;
-}
+// a GPU's entry in the list as the server words it (render.gpu_choice_label): the total its plan uses, under wsl2
+// the card's WSL2 total (nvidia-smi's memory.total)
+function gpuLabel(g, wsl2) { return wsl2 ? g.wsl2_label : g.label; }
 
 function syncGpuLabels() {
   const byId = Object.fromEntries(state.gpus.map((g) => [g.id, g]));
