@@ -421,19 +421,12 @@ def test_the_page_shows_the_servers_capacity_words_as_they_stand(page, server_ur
     rate_per_replica_text and met_again_line replaced by the server's answer (here, text no rounding or sentence of
     the page's could give: the rate in full, a marked line), the page shows those, where a page that rounded the rate or
     wrote the sentences itself from the figures shows its own."""
-    def answer(edit):
-        def handle(route):
-            d = route.fetch().json()
-            edit(d)
-            route.fulfill(status=200, content_type="application/json", body=json.dumps(d))
-        return handle
-
     def single(d):
         rate = d["capacity"]["max_rate_per_s"]
         d["capacity_lines"] = [f"capacity: {rate!r} req/s (the server's line)", "  the server's second line"]
 
     _open_capacity_search(page, server_url)
-    page.route("**/api/simulate", answer(single))
+    page.route("**/api/simulate", _answer_edited(single))
     try:
         page.click("#sim-run")
         page.wait_for_function("document.querySelector('#sim-table').textContent.includes(\"the server's line\")")
@@ -449,7 +442,7 @@ def test_the_page_shows_the_servers_capacity_words_as_they_stand(page, server_ur
                 r["met_again_line"] = f"the server's line for row {i}"
 
         page.unroute("**/api/simulate")
-        page.route("**/api/simulate", answer(compared))
+        page.route("**/api/simulate", _answer_edited(compared))
         page.fill("#sim-vary", "gpu=H100,L4")
         page.click("#sim-run")
         page.wait_for_selector("#cap-table tbody tr")
