@@ -211,8 +211,12 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
         served = record["model"].get("id")
         record["model"].update(id=model.id, config=dict(model.raw_config))
         ckpt = getattr(model, "checkpoint", None)
-        if ckpt is not None and not ckpt.mtp_bytes and "safetensors" in str(ckpt.source):
-            record["model"]["weights_bytes"] = int(ckpt.total_bytes)  # the headers' tensor bytes (no drafter to tell apart)
+        # the headers' tensor bytes, where they are the whole checkpoint's: a record's weights_bytes is read as the
+        # files' sum, MTP layers included where the config counts some (validate._record_model), so a checkpoint that
+        # ships MTP tensors, or whose config counts MTP layers it does not ship, writes none
+        if (ckpt is not None and not ckpt.mtp_bytes and not getattr(model, "mtp_layers", 0)
+                and "safetensors" in str(ckpt.source)):
+            record["model"]["weights_bytes"] = int(ckpt.total_bytes)
         record["notes"] = "; ".join(filter(None, [record.get("notes"), f"config: kvplan's ({model.source})"
                                                   + (f"; the log served {served}" if served and served != model.id else "")]))
     if record.get("id") is None and getattr(model, "id", None):  # a name a records file reads by: what ran, where

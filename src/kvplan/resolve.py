@@ -950,6 +950,9 @@ class CheckpointWeights:
     # the output projection (lm_head.*), part of bytes_by_dtype: a pooling model converted from a *ForCausalLM
     # checkpoint deletes it and skips its tensors (vLLM model_executor/models/adapters.py)
     lm_head_bytes: int = 0
+    # bytes_by_dtype is the whole checkpoint's size as given (a record's weights_bytes: the sum of the files, as vLLM's
+    # "Checkpoint size" line prints it), the MTP layers the checkpoint ships still in it; mtp_bytes is then unknown (0)
+    mtp_included: bool = False
 
     @property
     def total_bytes(self) -> int:

@@ -387,7 +387,7 @@ def _kept_flag(flag: str) -> str | None:
 def _record_model(rec: dict, args: dict, notes: list[str]):
     m = rec["model"]
     config = m.get("config")
-    ckpt = CheckpointWeights((("total", int(m["weights_bytes"])),), source="record: weights_bytes") \
+    ckpt = CheckpointWeights((("total", int(m["weights_bytes"])),), source="record: weights_bytes", mtp_included=True) \
         if m.get("weights_bytes") else None
     if not isinstance(config, dict) or not config:
         if not (m.get("id") and m["id"] in model_catalog()):

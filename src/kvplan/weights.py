@@ -1697,6 +1697,11 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     if count is None:
         if spec.checkpoint is None:
             raise why  # the count's own reason (a config without a needed size, an architecture not counted)
+        if spec.checkpoint.mtp_included and spec.mtp_layers:
+            raise UndeterminedError("weights", f"the checkpoint size given for {spec.id} includes its {spec.mtp_layers} "
+                                    f"MTP layer(s), which vLLM does not load without MTP speculative decoding, and "
+                                    f"the architecture could not be counted to take them out ({why})",
+                                    "give a checkpoint folder or Hub id (exact bytes from safetensors headers)")
         per_rank = spec.checkpoint.total_bytes / (tp * pp)
         notes.append(f"weights split evenly over {tp * pp} rank(s): the architecture could not be counted")
         return RankWeights(int(per_rank) + rotary, exact=tp * pp == 1, method=spec.checkpoint.source, rotary_bytes=rotary, notes=tuple(notes))
@@ -1846,9 +1851,11 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     # `stages`: the planner's split (plan.pp_stages: the release's rule and VLLM_PP_LAYER_PARTITION); alone, the newest rule
     if stages is None or len(stages) != pp or stages[-1][1] != count.num_layers:  # a split of other layers: not these
         stages = pp_layer_split(count.num_layers, pp)
-    drafter = mtp_components(spec, count) if mtp else []
+    # the MTP layers the checkpoint ships, as the release builds them (the drafter where MTP is on)
+    shipped = mtp_components(spec, count) if spec.mtp_layers else []
     if mtp_fc_unquantized:
-        drafter = [replace(c, quantizable=False) if c.name == "mtp.eh_proj" else c for c in drafter]
+        shipped = [replace(c, quantizable=False) if c.name == "mtp.eh_proj" else c for c in shipped]
+    drafter = shipped if mtp else []
     drafter_rank = sum(bytes_of(c, True) for c in drafter)
     stage_bytes = []
     stage_widened: list[float] = []  # per stage: what loading adds to the stored bytes (bitsandbytes statistics)
@@ -1958,6 +1965,19 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         if spec.is_pooling and spec.checkpoint.lm_head_bytes:
             ckpt_bytes -= spec.checkpoint.lm_head_bytes  # skipped at load by the pooling adapter
             notes.append(f"pooling model: the checkpoint's lm_head ({spec.checkpoint.lm_head_bytes / 1024 ** 3:.2f} GiB) is not loaded")
+        if spec.checkpoint.mtp_included and shipped:
+            # a size given for the whole checkpoint holds its MTP layers, which the target model never loads: its
+            # load_weights skips them (models/qwen3_5.py and qwen3_next.py: the "mtp." prefix; deepseek_v2.py and
+            # glm4_moe.py: get_spec_layer_idx_from_weight_name, layers past num_hidden_layers; 0.20.0 and 0.34.0
+            # wheels); with MTP on they are loaded apart, as the drafter (counted below)
+            mtp_stored = sum(bytes_of(c, False, as_stored) for c in shipped)
+            if mtp_stored >= ckpt_bytes:
+                raise InputError("model.weights_bytes", f"{ckpt_bytes:,} B cannot hold the checkpoint's "
+                                 f"{spec.mtp_layers} MTP layer(s) ({mtp_stored:,.0f} B counted) and the model",
+                                 "give the checkpoint's whole size on disk")
+            ckpt_bytes -= mtp_stored
+            notes.append(f"the checkpoint size given includes {spec.mtp_layers} MTP layer(s) "
+                         f"({mtp_stored / 1024 ** 3:.2f} GiB counted), which the target model does not load: taken out")
         if widened:  # the files hold the stored statistics: scale those, then add what loading widens
             stored_total = sum(bytes_of(c, False, as_stored) for c in count.components if c.kind != LOAD_COPY)
             scale = ckpt_bytes / stored_total
