@@ -173,6 +173,12 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
     if plan is not None:
         largest = largest_gap(rows, graphs_in_pool=bool(getattr(plan, "cudagraph_bytes", 0)))
         largest = measured_pool_gap(log, rows, largest)
+        rocm_note = rocm_weights_log_note(log, plan, rows)
+        if rocm_note:
+            notes.append(rocm_note)
+            if largest is not None and largest["term"] == "weights_gib":
+                largest = dict(largest, likely_cause=largest["likely_cause"].replace(LIKELY_CAUSE["weights_gib"],
+                                                                                     ROCM_WEIGHTS_CAUSE))
         headline = headline_gap(rows, largest)
         if largest is not None and abs(largest["gap_gib"]) < GAP_NAMED_GIB:
             largest = None  # (the headline keeps its cause: a figure off beside a term planned to the hundredth)
@@ -401,6 +407,37 @@ UNMEASURED_CAUSE = ("the pool absorbed terms this log does not print (activation
 # the log prints the activation peak and non-torch too: nothing unprinted is left to absorb the gap
 BUDGET_CAUSE = ("a different budget (gpu_memory_utilization default, total memory, the version's accounting era): the log "
                 "prints the weights, activation peak and non-torch memory the pool is the remainder of")
+
+
+# ROCm in vLLM 0.7.3-0.20.2 logs 'Model loading took' as total - free device memory (versions row
+# rocm_weights_log_measure "device_used"): the weights' gap of such a log is that measure, not the checkpoint
+ROCM_WEIGHTS_CAUSE = ("vLLM's ROCm build of this release logs 'Model loading took' as the device memory the load used "
+                      "(total - free from torch.cuda.mem_get_info, platforms/rocm.py get_current_memory_usage), not "
+                      "torch's allocated bytes, so the figure holds the caching allocator's cached blocks and the "
+                      "loader's temporaries beside the weights; kvplan counts the allocated bytes and cannot size the rest")
+
+
+def rocm_weights_log_note(log: StartupLog, plan, rows) -> Optional[str]:
+    """Why the weights read higher than planned on a ROCm startup whose release logs the device memory in use as
+    'Model loading took' (ROCm: the log's own line, else the plan's AMD GPU; the release: the log's, else the plan's
+    rules); None elsewhere, and where the log reads no higher than the plan."""
+    weights = next((r for r in rows if r.term == "weights_gib"), None)
+    if weights is None or weights.gap is None or weights.gap <= 0:
+        return None
+    gpu = getattr(plan, "gpu", None)
+    if not (log.rocm_line or getattr(gpu, "vendor", None) == "AMD"):
+        return None
+    rules = getattr(plan, "rules", None)
+    if log.vllm_version:
+        try:
+            rules = rules_for(log.vllm_version)
+        except InputError:
+            pass  # a number naming no release: the plan's rules
+    if rules is None or rules.rocm_weights_log_measure != "device_used":
+        return None
+    share = f" ({100 * weights.gap / weights.predicted:+.1f} %)" if weights.predicted else ""
+    return (f"weights: the log reads {weights.gap:+.2f} GiB{share} against the plan's {weights.predicted:.2f} GiB: "
+            f"{ROCM_WEIGHTS_CAUSE} (vLLM {rules.version} on ROCm)")
 
 
 # a memory gap that rounds to 0.00 GiB is no gap to name ("largest memory gap: weights_gib -0.00 GiB; likely cause:

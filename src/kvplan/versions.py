@@ -517,6 +517,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # MI300X start logs ~2 MiB per graph (blind gemma-3-4b-it-mi300x-udef-tp1-l8k, 3.74 GiB), a 0.11.0rc2 one ~0.25 MiB
     # per layer and size (blind gemma-3-27b-it-mi300x-udef-tp1-l4k-img2, 1.02 GiB); the CUDA formula stays there.
     "cudagraph_rocm_cost": [((0, 0, 0), "pool"), ((0, 26, 0), "per_graph")],
+    # What ROCm's "Model loading took" figure measures (the load's DeviceMemoryProfiler.consumed_memory, the difference of
+    # two current_platform.get_current_memory_usage readings): "allocated", torch's allocated bytes
+    # (torch.cuda.max_memory_allocated: vllm/utils.py DeviceMemoryProfiler.current_memory_usage, 0.6.6 wheel;
+    # platforms/rocm.py RocmPlatform.get_current_memory_usage, 0.7.2 and 0.21.0 wheels), the weights as kvplan counts
+    # them; "device_used", the device memory in use (total - free from torch.cuda.mem_get_info: platforms/rocm.py
+    # get_current_memory_usage, 0.7.3, 0.8.5 and 0.20.2 wheels), which holds the caching allocator's cached blocks and
+    # the loader's temporaries as well, so the logged figure reads higher than the weights by memory kvplan cannot size.
+    # Only the logged figure: the planned weights stay the allocated bytes. CUDA reads allocated bytes throughout.
+    "rocm_weights_log_measure": [((0, 0, 0), "allocated"), ((0, 7, 3), "device_used"), ((0, 21, 0), "allocated")],
     # NCCL / custom all-reduce buffers charged to the budget: snapshot before NCCL init up to 0.10
     # (section 1.2, section 7 item 2).
     "nccl_charged": [((0, 0, 0), True), ((0, 11, 0), False)],
@@ -2093,6 +2102,7 @@ class VersionRules:
     cudagraph_subtracted: bool
     cudagraph_subtracted_rocm: bool
     cudagraph_rocm_cost: str
+    rocm_weights_log_measure: str
     nccl_charged: bool
     allreduce_out_of_place: bool
     other_tenants: str
@@ -2414,6 +2424,19 @@ def release_from(field: str, value) -> str:
     """The release from which rules row `field` holds `value` to the newest read: its last step to that value."""
     first = [at for at, v in _RULES[field] if v == value][-1]
     return release_text(first)
+
+
+def rule_span(field: str, release: V) -> tuple[str, str | None]:
+    """The releases over which rules row `field` holds the value it has at `release`: the step it comes from, and the
+    step that ends it (None where it holds to the newest read)."""
+    steps = _RULES[field]
+    at = max(i for i, (first, _) in enumerate(steps) if release >= first)
+    value = steps[at][1]
+    start = at
+    while start > 0 and steps[start - 1][1] == value:
+        start -= 1
+    end = next((first for first, v in steps[at + 1:] if v != value), None)
+    return release_text(steps[start][0]), None if end is None else release_text(end)
 
 
 def first_release_where(field: str, test) -> str | None:

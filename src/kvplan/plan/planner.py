@@ -39,7 +39,7 @@ from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _p
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, mtp_n_predict
 from kvplan.versions import (EXPERT_GROUP_ARCHS, LORA_UNSUPPORTED, NATIVE_LOW_PRECISION_CAPABILITY, VersionRules, architecture_refusal,
                              as_v0_engine, canonical_quant, check_serve_env, check_serve_values, eplb_architecture, lora_refusal,
-                             newer_than_read, release_from, rules_for)
+                             newer_than_read, release_from, rule_span, rules_for)
 from kvplan.weights import (LORA_MODULES, RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes,
                             lora_buffer_bytes, lora_embedding_modules, lora_target_kinds)
 
@@ -629,6 +629,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
                      f"{resolved.data_parallel_size} x the concurrency in all")
     notes.append(f"weights: {w.method}")
+    if gpu.vendor == "AMD" and rules.rocm_weights_log_measure == "device_used":
+        notes.append(rocm_weights_log_note(rules))
     if rules.engine != "v0" and inductor_compiles(resolved) and not resolved.env_on("VLLM_DISABLE_COMPILE_CACHE"):
         # whole here where the pool is given; else completed below, once the plan's cold-start loss is known
         notes.append(compile_cache_note(None, given_pool=resolved.kv_cache_memory_bytes is not None))
@@ -1770,6 +1772,17 @@ def summary_line(rules: VersionRules, f: SummaryFigures) -> str:
             f"({_format_gib(f.to_requested_limit)} GiB) to fit into requested memory, or `--kv-cache-memory={to_gpu}` "
             f"({to_gpu_gib} GiB) to fully utilize gpu memory. Current kv cache memory in use is "
             f"{_format_gib(f.kv_in_use)} GiB.")
+
+
+def rocm_weights_log_note(rules: VersionRules) -> str:
+    """What ROCm's logged "Model loading took" measures where it is the device memory in use (rules row
+    rocm_weights_log_measure "device_used"), against the weights the plan counts (allocated bytes)."""
+    first, end = rule_span("rocm_weights_log_measure", rules.release)
+    return (f"ROCm: vLLM {rules.version} logs 'Model loading took' as the device memory the load used (total - free "
+            f"from torch.cuda.mem_get_info, platforms/rocm.py get_current_memory_usage, in vLLM {first} and the releases before {end}), not "
+            "torch's allocated bytes: the logged figure will read higher than the weights planned here by the caching "
+            "allocator's cached blocks and the loader's temporaries, which kvplan cannot size; the plan's weights are "
+            "the allocated bytes")
 
 
 def _cudagraph_pool_line(capture: int, estimate: int) -> str:
