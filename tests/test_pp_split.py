@@ -36,7 +36,7 @@ def test_weights_and_kv_groups_read_the_same_stages(version, expect):
     gpu, _ = resolve_gpu("H200")
     rules = rules_for(version)
     args = engine_args(max_model_len=8192, tensor_parallel_size=8, pipeline_parallel_size=4)
-    resolved, quant, _ = resolve_args(model, gpu, args, rules)
+    resolved, quant, _, _ = resolve_args(model, gpu, args, rules)
     stages = pp_stages(model, resolved, rules)
     assert sizes(stages) == expect
     w = weights_per_rank(model, tp=8, pp=4, quant=quant, stages=stages)
@@ -86,7 +86,7 @@ def test_a_decoder_layer_with_two_caches_is_split_as_one_layer():
     model = resolve_model("tiiuae/Falcon-H1-7B")
     gpu, _ = resolve_gpu("L4")
     rules = rules_for("0.33.0")
-    resolved, quant, _ = resolve_args(model, gpu, engine_args(max_model_len=8192, pipeline_parallel_size=3), rules)
+    resolved, quant, _, _ = resolve_args(model, gpu, engine_args(max_model_len=8192, pipeline_parallel_size=3), rules)
     assert sizes(pp_stages(model, resolved, rules)) == [15, 15, 14]
     assert [len(layers) for layers in stage_cache_layers(model, resolved, rules)] == [30, 30, 28]
     w = weights_per_rank(model, pp=3, quant=quant, stages=pp_stages(model, resolved, rules))

@@ -15,7 +15,9 @@ shared/docs/vllm-memory-model.md section 6 and simulation-notes.md section 2):
 * only if nothing was preempted this step are WAITING requests admitted, FCFS, while budget
   and sequence slots remain; admission stops at the first request that cannot be allocated.
   From 0.19 the whole prompt must fit (`scheduler_reserve_full_isl`), before only its first
-  chunk;
+  chunk. With chunked prefill off (the plan's setting: --no-enable-chunked-prefill from 0.11.1, a
+  pooling model's default) a prompt is admitted only if it fits the step's budget left whole; one
+  that does not is set aside up to 0.11 (later ones may go ahead), from 0.12 admission stops there;
 * optional prefix caching: full hashed prefix blocks are shared and reused; freed blocks go to the
   tail of one free queue (cached ones keep their hash and count as free), allocation pops its head,
   evicting what it pops (LRU, `_PrefixCache`); a request's blocks are freed last block first, and a
@@ -78,7 +80,10 @@ class SchedulerRules:
     engine: str  # "v1" or "v0"
     admit_whole_prompt: bool  # >= 0.19 and V0: the whole prompt must fit at admission
     mixed_batches: bool  # V1: prefill chunks and decodes share a step; V0 default: prefill-only steps
-    chunked_prefill: bool  # V1: always on
+    # V1: on unless the plan turned it off (`serving_setup`: Plan.chunked_prefill, --no-enable-chunked-prefill where
+    # the release takes it, from 0.11.1, or a pooling model's default); without it a WAITING request is admitted only
+    # if its (threshold-capped) prompt fits what is left of the step's token budget
+    chunked_prefill: bool
     watermark_fraction: float  # V0: 0.01 of the blocks kept free at admission; V1: none (0.0)
     skip_admission_after_preemption: bool  # V1: no WAITING request is considered in a step that preempted
     source: str
@@ -95,6 +100,11 @@ class SchedulerRules:
     # wheel). The padded tokens go through the expert layers like real ones. V0 has no data-parallel engine. The
     # "every_step" row starts with V1 (0.8); the first release that padded at all was not read.
     dp_padding: str = "none"
+    # V1 without chunked prefill, a WAITING request whose prompt does not fit the budget left: "skip" (set aside for
+    # this step, later ones may still be admitted: vllm/v1/core/sched/scheduler.py Scheduler.schedule
+    # `skipped_waiting_requests.prepend_request(request); continue`, 0.10.2, 0.11.0 and 0.11.1 wheels) or "stop"
+    # (`break`: no later request is admitted this step; 0.12.0, 0.13.0 and 0.34.0 wheels). 0.11.2 was not read.
+    unchunked_oversize: str = "stop"
 
 
 # (first release, what changed there) — each row updates the rules of the rows before it. vLLM V1 became the
@@ -109,7 +119,9 @@ _RULE_STEPS: tuple[tuple[tuple[int, int, int], dict], ...] = (
                      source="vllm/core/scheduler.py@0.7.3 (V0 default scheduler)")),
     ((0, 8, 0), dict(engine="v1", admit_whole_prompt=False, mixed_batches=True, chunked_prefill=True,
                      watermark_fraction=0.0, skip_admission_after_preemption=True, dp_padding="every_step",
+                     unchunked_oversize="skip",
                      source="vllm/v1/core/sched/scheduler.py@0.8-0.18 (first chunk must fit)")),
+    ((0, 12, 0), dict(unchunked_oversize="stop")),
     ((0, 16, 0), dict(dp_padding="graph_steps")),
     ((0, 19, 0), dict(admit_whole_prompt=True, async_scheduling=True,
                       source="vllm/v1/core/sched/scheduler.py@0.19 (scheduler_reserve_full_isl; async scheduling on)")),
@@ -335,7 +347,13 @@ def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token
                   f"{num_gpu_blocks} given",)
     if notes:
         sm = replace(sm, notes=sm.notes + notes)
-    return cfg, sm, scheduler_rules(plan.vllm_version, plan.rules.engine)
+    rules = scheduler_rules(plan.vllm_version, plan.rules.engine)
+    chunked = getattr(plan, "chunked_prefill", None)
+    if rules.engine == "v1" and chunked is not None and chunked != rules.chunked_prefill:
+        # the plan's resolved setting (--no-enable-chunked-prefill from 0.11.1, a pooling model's default), not the
+        # engine's usual one; V0's chunked-prefill scheduling (mixed steps) is not modelled, so V0 keeps its rules
+        rules = replace(rules, chunked_prefill=bool(chunked))
+    return cfg, sm, rules
 
 # =====================================================================================
 # Step time: a calibrated roofline
@@ -1840,6 +1858,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     threshold = limits.chunk_cap_tokens
     watermark = limits.watermark_blocks
     chunked = rules.chunked_prefill
+    skip_oversize = not chunked and rules.unchunked_oversize == "skip"
+    skipped: list = []  # WAITING requests set aside in this step's admission (skip_oversize)
     whole_prompt = rules.admit_whole_prompt
     mixed = rules.mixed_batches
     skip_after_preempt = rules.skip_admission_after_preemption
@@ -2227,6 +2247,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             # (vLLM get_num_blocks_to_allocate counts `num_evictable_computed_blocks`)
             hit_blocks = (hit_n - hit_free) * cache.blocks_per_hash
             start = hit_n * hash_tokens
+        if skip_oversize and min(target - start, threshold) > budget_left:
+            return True  # set aside, a later request may be admitted: the detailed step decides
         gate_tokens = target if whole_prompt else start + min(target - start, threshold, budget_left)
         avail = usable - in_use()
         if watermark and running:
@@ -2369,7 +2391,11 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 ch = threshold
             if ch > t_budget:
                 if not chunked:
-                    break  # without chunked prefill the (threshold-capped) prompt must fit the step budget
+                    # without chunked prefill the (threshold-capped) prompt must fit the step budget left
+                    if skip_oversize:
+                        skipped.append(waiting.popleft())
+                        continue
+                    break
                 ch = t_budget
             gate_tokens = target if whole_prompt else start + ch
             avail = usable - in_use()
@@ -2398,6 +2424,9 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 first_sched[rid] = decided  # when vLLM ran the schedule() that admitted it
             chunks.append((rid, ch, start))
             t_budget -= ch
+        if skipped:
+            waiting.extendleft(reversed(skipped))  # back at the head, in their order, for the next step
+            skipped.clear()
 
     def step_time_s(tokens: int, dec_tokens: int, chunks: list) -> float:
         """Seconds a detailed step with these decode tokens and prefill chunks takes on its own."""

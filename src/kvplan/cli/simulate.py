@@ -134,8 +134,12 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
 
     # "vLLM 0.33.0 (vllm/v1/core/sched/scheduler.py@0.19 (scheduler_reserve_full_isl; async scheduling on))": the
     # rules' source, parenthesised inside parentheses, read as part of the version
+    sr = d["scheduler_rules"]
+    # V1 with chunked prefill off (the plan's: --no-enable-chunked-prefill from 0.11.1, a pooling model's default)
+    off = ("; chunked prefill off: a prompt is admitted only whole, within the step's token budget left"
+           if sr["engine"] == "v1" and not sr["chunked_prefill"] else "")
     console.print(f"[bold]{p.model.id}[/] on {_gpus_text(p)}, vLLM {p.vllm_version}; scheduler rules from "
-                  f"{d['scheduler_rules']['source']}", highlight=False)
+                  f"{sr['source']}{off}", highlight=False)
     # the lines, rows and cells as simulate words them (the web page shows the same words)
     dp = int(getattr(p.args, "data_parallel_size", 1) or 1)
     console.print(pool_line(cfg, dp), highlight=False)

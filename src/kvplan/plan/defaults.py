@@ -682,8 +682,11 @@ def pooling_incremental_prefill(model: ModelSpec, rules: VersionRules) -> tuple[
     return on, what + source
 
 
-def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[EngineArgs, QuantSpec | None, list[str]]:
-    """Apply every default the vLLM version would; return the resolved args and what was assumed."""
+def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs,
+                 rules: VersionRules) -> tuple[EngineArgs, QuantSpec | None, list[str], bool]:
+    """Apply every default the vLLM version would; return the resolved args, the quantization, what was assumed and
+    whether the engine runs chunked prefill (SchedulerConfig.enable_chunked_prefill as the release leaves it: the
+    flag given where the release honours it, the release's default for the model otherwise)."""
     args.validate()
     notes: list[str] = []
     tp = args.tensor_parallel_size or 1
@@ -996,7 +999,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                        awq_kernel=awq_kernel, gptq_kernel=gptq_linear_kernel(model, gpu, replace(args, tensor_parallel_size=tp), rules, quant) or "",
                        max_num_batched_tokens=tokens, mamba_ssm_cache_dtype=mamba_dtype,
                        vllm_version=rules.version, num_gpus=args.num_gpus or tp * pp * dp, data_parallel_size=dp)
-    return resolved, quant, notes
+    return resolved, quant, notes, bool(chunked)
 
 
 def _draft_tp_check(obj: dict, method: str, tp: int, notes: list[str], rules: VersionRules, runner: str) -> None:

@@ -110,6 +110,9 @@ class Plan:
     failure_code: str | None = None
     weights_by_use: tuple[tuple[str, int], ...] = ()  # per rank, by what a decode step does with them (RankWeights.by_use)
     given_args: EngineArgs | None = None  # the flags as given, before defaults (a replan re-derives the defaults)
+    # whether the engine runs chunked prefill (resolve_args: the flag where the release honours it, else the release's
+    # default for the model); None for the seed's arithmetic, which plans no scheduler
+    chunked_prefill: bool | None = None
     # speculative decoding's own terms (method, tokens; a drafter checkpoint's weights, KV layers and profile bytes)
     speculative: dict | None = None
     # the site calibration (kvplan reconcile --calibrate) this plan applied, for its replans on the same GPU and model
@@ -560,7 +563,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         rules = as_v0_engine(rules, why_v0)
     if args.max_model_len == AUTO_FIT:
         return _auto_fit_plan(model, gpu, args, rules, extra_assumptions, site_offsets, check_architecture)
-    resolved, quant, notes = resolve_args(model, gpu, args, rules)
+    resolved, quant, notes, chunked_prefill = resolve_args(model, gpu, args, rules)
     model, runner_note = serve_as(model, resolved)
     if runner_note:
         notes.append(runner_note)
@@ -1232,6 +1235,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if failure == "platform":  # stopped at worker start (dtype check) or its first kernel: nothing is loaded or sized
         log = (("RuntimeError: " if failure_code == "compute_capability" else "ValueError: ") + error,)
     return Plan(model=model, gpu=gpu, args=resolved, rules=rules, mode="vllm", total_bytes=total, requested_bytes=requested,
+                chunked_prefill=chunked_prefill,
                 weights_bytes=w.bytes, weights_exact=w.exact, weights_by_use=w.by_use, activation_peak_bytes=act, non_torch_bytes=nt,
                 cudagraph_bytes=cg, cudagraph_capture_bytes=capture, kv_cache_bytes=available, groups=groups,
                 bytes_per_block=bytes_per_block, num_gpu_blocks=num_blocks, kv_cache_tokens=tokens, max_concurrency=conc,
