@@ -446,8 +446,7 @@ def test_the_page_shows_the_servers_capacity_words_as_they_stand(page, server_ur
         page.fill("#sim-vary", "gpu=H100,L4")
         page.click("#sim-run")
         page.wait_for_selector("#cap-table tbody tr")
-        heads = page.eval_on_selector_all("#cap-table thead th", "ths => ths.map(t => t.textContent)")
-        cells = page.eval_on_selector_all("#cap-table tbody tr", "trs => trs.map(tr => [...tr.children].map(td => td.textContent))")
+        heads, cells = _capacity_table(page)
         col = heads.index("req/s/rep")
         assert all(c[col] == "none" or len(c[col]) > 6 for c in cells) and any(c[col] != "none" for c in cells)
         reasons = page.eval_on_selector_all("#cap-reasons li", "lis => lis.map(li => li.textContent)")
@@ -458,6 +457,13 @@ def test_the_page_shows_the_servers_capacity_words_as_they_stand(page, server_ur
         page.fill("#sim-vary", "")
         page.uncheck("#sim-capacity")
         page.click("nav.tabs button[data-tab='plan']")
+
+
+def _capacity_table(page):
+    """The compared-deployments table as the page shows it: its column headings, and each row's cell texts."""
+    heads = page.eval_on_selector_all("#cap-table thead th", "ths => ths.map(t => t.textContent)")
+    cells = page.eval_on_selector_all("#cap-table tbody tr", "trs => trs.map(tr => [...tr.children].map(td => td.textContent))")
+    return heads, cells
 
 
 def _answer_edited(edit):
@@ -518,8 +524,7 @@ def test_the_page_shows_the_servers_simulation_words_as_they_stand(page, server_
         page.fill("#sim-vary", "gpu=H100,L40S")
         page.click("#sim-run")
         page.wait_for_selector("#cap-table tbody tr")
-        heads = page.eval_on_selector_all("#cap-table thead th", "ths => ths.map(t => t.textContent)")
-        cells = page.eval_on_selector_all("#cap-table tbody tr", "trs => trs.map(tr => [...tr.children].map(td => td.textContent))")
+        heads, cells = _capacity_table(page)
         col = heads.index("$/GPU-h")
         assert heads[col:col + 3] == ["$/GPU-h", "$/hour", "$/M req"]
         assert [c[col:col + 3] for c in cells] == [[f"price {i}", f"hour {i}", f"million {i}"] for i in range(len(cells))]
