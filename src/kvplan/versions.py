@@ -2674,32 +2674,31 @@ def pp_unsupported_architecture(architectures, release: V) -> str | None:
 def _pp_unsupported(archs: tuple[str, ...], release: V) -> str | None:
     rows = architecture_table()["architectures"]
     built = next((a for a in archs if a in rows and _registered(rows[a], release)), None)
+    return built if built is not None and _pp_run_without(built, release) else None
+
+
+def _pp_run_without(architecture: str, release: V) -> tuple[str, str] | None:
+    """The run of releases read ([first, last]) without PP support for `architecture` that holds `release`, read at the
+    newest release read at or before it; None where none does or no release read is that old."""
     table = pp_support_table()
     read = [v for v in table["versions_read"] if parse_version(v) <= release]
-    if built is None or not read or built not in table["architectures"]:
+    if not read:
         return None
     at = parse_version(read[-1])
-    runs = table["architectures"][built]["without_pp"]
-    return built if any(parse_version(first) <= at <= parse_version(last) for first, last in runs) else None
+    return next(((first, last) for first, last in table["architectures"].get(architecture, {}).get("without_pp", ())
+                 if parse_version(first) <= at <= parse_version(last)), None)
 
 
 def pp_supported_from(architecture: str, release: V) -> str | None:
     """The first release read after `release` whose `architecture` class supports PP (the release read just after the
     run without it that holds `release`), or None when no release read does."""
-    table = pp_support_table()
-    versions = table["versions_read"]
-    read = [v for v in versions if parse_version(v) <= release]
-    if not read:
+    run = _pp_run_without(architecture, release)
+    versions = pp_support_table()["versions_read"]
+    after = versions.index(run[1]) + 1 if run else len(versions)
+    if after >= len(versions):
         return None
-    at = parse_version(read[-1])
-    for first, last in table["architectures"].get(architecture, {}).get("without_pp", ()):
-        if parse_version(first) <= at <= parse_version(last):
-            after = versions.index(last) + 1
-            if after < len(versions):
-                nxt = versions[after]
-                rows = architecture_table()["architectures"]
-                return nxt if architecture in rows and _registered(rows[architecture], parse_version(nxt)) else None
-    return None
+    rows = architecture_table()["architectures"]
+    return versions[after] if architecture in rows and _registered(rows[architecture], parse_version(versions[after])) else None
 
 
 # ---- what `kvplan scaffold` may write for a release: the server's entry point and the flags it has
