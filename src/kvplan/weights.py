@@ -2110,6 +2110,7 @@ def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: float
     v_pad = padded_vocab(spec)
     total = pad(v_pad / tp * h * (embed_bytes or b)) * (1 if spec.tie_word_embeddings or spec.is_pooling else 2)
     moe = moe_layers(spec)
+    physical = (spec.num_experts or 0) + max(0, int(redundant_experts))  # EPLB's redundant experts (weights_per_rank)
     gate = 2 if attn_output_gate(spec) else 1
     for i, kinds in enumerate(_decoder_layers(spec)):
         if any(k in ("full", "sliding", "chunked") for k in kinds):
@@ -2125,7 +2126,6 @@ def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: float
             key, val = rec.key_heads * rec.key_head_dim, rec.n_heads * rec.head_dim
             total += pad((2 * key + 2 * val) / tp * h * b) + pad(2 * rec.n_heads / tp * h * b) + pad(val / tp * h * b)
         if i in moe and spec.moe_intermediate_size:
-            physical = spec.num_experts + max(0, int(redundant_experts))  # EPLB's redundant experts (weights_per_rank)
             experts = math.ceil(physical / ep) if ep > 1 else physical
             inter = spec.moe_intermediate_size if ep > 1 else spec.moe_intermediate_size / (tp * max(1, dp))
             total += pad(experts * 2 * inter * h * b) + pad(experts * inter * h * b)

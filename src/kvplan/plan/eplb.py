@@ -39,7 +39,7 @@ def ct_wna16_marlin(model: ModelSpec, q: QuantSpec, gpu: GPUSpec | None) -> bool
     experts, so the width is moe_intermediate_size. None where the group size is not known."""
     if gpu is not None and gpu.vendor != "NVIDIA":
         return False
-    group = q.group_size if q.group_size is not None else None
+    group = q.group_size
     if group is None:
         return None
     group = -1 if group <= 0 else int(group)
@@ -140,11 +140,12 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
                                      rule="EPLB on one rank")
     ep = args.expert_parallel_size
     e = int(model.num_experts or 0)
+    fewest_even = (ep - e % ep) % ep  # the fewest redundant experts that make E + R divisible by the EP size
     if given is not None:
         redundant = given
     elif rules.eplb_redundant_default == "min_divisible":
         # ParallelConfig.compute_eplb_num_redundant_experts (0.34.0): the fewest that make E + R divisible by the EP size
-        redundant = (ep - e % ep) % ep
+        redundant = fewest_even
         notes.append(f"EPLB: num_redundant_experts not given, vLLM {rules.version} takes the fewest that divide the "
                      f"{e} experts evenly over {ep} EP rank(s): {redundant}")
     else:
@@ -158,11 +159,10 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
         return 0
     if ep > 1 and (e + redundant) % ep:
         # FusedMoE.__init__ (fused_moe/layer.py 0.9.2-0.20.0; FusedMoEFactory 0.33.0-0.34.0), while the model loads
-        low = (ep - e % ep) % ep
         raise RefusedByVLLMError(_flag(args, rules), "EPLB currently only supports even distribution of experts across "
                                  f"ranks. Got {e + redundant} experts and {ep} EP ranks.",
-                                 f"give num_redundant_experts so that {e} + it is a multiple of {ep} (e.g. {low} or "
-                                 f"{low + ep})", rule="EPLB with experts not divisible by the EP size")
+                                 f"give num_redundant_experts so that {e} + it is a multiple of {ep} (e.g. {fewest_even} "
+                                 f"or {fewest_even + ep})", rule="EPLB with experts not divisible by the EP size")
     key = eplb_quant_key(model, quant, rules)
     support = eplb_quant_support(key, rules.release)
     method = "unquantized" if key == "unquantized" else f"{quant.method if quant else key} ({key})"
