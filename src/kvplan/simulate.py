@@ -1859,7 +1859,6 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     watermark = limits.watermark_blocks
     chunked = rules.chunked_prefill
     skip_oversize = not chunked and rules.unchunked_oversize == "skip"
-    skipped: list = []  # WAITING requests set aside in this step's admission (skip_oversize)
     whole_prompt = rules.admit_whole_prompt
     mixed = rules.mixed_batches
     skip_after_preempt = rules.skip_admission_after_preemption
@@ -2376,6 +2375,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         """Admit WAITING requests FCFS while budget, sequence slots and the block gate allow (prefix-cache
         hits shorten the first chunk); appends their first chunks to `chunks`."""
         nonlocal hit_total
+        skipped: list = []  # WAITING requests set aside in this admission (skip_oversize)
         while waiting and t_budget > 0 and len(running) + len(lingering) < max_seqs:
             rid = waiting[0]
             target = prompt[rid] + generated[rid]
@@ -2424,9 +2424,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 first_sched[rid] = decided  # when vLLM ran the schedule() that admitted it
             chunks.append((rid, ch, start))
             t_budget -= ch
-        if skipped:
-            waiting.extendleft(reversed(skipped))  # back at the head, in their order, for the next step
-            skipped.clear()
+        waiting.extendleft(reversed(skipped))  # back at the head, in their order, for the next step
 
     def step_time_s(tokens: int, dec_tokens: int, chunks: list) -> float:
         """Seconds a detailed step with these decode tokens and prefill chunks takes on its own."""
