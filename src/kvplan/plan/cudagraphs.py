@@ -448,6 +448,12 @@ class SplitCaptureSizes:
     # the drafter's): vLLM's decode_token_sizes in _split_cudagraph_capture_sizes
     decode_tokens: tuple[int, ...] = ()
 
+    @property
+    def decode_query_lens(self) -> list[int]:
+        """The query lengths of the target's uniform-decode graphs, ascending (more than one under dynamic speculative
+        decoding's tiers)."""
+        return sorted({q for _, q in self.decode_shapes})
+
 
 def split_decode_requests(shared: Iterable[int], q: int, max_num_seqs: int,
                           query_lens: Iterable[int] | None = None) -> list[int]:
@@ -836,11 +842,11 @@ class CudaGraphPlan:
         if self.split is not None:  # 0.34+: the graphs behind vLLM's recorded sizes
             out.update(prefill_capture_sizes=list(self.piecewise_sizes or ()),
                        decode_capture_requests=[n for n, _ in self.split.decode_shapes],
-                       decode_query_len=max(q for _, q in self.split.decode_shapes) if self.split.decode_shapes else None,
+                       decode_query_len=max(self.split.decode_query_lens, default=None),
                        full_decode_graphs=self.full_decode_graphs,
                        drafter_decode_requests=[n for n, _ in self.split.draft_decode_shapes],
                        drafter_decode_graphs=self.drafter_decode_graphs)
-            lens = sorted({q for _, q in self.split.decode_shapes})
+            lens = self.split.decode_query_lens
             if len(lens) > 1:  # dynamic speculative decoding's tiers: graphs at several query lengths
                 out.update(decode_query_lens=lens,
                            decode_capture_tokens=sorted({n * q for n, q in self.split.decode_shapes}))
@@ -1349,7 +1355,7 @@ def split_graphs_note(graphs: CudaGraphPlan, rules: VersionRules) -> str:
     the target's PIECEWISE and FULL graphs, the drafter's decode graphs and vLLM's recorded sizes."""
     split = graphs.split
     assert split is not None
-    lens = sorted({qq for _, qq in split.decode_shapes})
+    lens = split.decode_query_lens
     q = lens[-1] if lens else None
     requests = [n for n, qq in split.decode_shapes if qq == q]
     parts = [f"CUDA graphs: vLLM {rules.version} keys its uniform-decode graphs on request counts and no longer rounds "
