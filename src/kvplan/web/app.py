@@ -668,6 +668,7 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
         r["met_again_line"] = sim.met_again_line(", ".join(f"{n}={r[n]}" for n in names), r)
         # priced: the $/GPU-h, $/hour and $/M req cells as the command's table shows them (simulate.cost_cells)
         r["cost_cells"] = sim.cost_cells(r) if prices is not None else None
+    notes = replaced_notes(replaced)
     return {"capacity_rows": {"varied": names, "rows": rows, "slo": slo.describe(),
                               "target_rate_per_s": req.target_rate_per_s,
                               # what the cost columns price, the command's line under its table
@@ -675,10 +676,10 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
                               # the note under the page's table: the command's heading line (less the model), the
                               # requests per probe, the cost columns' line and the form's fields the vary replaced
                               "note": sim.compare_note(workload.name, len(workload), slo.describe(), req.target_rate_per_s,
-                                                       prices is not None, replaced_notes(replaced))},
+                                                       prices is not None, notes)},
             "workload": workload.summary(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
             "replaced": replaced,
-            "notes": replaced_notes(replaced)}
+            "notes": notes}
 
 
 # --------------------------------------------------------------------------- the app
