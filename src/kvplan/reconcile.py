@@ -179,6 +179,7 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
             if largest is not None and largest["term"] == "weights_gib":
                 largest = dict(largest, likely_cause=largest["likely_cause"].replace(LIKELY_CAUSE["weights_gib"],
                                                                                      ROCM_WEIGHTS_CAUSE))
+            largest = rocm_budget_cause(log, plan, rows, largest)
         headline = headline_gap(rows, largest)
         if largest is not None and abs(largest["gap_gib"]) < GAP_NAMED_GIB:
             largest = None  # (the headline keeps its cause: a figure off beside a term planned to the hundredth)
@@ -417,10 +418,18 @@ ROCM_WEIGHTS_CAUSE = ("vLLM's ROCm build of this release logs 'Model loading too
                       "loader's temporaries beside the weights; kvplan counts the allocated bytes and cannot size the rest")
 
 
-def rocm_weights_log_note(log: StartupLog, plan, rows) -> Optional[str]:
-    """Why the weights read higher than planned on a ROCm startup whose release logs the device memory in use as
-    'Model loading took' (ROCm: the log's own line, else the plan's AMD GPU; the release: the log's, else the plan's
-    rules); None elsewhere, and where the log reads no higher than the plan."""
+# ... and where that release's KV budget subtracts the logged figure as the weights (versions row budget_weights_term
+# "load_measure": memory_profiling's weights_memory is the load's DeviceMemoryProfiler.consumed_memory, V1 0.9.1-0.26 and
+# V0 0.6.5-0.10), the pool is smaller by the same excess: the pool's gap follows from the weights' in part
+ROCM_BUDGET_CAUSE = ("the KV budget subtracts that logged figure as the weights (memory_profiling's weights_memory, the "
+                     "load's DeviceMemoryProfiler.consumed_memory), so the pool shrinks by as much as the log reads "
+                     "above the planned weights")
+
+
+def _rocm_device_used_rules(log: StartupLog, plan, rows):
+    """The rules of a ROCm startup (the log's own line, or the plan's AMD GPU) whose release logs the device memory in
+    use as 'Model loading took' and whose log reads above the planned weights: the log's release, else the plan's (the
+    plan's own where they are the same release, so a V0 engine's accounting stays); None elsewhere."""
     weights = next((r for r in rows if r.term == "weights_gib"), None)
     if weights is None or weights.gap is None or weights.gap <= 0:
         return None
@@ -430,14 +439,59 @@ def rocm_weights_log_note(log: StartupLog, plan, rows) -> Optional[str]:
     rules = getattr(plan, "rules", None)
     if log.vllm_version:
         try:
-            rules = rules_for(log.vllm_version)
+            logged = rules_for(log.vllm_version)
+            if rules is None or rules.release != logged.release:
+                rules = logged
         except InputError:
             pass  # a number naming no release: the plan's rules
     if rules is None or rules.rocm_weights_log_measure != "device_used":
         return None
+    return rules
+
+
+def _budget_takes_load_figure(rules, plan) -> bool:
+    """Whether the startup's KV budget subtracts the logged load figure: the release's budget_weights_term, and a pool
+    the profile sizes (not one --kv-cache-memory-bytes gives)."""
+    given = getattr(getattr(plan, "args", None), "kv_cache_memory_bytes", None)
+    return getattr(rules, "budget_weights_term", None) == "load_measure" and given is None
+
+
+def rocm_weights_log_note(log: StartupLog, plan, rows) -> Optional[str]:
+    """Why the weights read higher than planned on a ROCm startup whose release logs the device memory in use as
+    'Model loading took' (ROCm: the log's own line, else the plan's AMD GPU; the release: the log's, else the plan's
+    rules), and, where that release's budget subtracts the figure, what it takes from the pool; None elsewhere, and
+    where the log reads no higher than the plan."""
+    rules = _rocm_device_used_rules(log, plan, rows)
+    if rules is None:
+        return None
+    weights = next(r for r in rows if r.term == "weights_gib")
     share = f" ({100 * weights.gap / weights.predicted:+.1f} %)" if weights.predicted else ""
-    return (f"weights: the log reads {weights.gap:+.2f} GiB{share} against the plan's {weights.predicted:.2f} GiB: "
+    note = (f"weights: the log reads {weights.gap:+.2f} GiB{share} against the plan's {weights.predicted:.2f} GiB: "
             f"{ROCM_WEIGHTS_CAUSE} (vLLM {rules.version} on ROCm)")
+    if not _budget_takes_load_figure(rules, plan):
+        return note + "; its KV budget does not subtract this figure, so the pool is not moved by it"
+    kv = next((r for r in rows if r.term == "kv_cache_gib"), None)
+    pool = ""
+    if kv is not None and kv.predicted is not None:
+        pool = f": the plan's pool less it is {kv.predicted - weights.gap:.2f} GiB" + (
+            f", against the log's {kv.observed:.2f} GiB" if kv.observed is not None else "")
+    return note + f"; {ROCM_BUDGET_CAUSE}, {weights.gap:.2f} GiB here{pool}"
+
+
+def rocm_budget_cause(log: StartupLog, plan, rows, largest: Optional[dict]) -> Optional[dict]:
+    """`largest` with the cause of a KV pool read below the plan on a ROCm startup whose budget subtracts a logged load
+    figure above the planned weights: that excess is part of the pool's gap (ROCM_BUDGET_CAUSE); `largest` unchanged
+    elsewhere."""
+    if largest is None or largest["term"] != "kv_cache_gib" or largest["gap_gib"] >= 0:
+        return largest
+    rules = _rocm_device_used_rules(log, plan, rows)
+    if rules is None or not _budget_takes_load_figure(rules, plan):
+        return largest
+    weights = next(r for r in rows if r.term == "weights_gib")
+    part = min(weights.gap, -largest["gap_gib"])
+    return dict(largest, likely_cause=(f"{part:.2f} GiB of the pool's {largest['gap_gib']:+.2f} GiB is the weights' "
+                                       f"excess in the log: {ROCM_WEIGHTS_CAUSE}, and {ROCM_BUDGET_CAUSE}; the rest: "
+                                       + largest["likely_cause"]))
 
 
 # a memory gap that rounds to 0.00 GiB is no gap to name ("largest memory gap: weights_gib -0.00 GiB; likely cause:

@@ -633,7 +633,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      f"{resolved.data_parallel_size} x the concurrency in all")
     notes.append(f"weights: {w.method}")
     if gpu.vendor == "AMD" and rules.rocm_weights_log_measure == "device_used":
-        notes.append(rocm_weights_log_note(rules))
+        notes.append(rocm_weights_log_note(rules, given_pool=resolved.kv_cache_memory_bytes is not None))
     if rules.engine != "v0" and inductor_compiles(resolved) and not resolved.env_on("VLLM_DISABLE_COMPILE_CACHE"):
         # whole here where the pool is given; else completed below, once the plan's cold-start loss is known
         notes.append(compile_cache_note(None, given_pool=resolved.kv_cache_memory_bytes is not None))
@@ -1778,15 +1778,27 @@ def summary_line(rules: VersionRules, f: SummaryFigures) -> str:
             f"{_format_gib(f.kv_in_use)} GiB.")
 
 
-def rocm_weights_log_note(rules: VersionRules) -> str:
+def rocm_weights_log_note(rules: VersionRules, given_pool: bool = False) -> str:
     """What ROCm's logged "Model loading took" measures where it is the device memory in use (rules row
-    rocm_weights_log_measure "device_used"), against the weights the plan counts (allocated bytes)."""
+    rocm_weights_log_measure "device_used"), against the weights the plan counts (allocated bytes), and whether the KV
+    budget subtracts that figure (rules row budget_weights_term "load_measure"), so that the pool shrinks with it.
+    `given_pool`: --kv-cache-memory-bytes sets the pool, which no profile then sizes."""
     first, end = rule_span("rocm_weights_log_measure", rules.release)
-    return (f"ROCm: vLLM {rules.version} logs 'Model loading took' as the device memory the load used (total - free "
+    note = (f"ROCm: vLLM {rules.version} logs 'Model loading took' as the device memory the load used (total - free "
             f"from torch.cuda.mem_get_info, platforms/rocm.py get_current_memory_usage, in vLLM {first} and the releases before {end}), not "
             "torch's allocated bytes: the logged figure will read higher than the weights planned here by the caching "
             "allocator's cached blocks and the loader's temporaries, which kvplan cannot size; the plan's weights are "
             "the allocated bytes")
+    if given_pool:
+        return note + " (the KV pool is the one given, --kv-cache-memory-bytes: the figure moves only the log)"
+    if rules.budget_weights_term == "load_measure":
+        where = ("worker/worker.py determine_num_available_blocks" if rules.engine == "v0"
+                 else "v1/worker/gpu_worker.py determine_available_memory")
+        return note + (f". The KV budget subtracts that logged figure as the weights (memory_profiling's weights_memory, "
+                       f"{where}), so the KV pool, its tokens and its concurrency will come out lower than planned by "
+                       "as much as the log reads above the planned weights: the pool planned here is an upper bound")
+    return note + (f" (the logged figure only: vLLM {rules.version}'s KV budget subtracts torch's allocated peak, not "
+                   "this figure, so the KV pool is not moved by it)")
 
 
 def _cudagraph_pool_line(capture: int, estimate: int) -> str:
