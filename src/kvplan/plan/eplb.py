@@ -53,7 +53,11 @@ def ct_wna16_marlin(model: ModelSpec, q: QuantSpec, gpu: GPUSpec | None) -> bool
 def eplb_quant_key(model: ModelSpec, quant: QuantSpec | None, rules: VersionRules) -> str:
     """The routed experts' MoE method as versions.EPLB_QUANT_METHODS keys it (the experts' own compressed-tensors
     scheme: kv.experts_quant)."""
-    q = experts_quant(model, quant, rules)
+    return _experts_key(experts_quant(model, quant, rules))
+
+
+def _experts_key(q: QuantSpec | None) -> str:
+    """eplb_quant_key for the experts' own quantization `q` (kv.experts_quant)."""
     if q is None:
         return "unquantized"
     scheme = str(q.scheme or "").lower()
@@ -163,13 +167,14 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
                                  f"ranks. Got {e + redundant} experts and {ep} EP ranks.",
                                  f"give num_redundant_experts so that {e} + it is a multiple of {ep} (e.g. {fewest_even} "
                                  f"or {fewest_even + ep})", rule="EPLB with experts not divisible by the EP size")
-    key = eplb_quant_key(model, quant, rules)
+    experts = experts_quant(model, quant, rules)  # the experts' own scheme, which the checks below all read
+    key = _experts_key(experts)
     support = eplb_quant_support(key, rules.release)
     method = "unquantized" if key == "unquantized" else f"{quant.method if quant else key} ({key})"
     cls = eplb_moe_class(key, rules.release)
     if key == "ct_wna16" and rules.eplb_ct_wna16_marlin:
         # the Marlin class refuses EPLB, the Triton one takes it from 0.12.0 (EPLB_QUANT_METHODS)
-        marlin = ct_wna16_marlin(model, experts_quant(model, quant, rules), gpu)
+        marlin = ct_wna16_marlin(model, experts, gpu)
         if marlin is None:
             raise UndeterminedError("--enable-eplb", "kvplan cannot tell whether vLLM builds the experts' Marlin MoE "
                                     "method (CompressedTensorsWNA16MarlinMoEMethod, which refuses EPLB) or the Triton one "
@@ -193,7 +198,7 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
                                  "drop --enable-eplb, or serve a checkpoint whose experts are FP8 or unquantized"
                                  + (f" (vLLM {later} and later balance more methods)" if rules.eplb_quant_check != "supports_eplb" else ""),
                                  rule="EPLB with an unsupported MoE quantization method")
-    trtllm = fp8_trtllm_refusal(model, quant, args, rules, gpu) if key == "fp8" else None
+    trtllm = fp8_trtllm_refusal(experts, args, rules, gpu) if key == "fp8" else None
     if trtllm:
         raise RefusedByVLLMError("--enable-eplb", trtllm, "drop --enable-eplb, or unset VLLM_USE_FLASHINFER_MOE_FP8 so "
                                  "that another FP8 MoE kernel runs the experts", rule="EPLB with FlashInfer's TRTLLM FP8 MoE kernel")
@@ -213,12 +218,12 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
     return redundant
 
 
-def fp8_trtllm_refusal(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, rules: VersionRules,
+def fp8_trtllm_refusal(experts: QuantSpec | None, args: EngineArgs, rules: VersionRules,
                        gpu: GPUSpec | None) -> str | None:
-    """vLLM's refusal where FP8 experts (Fp8MoEMethod) would run on FlashInfer's TRTLLM MoE kernel under EPLB (rules
-    eplb_fp8_flashinfer_trtllm), None where that kernel is not chosen: a Blackwell GPU (compute capability 10.x,
-    is_device_capability_family(100)) with VLLM_USE_FLASHINFER_MOE_FP8=1, and VLLM_FLASHINFER_MOE_BACKEND latency
-    (envs.py's default in the 0.13.0-0.16.0 wheels; utils/flashinfer_utils.py get_flashinfer_moe_backend)."""
+    """vLLM's refusal where FP8 experts (Fp8MoEMethod; `experts`: their quantization, kv.experts_quant) would run on
+    FlashInfer's TRTLLM MoE kernel under EPLB (rules eplb_fp8_flashinfer_trtllm), None where that kernel is not
+    chosen: a Blackwell GPU (compute capability 10.x, is_device_capability_family(100)) with
+    VLLM_USE_FLASHINFER_MOE_FP8=1, and VLLM_FLASHINFER_MOE_BACKEND latency (envs.py's default in the 0.13.0-0.16.0 wheels; utils/flashinfer_utils.py get_flashinfer_moe_backend)."""
     how = rules.eplb_fp8_flashinfer_trtllm
     if not how or gpu is None or gpu.vendor != "NVIDIA" or not gpu.cc or gpu.cc[0] != 10:
         return None
@@ -230,8 +235,7 @@ def fp8_trtllm_refusal(model: ModelSpec, quant: QuantSpec | None, args: EngineAr
         # get_fp8_moe_backend (quantization/fp8.py 0.13.0, fused_moe/oracle/fp8.py 0.14.x), then Fp8MoEMethod.apply
         return "EPLB not supported for `Fp8MoEMethod` yet." if (backend or "latency") == "latency" else None
     # "load": only an explicit latency backend is validated (and refused); otherwise the oracle passes TRTLLM over
-    q = experts_quant(model, quant, rules)
-    scheme = str(q.scheme or "") if q else ""
+    scheme = str(experts.scheme or "") if experts else ""
     # the kernel's schemes: 128-block weights with dynamic 128-group activations (every FP8 block checkpoint), or static
     # per-tensor weights and activations (kvplan does not tell static from dynamic activations: not claimed)
     if backend == "latency" and "block 128x128" in scheme:
