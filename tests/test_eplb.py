@@ -296,3 +296,20 @@ def test_eplb_config_json_is_parsed_once_per_plan(monkeypatch):
     assert dataclasses.replace(args, tensor_parallel_size=2).eplb_settings == {"num_redundant_experts": 16,
                                                                                 "window_size": 777}
     assert parses.count(text) == 1
+
+
+def test_eplb_state_counts_the_moe_layers_of_the_stage_vllm_pp_layer_partition_gives():
+    # Qwen3-30B-A3B's 48 decoder layers are all MoE; VLLM_PP_LAYER_PARTITION=40,8 puts 40 on the first stage, whose
+    # weights the plan holds (kv.pp_stages), so the balancer's state counts 40 MoE layers there, not an even split's 24
+    kw = dict(tensor_parallel_size=2, pipeline_parallel_size=2, enable_expert_parallel=True, enable_eplb=True,
+              eplb_config={"num_redundant_experts": 32}, vllm_version="0.33.0")
+
+    def state_note(env):
+        p = _fit(env=env, **kw)
+        return next(n for n in p.assumptions if n.startswith("EPLB state per rank"))
+    split, even = state_note((("VLLM_PP_LAYER_PARTITION", "40,8"),)), state_note(())
+    assert "expert_load_window 1000 x 40 x 160 int32" in split and "logical_replica_count 40 x 128 int64" in split
+    assert "expert_load_window 1000 x 24 x 160 int32" in even
+    # the exchange buffer copies one MoE layer's local experts, whichever stage holds how many layers
+    buffer = [n[n.index("expert_buffer"):].split(")")[1] for n in (split, even)]
+    assert buffer[0] == buffer[1]

@@ -15,11 +15,11 @@ import math
 
 from kvplan.errors import RefusedByVLLMError, UndeterminedError
 from kvplan.plan.args import EngineArgs
-from kvplan.plan.kv import experts_quant
+from kvplan.plan.kv import experts_quant, pp_stages
 from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec
 from kvplan.versions import (EPLB_ARCHITECTURES, VersionRules, eplb_architecture, eplb_config_keys, eplb_moe_class,
                              eplb_quant_support, first_release_where, release_text)
-from kvplan.weights import moe_layers, pp_layer_split
+from kvplan.weights import moe_layers
 
 # EPLBConfig.window_size's default (config/parallel.py, 0.10.2-0.34.0 wheels; ParallelConfig.eplb_window_size = 1000 in
 # 0.9.2-0.10.1)
@@ -251,16 +251,18 @@ def _eplb_since(architectures):
                 yield release_text(at)
 
 
-def moe_layers_on_rank(model: ModelSpec, pp: int) -> int:
-    """The MoE layers of the busiest pipeline stage (vLLM's num_moe_layers counts the rank's own)."""
+def moe_layers_on_rank(model: ModelSpec, stages: list[tuple[int, int]]) -> int:
+    """The MoE layers of the busiest pipeline stage (vLLM's num_moe_layers counts the rank's own); `stages`: the
+    decoder layers [lo, hi) of each stage (kv.pp_stages: the split the weights per stage read, VLLM_PP_LAYER_PARTITION
+    where set)."""
     layers = moe_layers(model)
-    if pp <= 1:
+    if len(stages) <= 1:
         return len(layers)
-    return max(sum(1 for i in layers if lo <= i < hi) for lo, hi in pp_layer_split(model.num_layers, pp))
+    return max(sum(1 for i in layers if lo <= i < hi) for lo, hi in stages)
 
 
-def eplb_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, experts_bytes: int,
-                     pp: int) -> tuple[int, list[tuple[str, int]]]:
+def eplb_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules,
+                     experts_bytes: int) -> tuple[int, list[tuple[str, int]]]:
     """(bytes, parts) of the EPLB state one rank holds (distributed/eplb/eplb_state.py EplbState.build in 0.9.2-0.11.2,
     EplbState.add_model from 0.12.0), for `args.eplb_redundant` redundant experts; `experts_bytes`: the rank's routed
     expert bytes (RankWeights.by_use "experts"), whose one-layer share the exchange buffer copies. L MoE layers,
@@ -274,7 +276,7 @@ def eplb_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, ex
     r = int(args.eplb_redundant)
     p = e + r
     local = p // args.expert_parallel_size
-    layers = moe_layers_on_rank(model, pp)
+    layers = moe_layers_on_rank(model, pp_stages(model, args, rules))
     settings = args.eplb_settings
     given = settings.get("window_size")
     window = EPLB_WINDOW_DEFAULT if given is None else int(given)

@@ -775,7 +775,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         # the balancer's state (plan.eplb.eplb_state_bytes), built while the model loads from 0.20.0 (rules row
         # eplb_state_measured "weights"), after "Model loading took" is measured before that
         experts_bytes = dict(w.by_use).get("experts", 0)
-        state, state_parts = eplb_state_bytes(model, resolved, rules, experts_bytes, pp)
+        state, state_parts = eplb_state_bytes(model, resolved, rules, experts_bytes)
         shown = ", ".join(f"{name} {b / 1024 ** 2:,.1f} MiB" for name, b in state_parts)
         if rules.eplb_state_measured == "weights":
             w = replace(w, bytes=w.bytes + state)
