@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from kvplan.errors import RefusedByVLLMError, UndeterminedError
+from kvplan.errors import InputError, RefusedByVLLMError, UndeterminedError
 from kvplan.plan.args import EngineArgs
 from kvplan.plan.kv import experts_quant, pp_stages
 from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec
@@ -86,6 +86,44 @@ def _flag(args: EngineArgs, rules: VersionRules) -> str:
         else "--eplb-config"
 
 
+# EPLBConfig's bounded fields (config/parallel.py): (key, pydantic's words, the least value taken, the first release
+# whose Field holds the bound): num_redundant_experts Field(ge=0) from 0.11.1, window_size / step_interval /
+# log_balancedness_interval Field(gt=0) from 0.20.0 (rules eplb_config_bounds)
+_EPLB_BOUNDS = (("window_size", "Input should be greater than 0", 1, "fields"),
+                ("step_interval", "Input should be greater than 0", 1, "fields"),
+                ("num_redundant_experts", "Input should be greater than or equal to 0", 0, "redundant_field"),
+                ("log_balancedness_interval", "Input should be greater than 0", 1, "fields"))
+
+
+def _whole(v) -> int | None:
+    """An --eplb-config value as the whole number pydantic reads (an int or its digits), else None."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    text = str(v).strip() if isinstance(v, str) else ""
+    return int(text) if text.lstrip("-").isdigit() else None
+
+
+def _out_of_bounds(settings: dict, args: EngineArgs, rules: VersionRules) -> list[tuple[str, str, int]]:
+    """(key, pydantic's words, the least value taken) for each --eplb-config value below the bound of its EPLBConfig
+    Field in vLLM `rules.version`, in the fields' order. --num-redundant-experts (0.11.1-0.11.2) is assigned to the
+    built EPLBConfig, which pydantic does not validate again: not bounded here."""
+    level = rules.eplb_config_bounds
+    if level is None or level == "post_init":
+        return []
+    out = []
+    for key, words, least, since in _EPLB_BOUNDS:
+        if since == "fields" and level != "fields":
+            continue
+        if key == "num_redundant_experts" and args.num_redundant_experts is not None:
+            continue
+        v = _whole(settings.get(key))
+        if v is not None and v < least:
+            out.append((key, words, least))
+    return out
+
+
 def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, rules: VersionRules,
                  notes: list[str], warns: list[str] | None = None, gpu: GPUSpec | None = None) -> int:
     """The redundant experts per MoE layer vLLM `rules.version` builds for these (resolved) args (0 without EPLB or
@@ -94,20 +132,26 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
     `notes` / `warns` take what was assumed."""
     given = args.redundant_experts_given
     warns = notes if warns is None else warns
-    if not args.enable_eplb and not given:
-        return 0
     if rules.eplb_form is None:  # no EPLB in the release: the flag check (versions.SERVE_FLAG_SINCE) names it
         return 0
     settings = args.eplb_settings
     known = eplb_config_keys(rules.release)
     extra = sorted(k for k in settings if known is not None and k not in known)
-    if extra:
-        # EPLBConfig(**eplb_config) (engine/arg_utils.py) under @config's ConfigDict(extra="forbid"): pydantic's
-        # ValidationError, one line per key
-        raise RefusedByVLLMError("--eplb-config", f"{len(extra)} validation error{'s' if len(extra) > 1 else ''} for "
-                                 "EPLBConfig: " + "; ".join(f"{k}: Extra inputs are not permitted" for k in extra),
-                                 f"vLLM {rules.version}'s EPLBConfig takes {', '.join(sorted(known))}",
-                                 rule="an unknown --eplb-config key")
+    # EPLBConfig(**eplb_config) (engine/arg_utils.py), built from --eplb-config whether EPLB is on or not: pydantic's
+    # ValidationError, one line per field out of its bounds (rules eplb_config_bounds), then one per key @config's
+    # ConfigDict(extra="forbid") refuses
+    bounded = _out_of_bounds(settings, args, rules)
+    if extra or bounded:
+        errors = [f"{k}: {words}" for k, words, _ in bounded] + [f"{k}: Extra inputs are not permitted" for k in extra]
+        raise RefusedByVLLMError("--eplb-config", f"{len(errors)} validation error{'s' if len(errors) > 1 else ''} for "
+                                 "EPLBConfig: " + "; ".join(errors),
+                                 "; ".join([f"give {k} of {least} or more" for k, _, least in bounded]
+                                           + ([f"vLLM {rules.version}'s EPLBConfig takes {', '.join(sorted(known))}"]
+                                              if extra else [])),
+                                 rule="an --eplb-config value out of EPLBConfig's bounds" if bounded
+                                 else "an unknown --eplb-config key")
+    if not args.enable_eplb and not given:
+        return 0
     use_async = settings.get("use_async", rules.eplb_async_default)
     if rules.eplb_async_nccl_refused and use_async and str(settings.get("communicator")) in ("torch_nccl", "pynccl"):
         # EPLBConfig._validate_eplb_config (config/parallel.py, 0.24.0-0.34.0 wheels), as the config is built; use_async
@@ -125,6 +169,27 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
                    "num_redundant_experts.")
         raise RefusedByVLLMError(_flag(args, rules), message, "add --enable-eplb (with --enable-expert-parallel over "
                                  "several GPUs), or leave num_redundant_experts unset", rule="redundant experts without EPLB")
+    if given is not None and given < 0:
+        if rules.eplb_config_bounds == "post_init":
+            # ParallelConfig.__post_init__ under --enable-eplb (config.py 0.9.2-0.10.0, config/parallel.py 0.10.1-0.11.0)
+            raise RefusedByVLLMError(_flag(args, rules), f"num_redundant_experts must be non-negative, but got {given}.",
+                                     "give num_redundant_experts of 0 or more", rule="negative redundant experts")
+        # 0.11.1-0.11.2's --num-redundant-experts, which vLLM copies into the EPLBConfig unchecked
+        raise InputError(_flag(args, rules), f"num_redundant_experts must be non-negative, but got {given}: vLLM "
+                         f"{rules.version} does not check the deprecated flag (EngineArgs.create_engine_config assigns it "
+                         "to the EPLBConfig already built, which pydantic does not validate again), and kvplan does not "
+                         "plan fewer physical experts than the model has", "give num_redundant_experts of 0 or more")
+    window = _whole(settings.get("window_size"))
+    if window is not None and window < 1:
+        # 0.10.2-0.19.x: EPLBConfig.window_size has no bound (config/parallel.py; Field(gt=0) from 0.20.0); the load
+        # window is torch.zeros((window_size, MoE layers, physical experts)) in EplbState.build / add_model, and each
+        # served step writes expert_load_window[step] (distributed/eplb/eplb_state.py step, 0.14.1 wheel)
+        raise InputError("--eplb-config", f"window_size must be positive, but got {window}: vLLM {rules.version} does "
+                         "not check it, and " + ("its first served step fails writing the step's expert load into a "
+                                                 "load window of no steps (EplbState.step: IndexError)" if window == 0
+                                                 else "the model load fails building a load window of a negative "
+                                                 "number of steps (EplbState's torch.zeros)"),
+                         "give window_size of 1 or more, e.g. 1000 (vLLM's default)")
     if not model.is_moe:
         raise RefusedByVLLMError("--enable-eplb", f"{model.id} has no experts to balance",
                                  "drop --enable-eplb (it applies to MoE models with --enable-expert-parallel)",
@@ -234,13 +299,15 @@ def fp8_trtllm_refusal(experts: QuantSpec | None, args: EngineArgs, rules: Versi
     if how == "forward":
         # get_fp8_moe_backend (quantization/fp8.py 0.13.0, fused_moe/oracle/fp8.py 0.14.x), then Fp8MoEMethod.apply
         return "EPLB not supported for `Fp8MoEMethod` yet." if (backend or "latency") == "latency" else None
-    # "load": only an explicit latency backend is validated (and refused); otherwise the oracle passes TRTLLM over
+    # "load" / "load_repr": only an explicit latency backend is validated (and refused); otherwise the oracle passes
+    # TRTLLM over
     scheme = str(experts.scheme or "") if experts else ""
     # the kernel's schemes: 128-block weights with dynamic 128-group activations (every FP8 block checkpoint), or static
     # per-tensor weights and activations (kvplan does not tell static from dynamic activations: not claimed)
     if backend == "latency" and "block 128x128" in scheme:
+        # "load_repr" (0.17.0-0.23.x): the reason goes on with the rank's FusedMoEParallelConfig, which kvplan does not print
         return ("FP8 MoE backend FLASHINFER_TRTLLM does not support the deployment configuration since kernel does not "
-                "support parallel config.")
+                "support parallel config" + (" {the rank's FusedMoEParallelConfig(...)}." if how == "load_repr" else "."))
     return None
 
 

@@ -585,7 +585,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         _refuse_what_the_seed_ignores(model, args)
         return _simple_plan(model, gpu, resolved, rules, quant, notes + ([beyond] if beyond else []))
     warns: list[str] = [beyond] if beyond else []
-    if resolved.enable_eplb or resolved.redundant_experts_given:
+    if resolved.enable_eplb or resolved.eplb_settings:  # (vLLM builds an --eplb-config given without EPLB too)
         # EPLB's redundant experts (or vLLM's refusal): the experts each rank builds (plan.eplb)
         resolved = replace(resolved, eplb_redundant=resolve_eplb(model, quant, resolved, rules, notes, warns, gpu))
     if resolved.cudagraph_mode and resolved.captures_cuda_graphs:  # NONE is modelled: no graphs, no graph memory
