@@ -354,3 +354,30 @@ def test_eplb_state_counts_the_moe_layers_of_the_stage_vllm_pp_layer_partition_g
     # the exchange buffer copies one MoE layer's local experts, whichever stage holds how many layers
     buffer = [n[n.index("expert_buffer"):].split(")")[1] for n in (split, even)]
     assert buffer[0] == buffer[1]
+
+
+def test_awq_and_gptq_experts_refusal_names_the_class_vllm_builds():
+    from dataclasses import replace
+    from kvplan.plan.eplb import resolve_eplb
+    from kvplan.resolve import QuantSpec
+    p = _fit(enable_expert_parallel=True, vllm_version="0.15.0")
+    args = replace(p.args, enable_eplb=True)
+    narrow = dict(moe_intermediate_size=96)  # 96 % 128: check_moe_marlin_supports_layer fails at group 128
+
+    def refusal(method, version, model_kw=(), **args_kw):
+        qc = {"quant_method": method, "bits": 4, "group_size": 128, "sym": True, "desc_act": False, "zero_point": True}
+        model = replace(p.model, raw_config={**p.model.raw_config, "quantization_config": qc}, **dict(model_kw))
+        quant = QuantSpec(method, 4, 128, "int4")
+        with pytest.raises(RefusedByVLLMError) as e:
+            resolve_eplb(model, quant, replace(args, **args_kw), rules_for(version), [], gpu=p.gpu)
+        return e.value.message
+    assert refusal("awq", "0.15.0") == "EPLB is not supported AWQMarlinMoEMethod."
+    assert refusal("awq", "0.11.1") == ("EPLB is not supported AWQMoEMethod. EPLB is only supported for FP8 "
+                                        "quantization for now.")
+    assert refusal("awq", "0.15.0", narrow) == "EPLB is not supported MoeWNA16Method."
+    # GPTQ: the Marlin class only where vLLM converts the checkpoint to gptq_marlin
+    assert refusal("gptq", "0.19.1") == "EPLB is not supported GPTQMarlinMoEMethod."
+    assert refusal("gptq", "0.19.1", quantization="gptq") == "EPLB is not supported MoeWNA16Method."
+    assert refusal("gptq", "0.19.1", narrow) == "EPLB is not supported MoeWNA16Method."
+    # 0.21.0 on: not read, the class is not named
+    assert "which kvplan does not name" in refusal("gptq", "0.22.0")

@@ -395,7 +395,7 @@ EPLB_QUANT_METHODS: list[tuple[V, tuple[frozenset[str], frozenset[str]]]] = [
 # The class FusedMoE's EPLB refusal names ("EPLB is not supported {class}.": rules eplb_quant_message) for the methods
 # that refuse it, by eplb_quant_key, from each config's get_quant_method for a FusedMoE layer (quantization/*.py) in the
 # 0.11.1, 0.12.0, 0.14.1, 0.15.0, 0.17.1, 0.19.1 and 0.20.0 wheels; None where not read, or where the class depends on
-# what kvplan does not pin (GPTQ and AWQ: the Marlin class or MoeWNA16Method by check_moe_marlin_supports_layer).
+# what kvplan does not pin.
 # "ct_wna16" is plan.eplb's (CompressedTensorsWNA16MarlinMoEMethod or CompressedTensorsWNA16MoEMethod)
 EPLB_MOE_CLASSES: dict[str, list[tuple[V, str | None]]] = {
     "bitsandbytes": [((0, 0, 0), None), ((0, 11, 1), "BitsAndBytesMoEMethod"), ((0, 21, 0), None)],
@@ -409,6 +409,16 @@ EPLB_MOE_CLASSES: dict[str, list[tuple[V, str | None]]] = {
     "ct_nvfp4": [((0, 0, 0), None), ((0, 11, 1), "CompressedTensorsW4A4MoeMethod"),
                  ((0, 12, 0), "CompressedTensorsW4A4Nvfp4MoEMethod"), ((0, 21, 0), None)],
     "ct_mxfp4": [((0, 0, 0), None), ((0, 15, 0), "CompressedTensorsW4A4Mxfp4MoEMethod"), ((0, 21, 0), None)],
+    # AWQ and GPTQ experts (plan.eplb.wna16_moe_class picks among these): the Marlin MoE class where
+    # check_moe_marlin_supports_layer passes (AWQ: awq.py and awq_marlin.py alike -- awq.py builds AWQMoEMethod in
+    # 0.11.1-0.11.2 and AWQMarlinMoEMethod in 0.12.0-0.14.1, from 0.15.0 it hands the layer to AWQMarlinConfig; GPTQ:
+    # only GPTQMarlinConfig, the checkpoint converted to gptq_marlin), else MoeWNA16Config's MoeWNA16Method (plain
+    # GPTQConfig always: gptq.py). awq.py, awq_marlin.py, gptq.py, gptq_marlin.py, moe_wna16.py of the 0.11.1, 0.11.2,
+    # 0.12.0, 0.13.0, 0.14.1, 0.15.0, 0.16.0, 0.17.1, 0.18.1, 0.19.1, 0.20.0 wheels; none of these classes sets
+    # supports_eplb. 0.21.0 on not read for it
+    "awq_marlin": [((0, 0, 0), None), ((0, 11, 1), "AWQMoEMethod"), ((0, 12, 0), "AWQMarlinMoEMethod"), ((0, 21, 0), None)],
+    "gptq_marlin": [((0, 0, 0), None), ((0, 11, 1), "GPTQMarlinMoEMethod"), ((0, 21, 0), None)],
+    "moe_wna16": [((0, 0, 0), None), ((0, 11, 1), "MoeWNA16Method"), ((0, 21, 0), None)],
 }
 
 

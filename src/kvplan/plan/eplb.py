@@ -12,13 +12,14 @@ What changes under EPLB (facts per release in versions.py: rows eplb_*, EPLB_ARC
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from kvplan.errors import InputError, RefusedByVLLMError, UndeterminedError
 from kvplan.plan.args import EngineArgs
-from kvplan.plan.kv import experts_quant, pp_stages
+from kvplan.plan.kv import experts_quant, marlin_method, pp_stages
 from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec
-from kvplan.versions import (EPLB_ARCHITECTURES, VersionRules, eplb_architecture, eplb_config_keys, eplb_moe_class,
-                             eplb_quant_support, first_release_where, release_text)
+from kvplan.versions import (EPLB_ARCHITECTURES, VersionRules, canonical_quant, eplb_architecture, eplb_config_keys,
+                             eplb_moe_class, eplb_quant_support, first_release_where, release_text)
 from kvplan.weights import moe_layers
 
 # EPLBConfig.window_size's default (config/parallel.py, 0.10.2-0.34.0 wheels; ParallelConfig.eplb_window_size = 1000 in
@@ -48,6 +49,25 @@ def ct_wna16_marlin(model: ModelSpec, q: QuantSpec, gpu: GPUSpec | None) -> bool
         return None
     on_input = str(model.model_type or "").startswith("llama4")
     return (hidden % 128 == 0 and width % max(64, group) == 0 and group in (-1, 32, 64, 128) and not on_input)
+
+
+def wna16_moe_class(model: ModelSpec, experts: QuantSpec, args: EngineArgs, rules: VersionRules,
+                    gpu: GPUSpec | None) -> str | None:
+    """The MoE method class vLLM `rules.version` builds for AWQ / GPTQ experts under expert parallelism (0.11.1-0.20.0:
+    versions.EPLB_MOE_CLASSES awq_marlin / gptq_marlin / moe_wna16), None where kvplan cannot tell. The Marlin class
+    where check_moe_marlin_supports_layer passes (ct_wna16_marlin's shape, group and router checks; AWQ takes it
+    whichever of awq / awq_marlin serves the checkpoint), for GPTQ only where vLLM converts the checkpoint to
+    gptq_marlin (kv.marlin_method, unless --quantization gptq forces the plain method); MoeWNA16Method otherwise."""
+    fits = ct_wna16_marlin(model, experts, None)  # the check reads no platform
+    if experts.method == "awq":
+        return None if fits is None else eplb_moe_class("awq_marlin" if fits else "moe_wna16", rules.release)
+    if fits is False:
+        return eplb_moe_class("moe_wna16", rules.release)
+    if gpu is None or fits is None:
+        return None
+    converts = (canonical_quant(args.quantization or "") != "gptq"
+                and marlin_method(replace(model, quant=experts), gpu, rules.version) is not None)
+    return eplb_moe_class("gptq_marlin" if converts else "moe_wna16", rules.release)
 
 
 def eplb_quant_key(model: ModelSpec, quant: QuantSpec | None, rules: VersionRules) -> str:
@@ -237,6 +257,8 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
     support = eplb_quant_support(key, rules.release)
     method = "unquantized" if key == "unquantized" else f"{quant.method if quant else key} ({key})"
     cls = eplb_moe_class(key, rules.release)
+    if key in ("awq", "gptq") and experts is not None:
+        cls = wna16_moe_class(model, experts, args, rules, gpu)
     if key == "ct_wna16" and rules.eplb_ct_wna16_marlin:
         # the Marlin class refuses EPLB, the Triton one takes it from 0.12.0 (EPLB_QUANT_METHODS)
         marlin = ct_wna16_marlin(model, experts, gpu)
