@@ -115,8 +115,42 @@ def test_refusals_carry_vllms_messages():
     with pytest.raises(RefusedByVLLMError, match="Got 130 experts and 4 EP ranks"):
         _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"num_redundant_experts": 2},
              vllm_version="0.33.0")
-    with pytest.raises(InputError, match="non-negative"):
-        _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config={"num_redundant_experts": -1})
+
+
+def test_eplb_config_bounds_as_each_release_holds_them():
+    kw = dict(enable_expert_parallel=True, enable_eplb=True)
+    # 0.20.0 on: EPLBConfig's Fields (ge=0, gt=0) refuse as --eplb-config is read, EPLB on or not, every field at once
+    with pytest.raises(RefusedByVLLMError) as e:
+        _fit(eplb_config={"num_redundant_experts": -1}, vllm_version="0.33.0", **kw)
+    assert e.value.message == ("1 validation error for EPLBConfig: num_redundant_experts: Input should be greater than "
+                               "or equal to 0")
+    with pytest.raises(RefusedByVLLMError) as e:
+        _fit(enable_expert_parallel=True, eplb_config={"window_size": 0, "step_interval": -3, "window": 1},
+             vllm_version="0.34.0")
+    assert e.value.message == ("3 validation errors for EPLBConfig: window_size: Input should be greater than 0; "
+                               "step_interval: Input should be greater than 0; window: Extra inputs are not permitted")
+    # 0.11.1-0.19.x bound num_redundant_experts only; the window is unchecked there (kvplan refuses it under EPLB with
+    # what vLLM then does), and ignored without EPLB
+    with pytest.raises(RefusedByVLLMError, match="greater than or equal to 0"):
+        _fit(eplb_config={"num_redundant_experts": -4}, vllm_version="0.19.1", **kw)
+    with pytest.raises(InputError, match="vLLM 0.19.1 does not check it, and its first served step fails") as e:
+        _fit(eplb_config={"window_size": 0}, vllm_version="0.19.1", **kw)
+    assert not isinstance(e.value, RefusedByVLLMError)
+    with pytest.raises(InputError, match="the model load fails"):
+        _fit(eplb_config={"window_size": -5}, vllm_version="0.12.0", **kw)
+    _fit(enable_expert_parallel=True, eplb_config={"window_size": 0}, vllm_version="0.19.1")
+    _fit(eplb_config={"step_interval": 0}, vllm_version="0.19.1", **kw)
+    # 0.9.2-0.11.0: ParallelConfig.__post_init__'s own words, under EPLB
+    with pytest.raises(RefusedByVLLMError) as e:
+        _fit(eplb_config={"num_redundant_experts": -4}, vllm_version="0.11.0", **kw)
+    assert e.value.message == "num_redundant_experts must be non-negative, but got -4."
+    with pytest.raises(RefusedByVLLMError, match="non-negative, but got -4.") as e:
+        _fit(num_redundant_experts=-4, vllm_version="0.10.1", **kw)
+    assert e.value.field == "--num-redundant-experts"
+    # 0.11.1-0.11.2's deprecated flag is not validated: kvplan's own refusal
+    with pytest.raises(InputError, match="does not check the deprecated flag") as e:
+        _fit(num_redundant_experts=-4, vllm_version="0.11.1", **kw)
+    assert not isinstance(e.value, RefusedByVLLMError)
 
 
 def test_flags_by_release():
@@ -244,6 +278,13 @@ def test_fp8_experts_on_flashinfers_trtllm_kernel_refuse_eplb_on_blackwell():
     fit("H100", "0.14.1", on)
     fit("B200", "0.14.1", ())
     fit("B200", "0.12.0", on)
+    # 0.17.0-0.23.x: the kernel's class refuses the same way, its reason going on with the rank's parallel config
+    for version in ("0.17.1", "0.23.0"):
+        with pytest.raises(RefusedByVLLMError, match="since kernel does not support parallel config {"):
+            fit("B200", version, latency)
+        fit("B200", version, on)
+    # 0.24.0 on: neither variable picks the FP8 MoE kernel any more
+    fit("B200", "0.24.0", latency)
 
 
 def test_unknown_eplb_config_keys_are_refused_from_0_16():
@@ -296,3 +337,47 @@ def test_eplb_config_json_is_parsed_once_per_plan(monkeypatch):
     assert dataclasses.replace(args, tensor_parallel_size=2).eplb_settings == {"num_redundant_experts": 16,
                                                                                 "window_size": 777}
     assert parses.count(text) == 1
+
+
+def test_eplb_state_counts_the_moe_layers_of_the_stage_vllm_pp_layer_partition_gives():
+    # Qwen3-30B-A3B's 48 decoder layers are all MoE; VLLM_PP_LAYER_PARTITION=40,8 puts 40 on the first stage, whose
+    # weights the plan holds (kv.pp_stages), so the balancer's state counts 40 MoE layers there, not an even split's 24
+    kw = dict(tensor_parallel_size=2, pipeline_parallel_size=2, enable_expert_parallel=True, enable_eplb=True,
+              eplb_config={"num_redundant_experts": 32}, vllm_version="0.33.0")
+
+    def state_note(env):
+        p = _fit(env=env, **kw)
+        return next(n for n in p.assumptions if n.startswith("EPLB state per rank"))
+    split, even = state_note((("VLLM_PP_LAYER_PARTITION", "40,8"),)), state_note(())
+    assert "expert_load_window 1000 x 40 x 160 int32" in split and "logical_replica_count 40 x 128 int64" in split
+    assert "expert_load_window 1000 x 24 x 160 int32" in even
+    # the exchange buffer copies one MoE layer's local experts, whichever stage holds how many layers
+    buffer = [n[n.index("expert_buffer"):].split(")")[1] for n in (split, even)]
+    assert buffer[0] == buffer[1]
+
+
+def test_awq_and_gptq_experts_refusal_names_the_class_vllm_builds():
+    from dataclasses import replace
+    from kvplan.plan.eplb import resolve_eplb
+    from kvplan.resolve import QuantSpec
+    p = _fit(enable_expert_parallel=True, vllm_version="0.15.0")
+    args = replace(p.args, enable_eplb=True)
+    narrow = dict(moe_intermediate_size=96)  # 96 % 128: check_moe_marlin_supports_layer fails at group 128
+
+    def refusal(method, version, model_kw=(), **args_kw):
+        qc = {"quant_method": method, "bits": 4, "group_size": 128, "sym": True, "desc_act": False, "zero_point": True}
+        model = replace(p.model, raw_config={**p.model.raw_config, "quantization_config": qc}, **dict(model_kw))
+        quant = QuantSpec(method, 4, 128, "int4")
+        with pytest.raises(RefusedByVLLMError) as e:
+            resolve_eplb(model, quant, replace(args, **args_kw), rules_for(version), [], gpu=p.gpu)
+        return e.value.message
+    assert refusal("awq", "0.15.0") == "EPLB is not supported AWQMarlinMoEMethod."
+    assert refusal("awq", "0.11.1") == ("EPLB is not supported AWQMoEMethod. EPLB is only supported for FP8 "
+                                        "quantization for now.")
+    assert refusal("awq", "0.15.0", narrow) == "EPLB is not supported MoeWNA16Method."
+    # GPTQ: the Marlin class only where vLLM converts the checkpoint to gptq_marlin
+    assert refusal("gptq", "0.19.1") == "EPLB is not supported GPTQMarlinMoEMethod."
+    assert refusal("gptq", "0.19.1", quantization="gptq") == "EPLB is not supported MoeWNA16Method."
+    assert refusal("gptq", "0.19.1", narrow) == "EPLB is not supported MoeWNA16Method."
+    # 0.21.0 on: not read, the class is not named
+    assert "which kvplan does not name" in refusal("gptq", "0.22.0")

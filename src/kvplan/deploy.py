@@ -369,7 +369,7 @@ def _eplb_flags(a: Any, version: str) -> list[Flag]:
         redundant = _get(a, "eplb_redundant", default=0)
         flags.append(Flag("--enable-eplb", None, f"expert-parallel load balancing: {redundant} redundant experts per MoE "
                           "layer" if redundant else "expert-parallel load balancing"))
-    settings = dict(a.eplb_settings) if hasattr(a, "eplb_settings") else {}
+    settings = a.eplb_settings if hasattr(a, "eplb_settings") else {}  # a fresh dict per read
     if settings:
         if rules_for(version).eplb_form == "flag":
             if settings.get("num_redundant_experts") is not None:

@@ -2995,19 +2995,10 @@ class StartupLog:
         if n:
             out["num_redundant_experts"] = n
         raw = self.arg("eplb_config")
+        if raw and not isinstance(raw, dict):
+            raw = parse_config_text(str(raw))
         if raw:
-            if isinstance(raw, dict):
-                settings = {k: raw[k] for k in ("num_redundant_experts", "window_size", "communicator") if raw.get(k) is not None}
-            else:
-                text = str(raw)
-                settings = {}
-                for key in ("num_redundant_experts", "window_size"):
-                    m = re.search(rf"['\"]?{key}['\"]?\s*[:=]\s*(\d+)", text)
-                    if m:
-                        settings[key] = int(m.group(1))
-                m = re.search(r"['\"]?communicator['\"]?\s*[:=]\s*['\"](\w+)['\"]", text)
-                if m:
-                    settings["communicator"] = m.group(1)
+            settings = {k: raw[k] for k in ("num_redundant_experts", "window_size", "communicator") if raw.get(k) is not None}
             if settings:
                 out["eplb_config"] = settings
         backend = str(self.arg("all2all_backend") or "").strip().strip("'\"")
@@ -3178,11 +3169,25 @@ def parse_dict_args(body: str) -> dict:
             return {str(k): v for k, v in value.items()}
     out = {m.group("key"): _literal(m.group("val")) for m in _DICT_PAIR.finditer(body)}
     # a config object printed by its repr (vLLM >= 0.10.2 prints --eplb-config as EPLBConfig(window_size=..., ...)), no
-    # Python literal: kept as its text for the reader that wants it (StartupLog.eplb_given)
+    # Python literal: kept as its text for the reader that wants it (StartupLog.eplb_given reads it: parse_config_text)
     m = re.search(r"'eplb_config':\s*(EPLBConfig\([^)]*\)|\{[^}]*\})", body)
     if m and not out.get("eplb_config"):
         out["eplb_config"] = m.group(1)
     return out
+
+
+def parse_config_text(text: str) -> dict:
+    """A config argument's text as a dict: JSON or a Python dict ('{"num_redundant_experts": 32}' on a command line,
+    a dict cut off in `non-default args`: parse_dict_args), or a config object's repr ('EPLBConfig(window_size=1000,
+    ...)': parse_keyword_args)."""
+    text = text.strip()
+    if not text.startswith("{"):
+        return parse_keyword_args(text)
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    return value if isinstance(value, dict) else parse_dict_args(text)
 
 
 # names a cut value must not stand for: 'Qwen/Qwen2.5-14B-Instr' is no model to compare with

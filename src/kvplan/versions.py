@@ -395,7 +395,7 @@ EPLB_QUANT_METHODS: list[tuple[V, tuple[frozenset[str], frozenset[str]]]] = [
 # The class FusedMoE's EPLB refusal names ("EPLB is not supported {class}.": rules eplb_quant_message) for the methods
 # that refuse it, by eplb_quant_key, from each config's get_quant_method for a FusedMoE layer (quantization/*.py) in the
 # 0.11.1, 0.12.0, 0.14.1, 0.15.0, 0.17.1, 0.19.1 and 0.20.0 wheels; None where not read, or where the class depends on
-# what kvplan does not pin (GPTQ and AWQ: the Marlin class or MoeWNA16Method by check_moe_marlin_supports_layer).
+# what kvplan does not pin.
 # "ct_wna16" is plan.eplb's (CompressedTensorsWNA16MarlinMoEMethod or CompressedTensorsWNA16MoEMethod)
 EPLB_MOE_CLASSES: dict[str, list[tuple[V, str | None]]] = {
     "bitsandbytes": [((0, 0, 0), None), ((0, 11, 1), "BitsAndBytesMoEMethod"), ((0, 21, 0), None)],
@@ -409,6 +409,16 @@ EPLB_MOE_CLASSES: dict[str, list[tuple[V, str | None]]] = {
     "ct_nvfp4": [((0, 0, 0), None), ((0, 11, 1), "CompressedTensorsW4A4MoeMethod"),
                  ((0, 12, 0), "CompressedTensorsW4A4Nvfp4MoEMethod"), ((0, 21, 0), None)],
     "ct_mxfp4": [((0, 0, 0), None), ((0, 15, 0), "CompressedTensorsW4A4Mxfp4MoEMethod"), ((0, 21, 0), None)],
+    # AWQ and GPTQ experts (plan.eplb.wna16_moe_class picks among these): the Marlin MoE class where
+    # check_moe_marlin_supports_layer passes (AWQ: awq.py and awq_marlin.py alike -- awq.py builds AWQMoEMethod in
+    # 0.11.1-0.11.2 and AWQMarlinMoEMethod in 0.12.0-0.14.1, from 0.15.0 it hands the layer to AWQMarlinConfig; GPTQ:
+    # only GPTQMarlinConfig, the checkpoint converted to gptq_marlin), else MoeWNA16Config's MoeWNA16Method (plain
+    # GPTQConfig always: gptq.py). awq.py, awq_marlin.py, gptq.py, gptq_marlin.py, moe_wna16.py of the 0.11.1, 0.11.2,
+    # 0.12.0, 0.13.0, 0.14.1, 0.15.0, 0.16.0, 0.17.1, 0.18.1, 0.19.1, 0.20.0 wheels; none of these classes sets
+    # supports_eplb. 0.21.0 on not read for it
+    "awq_marlin": [((0, 0, 0), None), ((0, 11, 1), "AWQMoEMethod"), ((0, 12, 0), "AWQMarlinMoEMethod"), ((0, 21, 0), None)],
+    "gptq_marlin": [((0, 0, 0), None), ((0, 11, 1), "GPTQMarlinMoEMethod"), ((0, 21, 0), None)],
+    "moe_wna16": [((0, 0, 0), None), ((0, 11, 1), "MoeWNA16Method"), ((0, 21, 0), None)],
 }
 
 
@@ -1460,6 +1470,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # ... ParallelConfig's checks under --enable-eplb: "platform" (0.9.2: CUDA only and num_redundant_experts >= 0),
     # "ep" (0.10.0 wheel and later: also "enable_expert_parallel must be True to use EPLB." and TP x DP (x PCP) > 1)
     "eplb_parallel_checks": [((0, 0, 0), None), ((0, 9, 2), "platform"), ((0, 10, 0), "ep")],
+    # ... the bounds vLLM holds --eplb-config's / --num-redundant-experts' values to (plan.eplb._EPLB_BOUNDS):
+    # "post_init" (ParallelConfig.__post_init__ under --enable-eplb raises "num_redundant_experts must be non-negative,
+    # but got {n}.": config.py of the 0.9.2 and 0.10.0 wheels, config/parallel.py of 0.10.1, 0.10.2, 0.11.0; no bound on
+    # the window), "redundant_field" (EPLBConfig.num_redundant_experts = Field(ge=0), pydantic's "Input should be greater
+    # than or equal to 0" as --eplb-config is read, EPLB on or not: config/parallel.py of the 0.11.1-0.19.1 wheels;
+    # window_size, step_interval, log_balancedness_interval plain ints), "fields" (also window_size, step_interval,
+    # log_balancedness_interval = Field(gt=0), "Input should be greater than 0": the 0.20.0-0.34.0 wheels). Where vLLM
+    # does not bound the window (0.10.2-0.19.x), kvplan refuses a window under 1 step under EPLB with what it does then
+    "eplb_config_bounds": [((0, 0, 0), None), ((0, 9, 2), "post_init"), ((0, 11, 1), "redundant_field"),
+                           ((0, 20, 0), "fields")],
     # ... the text of the one-rank refusal: "EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1,
     # but got TP={tp},DP={dp}." (config.py 0.10.0, config/parallel.py 0.10.1-0.20.0 wheels), "EPLB requires tensor,
     # prefill-context, or data parallelism, but got TP={tp}, PCP={pcp}, DP={dp}." (0.27.1, 0.33.0 and 0.34.0 wheels;
@@ -1491,8 +1511,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # TRTLLM under EPLB -- flashinfer_trtllm_moe.py _supports_parallel_config -- and, where VLLM_FLASHINFER_MOE_BACKEND
     # is set to latency, raises "FP8 MoE backend FLASHINFER_TRTLLM does not support the deployment configuration since
     # kernel does not support parallel config." for 128-block FP8 experts, a scheme the kernel takes).
-    # None: no such check, or not read for it (0.17.0 on: the oracle asks the experts classes)
-    "eplb_fp8_flashinfer_trtllm": [((0, 0, 0), None), ((0, 13, 0), "forward"), ((0, 15, 0), "load"), ((0, 17, 0), None)],
+    # "load_repr" (0.17.0, 0.17.1, 0.18.0, 0.19.1, 0.20.0, 0.21.0, 0.22.0, 0.23.0 wheels: the same path, the kernel's
+    # class TrtLlmFp8Experts (experts/trtllm_fp8_moe.py _supports_parallel_config: not enable_eplb), whose
+    # FusedMoEExperts.is_supported_config (modular_kernel.py) words the reason "kernel does not support parallel config
+    # {moe_config.moe_parallel_config}", the rank's FusedMoEParallelConfig printed). None: no such check (from 0.24.0
+    # select_fp8_moe_backend reads neither variable: a backend is asked for with --moe-backend, which kvplan does not read)
+    "eplb_fp8_flashinfer_trtllm": [((0, 0, 0), None), ((0, 13, 0), "forward"), ((0, 15, 0), "load"),
+                                   ((0, 17, 0), "load_repr"), ((0, 24, 0), None)],
     # ... the EPLB state (distributed/eplb/eplb_state.py EplbState.build / add_model): the load window and pass buffer
     # over the rank's local physical experts in 0.9.2 and 0.10.0, over all physical experts from 0.10.1 (0.10.1, 0.10.2,
     # 0.20.0, 0.33.0 wheels)
@@ -2259,6 +2284,7 @@ class VersionRules:
     eplb_form: str | None
     eplb_redundant_default: object
     eplb_parallel_checks: str | None
+    eplb_config_bounds: str | None
     eplb_one_rank_message: str
     eplb_quant_check: str | None
     eplb_load_over_local: bool

@@ -967,22 +967,18 @@ class EngineArgs:
         _check_choice("--gdn-prefill-backend", self.gdn_prefill_backend, GDN_PREFILL_BACKENDS,
                       "GDN prefill backend", ": vllm serve's argparse would refuse it",
                       ", or leave it out for vLLM's own choice")
+        # --eplb-config's counts are whole numbers (as vLLM's EPLBConfig types them); the bounds each release holds them
+        # to (num_redundant_experts >= 0, window_size > 0) are checked with the release (plan.eplb.resolve_eplb, rules
+        # eplb_config_bounds)
         eplb = self.eplb_settings
-        for key in ("num_redundant_experts", "window_size"):
+        for key, example in (("num_redundant_experts", 32), ("window_size", 1000)):
             v = eplb.get(key)
             if v is None:
                 continue
-            if isinstance(v, bool) or not isinstance(v, int) and not (isinstance(v, str) and v.strip().isdigit()):
-                raise InputError("--eplb-config" if key != "num_redundant_experts" or self.num_redundant_experts is None
-                                 else "--num-redundant-experts", f"{key} must be a whole number, got {v!r}",
-                                 f"e.g. {{\"{key}\": {32 if key == 'num_redundant_experts' else 1000}}}")
-            # EPLBConfig: num_redundant_experts >= 0 (Field ge=0, 0.12.0-0.34.0; ParallelConfig's "num_redundant_experts
-            # must be non-negative" in 0.9.2-0.11.2), window_size > 0 (Field gt=0)
-            if int(v) < (0 if key == "num_redundant_experts" else 1):
-                raise InputError("--num-redundant-experts" if key == "num_redundant_experts" and self.num_redundant_experts
-                                 is not None else "--eplb-config",
-                                 f"{key} must be {'non-negative' if key == 'num_redundant_experts' else 'positive'}, "
-                                 f"but got {v}", f"give {key} of {'0' if key == 'num_redundant_experts' else '1'} or more")
+            if isinstance(v, bool) or not isinstance(v, int) and not (isinstance(v, str) and v.strip().lstrip("-").isdigit()):
+                flag = ("--num-redundant-experts" if key == "num_redundant_experts" and self.num_redundant_experts
+                        is not None else "--eplb-config")
+                raise InputError(flag, f"{key} must be a whole number, got {v!r}", f"e.g. {{\"{key}\": {example}}}")
         # --block-size: a positive int (above); which sizes a release takes is its own (versions.BLOCK_SIZE_CHOICES,
         # checked with the release: any positive int from 0.18, e.g. 96 starts gpt-oss-20b on 0.29 with TRITON_ATTN)
         for name, example in (("max_loras", "e.g. 4"), ("max_lora_rank", "e.g. 4"), ("max_cpu_loras", "e.g. 32"),

@@ -12,14 +12,15 @@ What changes under EPLB (facts per release in versions.py: rows eplb_*, EPLB_ARC
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
-from kvplan.errors import RefusedByVLLMError, UndeterminedError
+from kvplan.errors import InputError, RefusedByVLLMError, UndeterminedError
 from kvplan.plan.args import EngineArgs
-from kvplan.plan.kv import experts_quant
+from kvplan.plan.kv import experts_quant, marlin_method, pp_stages
 from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec
-from kvplan.versions import (EPLB_ARCHITECTURES, VersionRules, eplb_architecture, eplb_config_keys, eplb_moe_class,
-                             eplb_quant_support, first_release_where, release_text)
-from kvplan.weights import moe_layers, pp_layer_split
+from kvplan.versions import (EPLB_ARCHITECTURES, VersionRules, canonical_quant, eplb_architecture, eplb_config_keys,
+                             eplb_moe_class, eplb_quant_support, first_release_where, release_text)
+from kvplan.weights import moe_layers
 
 # EPLBConfig.window_size's default (config/parallel.py, 0.10.2-0.34.0 wheels; ParallelConfig.eplb_window_size = 1000 in
 # 0.9.2-0.10.1)
@@ -50,10 +51,33 @@ def ct_wna16_marlin(model: ModelSpec, q: QuantSpec, gpu: GPUSpec | None) -> bool
     return (hidden % 128 == 0 and width % max(64, group) == 0 and group in (-1, 32, 64, 128) and not on_input)
 
 
+def wna16_moe_class(model: ModelSpec, experts: QuantSpec, args: EngineArgs, rules: VersionRules,
+                    gpu: GPUSpec | None) -> str | None:
+    """The MoE method class vLLM `rules.version` builds for AWQ / GPTQ experts under expert parallelism (0.11.1-0.20.0:
+    versions.EPLB_MOE_CLASSES awq_marlin / gptq_marlin / moe_wna16), None where kvplan cannot tell. The Marlin class
+    where check_moe_marlin_supports_layer passes (ct_wna16_marlin's shape, group and router checks; AWQ takes it
+    whichever of awq / awq_marlin serves the checkpoint), for GPTQ only where vLLM converts the checkpoint to
+    gptq_marlin (kv.marlin_method, unless --quantization gptq forces the plain method); MoeWNA16Method otherwise."""
+    fits = ct_wna16_marlin(model, experts, None)  # the check reads no platform
+    if experts.method == "awq":
+        return None if fits is None else eplb_moe_class("awq_marlin" if fits else "moe_wna16", rules.release)
+    if fits is False:
+        return eplb_moe_class("moe_wna16", rules.release)
+    if gpu is None or fits is None:
+        return None
+    converts = (canonical_quant(args.quantization or "") != "gptq"
+                and marlin_method(replace(model, quant=experts), gpu, rules.version) is not None)
+    return eplb_moe_class("gptq_marlin" if converts else "moe_wna16", rules.release)
+
+
 def eplb_quant_key(model: ModelSpec, quant: QuantSpec | None, rules: VersionRules) -> str:
     """The routed experts' MoE method as versions.EPLB_QUANT_METHODS keys it (the experts' own compressed-tensors
     scheme: kv.experts_quant)."""
-    q = experts_quant(model, quant, rules)
+    return _experts_key(experts_quant(model, quant, rules))
+
+
+def _experts_key(q: QuantSpec | None) -> str:
+    """eplb_quant_key for the experts' own quantization `q` (kv.experts_quant)."""
     if q is None:
         return "unquantized"
     scheme = str(q.scheme or "").lower()
@@ -82,6 +106,44 @@ def _flag(args: EngineArgs, rules: VersionRules) -> str:
         else "--eplb-config"
 
 
+# EPLBConfig's bounded fields (config/parallel.py): (key, pydantic's words, the least value taken, the first release
+# whose Field holds the bound): num_redundant_experts Field(ge=0) from 0.11.1, window_size / step_interval /
+# log_balancedness_interval Field(gt=0) from 0.20.0 (rules eplb_config_bounds)
+_EPLB_BOUNDS = (("window_size", "Input should be greater than 0", 1, "fields"),
+                ("step_interval", "Input should be greater than 0", 1, "fields"),
+                ("num_redundant_experts", "Input should be greater than or equal to 0", 0, "redundant_field"),
+                ("log_balancedness_interval", "Input should be greater than 0", 1, "fields"))
+
+
+def _whole(v) -> int | None:
+    """An --eplb-config value as the whole number pydantic reads (an int or its digits), else None."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    text = str(v).strip() if isinstance(v, str) else ""
+    return int(text) if text.lstrip("-").isdigit() else None
+
+
+def _out_of_bounds(settings: dict, args: EngineArgs, rules: VersionRules) -> list[tuple[str, str, int]]:
+    """(key, pydantic's words, the least value taken) for each --eplb-config value below the bound of its EPLBConfig
+    Field in vLLM `rules.version`, in the fields' order. --num-redundant-experts (0.11.1-0.11.2) is assigned to the
+    built EPLBConfig, which pydantic does not validate again: not bounded here."""
+    level = rules.eplb_config_bounds
+    if level is None or level == "post_init":
+        return []
+    out = []
+    for key, words, least, since in _EPLB_BOUNDS:
+        if since == "fields" and level != "fields":
+            continue
+        if key == "num_redundant_experts" and args.num_redundant_experts is not None:
+            continue
+        v = _whole(settings.get(key))
+        if v is not None and v < least:
+            out.append((key, words, least))
+    return out
+
+
 def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, rules: VersionRules,
                  notes: list[str], warns: list[str] | None = None, gpu: GPUSpec | None = None) -> int:
     """The redundant experts per MoE layer vLLM `rules.version` builds for these (resolved) args (0 without EPLB or
@@ -90,20 +152,26 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
     `notes` / `warns` take what was assumed."""
     given = args.redundant_experts_given
     warns = notes if warns is None else warns
-    if not args.enable_eplb and not given:
-        return 0
     if rules.eplb_form is None:  # no EPLB in the release: the flag check (versions.SERVE_FLAG_SINCE) names it
         return 0
     settings = args.eplb_settings
     known = eplb_config_keys(rules.release)
     extra = sorted(k for k in settings if known is not None and k not in known)
-    if extra:
-        # EPLBConfig(**eplb_config) (engine/arg_utils.py) under @config's ConfigDict(extra="forbid"): pydantic's
-        # ValidationError, one line per key
-        raise RefusedByVLLMError("--eplb-config", f"{len(extra)} validation error{'s' if len(extra) > 1 else ''} for "
-                                 "EPLBConfig: " + "; ".join(f"{k}: Extra inputs are not permitted" for k in extra),
-                                 f"vLLM {rules.version}'s EPLBConfig takes {', '.join(sorted(known))}",
-                                 rule="an unknown --eplb-config key")
+    # EPLBConfig(**eplb_config) (engine/arg_utils.py), built from --eplb-config whether EPLB is on or not: pydantic's
+    # ValidationError, one line per field out of its bounds (rules eplb_config_bounds), then one per key @config's
+    # ConfigDict(extra="forbid") refuses
+    bounded = _out_of_bounds(settings, args, rules)
+    if extra or bounded:
+        errors = [f"{k}: {words}" for k, words, _ in bounded] + [f"{k}: Extra inputs are not permitted" for k in extra]
+        raise RefusedByVLLMError("--eplb-config", f"{len(errors)} validation error{'s' if len(errors) > 1 else ''} for "
+                                 "EPLBConfig: " + "; ".join(errors),
+                                 "; ".join([f"give {k} of {least} or more" for k, _, least in bounded]
+                                           + ([f"vLLM {rules.version}'s EPLBConfig takes {', '.join(sorted(known))}"]
+                                              if extra else [])),
+                                 rule="an --eplb-config value out of EPLBConfig's bounds" if bounded
+                                 else "an unknown --eplb-config key")
+    if not args.enable_eplb and not given:
+        return 0
     use_async = settings.get("use_async", rules.eplb_async_default)
     if rules.eplb_async_nccl_refused and use_async and str(settings.get("communicator")) in ("torch_nccl", "pynccl"):
         # EPLBConfig._validate_eplb_config (config/parallel.py, 0.24.0-0.34.0 wheels), as the config is built; use_async
@@ -121,6 +189,27 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
                    "num_redundant_experts.")
         raise RefusedByVLLMError(_flag(args, rules), message, "add --enable-eplb (with --enable-expert-parallel over "
                                  "several GPUs), or leave num_redundant_experts unset", rule="redundant experts without EPLB")
+    if given is not None and given < 0:
+        if rules.eplb_config_bounds == "post_init":
+            # ParallelConfig.__post_init__ under --enable-eplb (config.py 0.9.2-0.10.0, config/parallel.py 0.10.1-0.11.0)
+            raise RefusedByVLLMError(_flag(args, rules), f"num_redundant_experts must be non-negative, but got {given}.",
+                                     "give num_redundant_experts of 0 or more", rule="negative redundant experts")
+        # 0.11.1-0.11.2's --num-redundant-experts, which vLLM copies into the EPLBConfig unchecked
+        raise InputError(_flag(args, rules), f"num_redundant_experts must be non-negative, but got {given}: vLLM "
+                         f"{rules.version} does not check the deprecated flag (EngineArgs.create_engine_config assigns it "
+                         "to the EPLBConfig already built, which pydantic does not validate again), and kvplan does not "
+                         "plan fewer physical experts than the model has", "give num_redundant_experts of 0 or more")
+    window = _whole(settings.get("window_size"))
+    if window is not None and window < 1:
+        # 0.10.2-0.19.x: EPLBConfig.window_size has no bound (config/parallel.py; Field(gt=0) from 0.20.0); the load
+        # window is torch.zeros((window_size, MoE layers, physical experts)) in EplbState.build / add_model, and each
+        # served step writes expert_load_window[step] (distributed/eplb/eplb_state.py step, 0.14.1 wheel)
+        raise InputError("--eplb-config", f"window_size must be positive, but got {window}: vLLM {rules.version} does "
+                         "not check it, and " + ("its first served step fails writing the step's expert load into a "
+                                                 "load window of no steps (EplbState.step: IndexError)" if window == 0
+                                                 else "the model load fails building a load window of a negative "
+                                                 "number of steps (EplbState's torch.zeros)"),
+                         "give window_size of 1 or more, e.g. 1000 (vLLM's default)")
     if not model.is_moe:
         raise RefusedByVLLMError("--enable-eplb", f"{model.id} has no experts to balance",
                                  "drop --enable-eplb (it applies to MoE models with --enable-expert-parallel)",
@@ -163,13 +252,16 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
                                  f"ranks. Got {e + redundant} experts and {ep} EP ranks.",
                                  f"give num_redundant_experts so that {e} + it is a multiple of {ep} (e.g. {fewest_even} "
                                  f"or {fewest_even + ep})", rule="EPLB with experts not divisible by the EP size")
-    key = eplb_quant_key(model, quant, rules)
+    experts = experts_quant(model, quant, rules)  # the experts' own scheme, which the checks below all read
+    key = _experts_key(experts)
     support = eplb_quant_support(key, rules.release)
     method = "unquantized" if key == "unquantized" else f"{quant.method if quant else key} ({key})"
     cls = eplb_moe_class(key, rules.release)
+    if key in ("awq", "gptq") and experts is not None:
+        cls = wna16_moe_class(model, experts, args, rules, gpu)
     if key == "ct_wna16" and rules.eplb_ct_wna16_marlin:
         # the Marlin class refuses EPLB, the Triton one takes it from 0.12.0 (EPLB_QUANT_METHODS)
-        marlin = ct_wna16_marlin(model, experts_quant(model, quant, rules), gpu)
+        marlin = ct_wna16_marlin(model, experts, gpu)
         if marlin is None:
             raise UndeterminedError("--enable-eplb", "kvplan cannot tell whether vLLM builds the experts' Marlin MoE "
                                     "method (CompressedTensorsWNA16MarlinMoEMethod, which refuses EPLB) or the Triton one "
@@ -193,7 +285,7 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
                                  "drop --enable-eplb, or serve a checkpoint whose experts are FP8 or unquantized"
                                  + (f" (vLLM {later} and later balance more methods)" if rules.eplb_quant_check != "supports_eplb" else ""),
                                  rule="EPLB with an unsupported MoE quantization method")
-    trtllm = fp8_trtllm_refusal(model, quant, args, rules, gpu) if key == "fp8" else None
+    trtllm = fp8_trtllm_refusal(experts, args, rules, gpu) if key == "fp8" else None
     if trtllm:
         raise RefusedByVLLMError("--enable-eplb", trtllm, "drop --enable-eplb, or unset VLLM_USE_FLASHINFER_MOE_FP8 so "
                                  "that another FP8 MoE kernel runs the experts", rule="EPLB with FlashInfer's TRTLLM FP8 MoE kernel")
@@ -213,12 +305,12 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
     return redundant
 
 
-def fp8_trtllm_refusal(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, rules: VersionRules,
+def fp8_trtllm_refusal(experts: QuantSpec | None, args: EngineArgs, rules: VersionRules,
                        gpu: GPUSpec | None) -> str | None:
-    """vLLM's refusal where FP8 experts (Fp8MoEMethod) would run on FlashInfer's TRTLLM MoE kernel under EPLB (rules
-    eplb_fp8_flashinfer_trtllm), None where that kernel is not chosen: a Blackwell GPU (compute capability 10.x,
-    is_device_capability_family(100)) with VLLM_USE_FLASHINFER_MOE_FP8=1, and VLLM_FLASHINFER_MOE_BACKEND latency
-    (envs.py's default in the 0.13.0-0.16.0 wheels; utils/flashinfer_utils.py get_flashinfer_moe_backend)."""
+    """vLLM's refusal where FP8 experts (Fp8MoEMethod; `experts`: their quantization, kv.experts_quant) would run on
+    FlashInfer's TRTLLM MoE kernel under EPLB (rules eplb_fp8_flashinfer_trtllm), None where that kernel is not
+    chosen: a Blackwell GPU (compute capability 10.x, is_device_capability_family(100)) with
+    VLLM_USE_FLASHINFER_MOE_FP8=1, and VLLM_FLASHINFER_MOE_BACKEND latency (envs.py's default in the 0.13.0-0.16.0 wheels; utils/flashinfer_utils.py get_flashinfer_moe_backend)."""
     how = rules.eplb_fp8_flashinfer_trtllm
     if not how or gpu is None or gpu.vendor != "NVIDIA" or not gpu.cc or gpu.cc[0] != 10:
         return None
@@ -229,14 +321,15 @@ def fp8_trtllm_refusal(model: ModelSpec, quant: QuantSpec | None, args: EngineAr
     if how == "forward":
         # get_fp8_moe_backend (quantization/fp8.py 0.13.0, fused_moe/oracle/fp8.py 0.14.x), then Fp8MoEMethod.apply
         return "EPLB not supported for `Fp8MoEMethod` yet." if (backend or "latency") == "latency" else None
-    # "load": only an explicit latency backend is validated (and refused); otherwise the oracle passes TRTLLM over
-    q = experts_quant(model, quant, rules)
-    scheme = str(q.scheme or "") if q else ""
+    # "load" / "load_repr": only an explicit latency backend is validated (and refused); otherwise the oracle passes
+    # TRTLLM over
+    scheme = str(experts.scheme or "") if experts else ""
     # the kernel's schemes: 128-block weights with dynamic 128-group activations (every FP8 block checkpoint), or static
     # per-tensor weights and activations (kvplan does not tell static from dynamic activations: not claimed)
     if backend == "latency" and "block 128x128" in scheme:
+        # "load_repr" (0.17.0-0.23.x): the reason goes on with the rank's FusedMoEParallelConfig, which kvplan does not print
         return ("FP8 MoE backend FLASHINFER_TRTLLM does not support the deployment configuration since kernel does not "
-                "support parallel config.")
+                "support parallel config" + (" {the rank's FusedMoEParallelConfig(...)}." if how == "load_repr" else "."))
     return None
 
 
@@ -247,16 +340,18 @@ def _eplb_since(architectures):
                 yield release_text(at)
 
 
-def moe_layers_on_rank(model: ModelSpec, pp: int) -> int:
-    """The MoE layers of the busiest pipeline stage (vLLM's num_moe_layers counts the rank's own)."""
+def moe_layers_on_rank(model: ModelSpec, stages: list[tuple[int, int]]) -> int:
+    """The MoE layers of the busiest pipeline stage (vLLM's num_moe_layers counts the rank's own); `stages`: the
+    decoder layers [lo, hi) of each stage (kv.pp_stages: the split the weights per stage read, VLLM_PP_LAYER_PARTITION
+    where set)."""
     layers = moe_layers(model)
-    if pp <= 1:
+    if len(stages) <= 1:
         return len(layers)
-    return max(sum(1 for i in layers if lo <= i < hi) for lo, hi in pp_layer_split(model.num_layers, pp))
+    return max(sum(1 for i in layers if lo <= i < hi) for lo, hi in stages)
 
 
-def eplb_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, experts_bytes: int,
-                     pp: int) -> tuple[int, list[tuple[str, int]]]:
+def eplb_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules,
+                     experts_bytes: int) -> tuple[int, list[tuple[str, int]]]:
     """(bytes, parts) of the EPLB state one rank holds (distributed/eplb/eplb_state.py EplbState.build in 0.9.2-0.11.2,
     EplbState.add_model from 0.12.0), for `args.eplb_redundant` redundant experts; `experts_bytes`: the rank's routed
     expert bytes (RankWeights.by_use "experts"), whose one-layer share the exchange buffer copies. L MoE layers,
@@ -270,7 +365,7 @@ def eplb_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, ex
     r = int(args.eplb_redundant)
     p = e + r
     local = p // args.expert_parallel_size
-    layers = moe_layers_on_rank(model, pp)
+    layers = moe_layers_on_rank(model, pp_stages(model, args, rules))
     settings = args.eplb_settings
     given = settings.get("window_size")
     window = EPLB_WINDOW_DEFAULT if given is None else int(given)

@@ -585,7 +585,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         _refuse_what_the_seed_ignores(model, args)
         return _simple_plan(model, gpu, resolved, rules, quant, notes + ([beyond] if beyond else []))
     warns: list[str] = [beyond] if beyond else []
-    if resolved.enable_eplb or resolved.redundant_experts_given:
+    if resolved.enable_eplb or resolved.eplb_settings:  # (vLLM builds an --eplb-config given without EPLB too)
         # EPLB's redundant experts (or vLLM's refusal): the experts each rank builds (plan.eplb)
         resolved = replace(resolved, eplb_redundant=resolve_eplb(model, quant, resolved, rules, notes, warns, gpu))
     if resolved.cudagraph_mode and resolved.captures_cuda_graphs:  # NONE is modelled: no graphs, no graph memory
@@ -775,7 +775,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         # the balancer's state (plan.eplb.eplb_state_bytes), built while the model loads from 0.20.0 (rules row
         # eplb_state_measured "weights"), after "Model loading took" is measured before that
         experts_bytes = dict(w.by_use).get("experts", 0)
-        state, state_parts = eplb_state_bytes(model, resolved, rules, experts_bytes, pp)
+        state, state_parts = eplb_state_bytes(model, resolved, rules, experts_bytes)
         shown = ", ".join(f"{name} {b / 1024 ** 2:,.1f} MiB" for name, b in state_parts)
         if rules.eplb_state_measured == "weights":
             w = replace(w, bytes=w.bytes + state)
