@@ -312,7 +312,7 @@ def simulate(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
     num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool (e.g. from vLLM's startup log) instead of the plan's.", rich_help_panel=_SIM),
     prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_ALIAS, hidden=True),
-    long_prefill_threshold: int = typer.Option(0, "--long-prefill-token-threshold", help="Per-request prefill chunk cap (vLLM flag; 0 = none).", rich_help_panel=_SIM),
+    long_prefill_threshold: int = typer.Option(0, "--long-prefill-token-threshold", help="Per-request prefill chunk cap (vLLM flag; 0 = none). As the release applies it: from 0.31 not in a step where one request is running or waiting, from 0.34 only with chunked prefill.", rich_help_panel=_SIM),
     slo: Optional[str] = typer.Option(None, "--slo", help="Service-level objectives for goodput, e.g. ttft=500ms,tpot=50ms (ms or s; a bare number is ms), or vllm bench serve --goodput's 'ttft:500 tpot:50'.", rich_help_panel=_SIM),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write PNGs (concurrency, KV usage, latency CDFs) to this folder."),
