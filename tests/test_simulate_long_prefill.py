@@ -88,3 +88,32 @@ def test_0_34_without_chunked_prefill_takes_no_cap():
     r33 = simulate(w, cfg(budget=1024), SM, replace(scheduler_rules("0.33.0"), chunked_prefill=False))
     assert r34.ttft_s.tolist() == pytest.approx([whole, whole], rel=1e-12)
     assert r33.ttft_s.tolist() == pytest.approx([capped, capped], rel=1e-12)
+
+
+def _cli(*args: str):
+    """(exit code, output): an InputError is exit 2 with its message, as the console script gives it."""
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+    from kvplan.errors import InputError
+
+    res = CliRunner().invoke(app, list(args))
+    if isinstance(res.exception, InputError):
+        return 2, str(res.exception)
+    return res.exit_code, res.output
+
+
+@pytest.mark.parametrize("version,refused", [("0.26.0", False), ("0.27.0", True), ("0.34.0", True)])
+def test_a_threshold_above_max_model_len_is_refused_where_vllm_refuses_it(version, refused):
+    """From 0.27.0 SchedulerConfig.verify_max_model_len refuses every threshold above max_model_len; before, only with
+    max_num_partial_prefills > 1, which V1 does not run. The default 0 is never refused."""
+    base = ["simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--max-model-len", "4096", "--vllm-version", version,
+            "--prompt-len", "constant:500", "--completion-len", "constant:5", "-n", "5", "--rate", "1"]
+    code, out = _cli(*base, "--long-prefill-token-threshold", "4097")
+    if refused:
+        assert code == 2 and "4097 is above max_model_len 4,096" in out and "at most 4096" in out
+    else:
+        assert code == 0, out
+    for ok in ("4096", "0"):
+        code, out = _cli(*base, "--long-prefill-token-threshold", ok)
+        assert code == 0, out

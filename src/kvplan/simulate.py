@@ -180,7 +180,12 @@ class EngineConfig:
     max_num_seqs: int
     max_num_batched_tokens: int
     max_model_len: int
-    long_prefill_token_threshold: int = 0  # 0 = no per-request cap (vLLM default with one partial prefill)
+    # 0 = no per-request cap: vLLM's default in every release kvplan simulates. SchedulerConfig's field defaults to 0
+    # (vllm/config.py 0.10.0; config/scheduler.py 0.10.1-0.34.0); up to 0.26 __post_init__ makes it
+    # int(max_model_len * 0.04) when max_num_partial_prefills > 1 (0.10.0, 0.10.2, 0.20.0, 0.25.0, 0.26.0 wheels), which
+    # only V0 runs (V1 refuses concurrent partial prefills, versions row long_prefill_threshold_checked) and which
+    # kvplan does not take; 0.27.0 drops max_num_partial_prefills and that derivation.
+    long_prefill_token_threshold: int = 0
     fixed_blocks_per_seq: int = 0  # hybrid models: recurrent state blocks held per sequence (+1 per sliding group)
     blocks_per_boundary: int = 1  # KV groups that grow by one block every block_size tokens, without limit
     enable_prefix_caching: bool = False

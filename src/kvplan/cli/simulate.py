@@ -96,6 +96,14 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
         err_console.print("`kvplan fit` with the same flags lists every fix; or give --num-gpu-blocks N (a pool from "
                           "vLLM's log)", highlight=False)
         raise typer.Exit(1)
+    mml = int(p.args.max_model_len)
+    if long_prefill_threshold and long_prefill_threshold > mml and p.rules.long_prefill_threshold_checked:
+        # vLLM refuses to start (versions row long_prefill_threshold_checked: config/scheduler.py
+        # SchedulerConfig.verify_max_model_len from 0.27.0); earlier releases take it, a cap no prompt reaches
+        raise InputError("--long-prefill-token-threshold",
+                         f"{long_prefill_threshold} is above max_model_len {mml:,}: vLLM {p.vllm_version} refuses to start "
+                         f"(\"long_prefill_token_threshold ({long_prefill_threshold}) cannot be greater than the max_model_len "
+                         f"({mml})\", from 0.27.0)", f"give at most {mml}, or 0 for no cap")
     if num_gpu_blocks is not None and num_gpu_blocks < 2:
         raise InputError("--num-gpu-blocks", f"{num_gpu_blocks} leaves no usable block", "vLLM needs >= 2 (one is the null block)")
     cfg, sm, rules = serving_setup(p, num_gpu_blocks=num_gpu_blocks, long_prefill_token_threshold=long_prefill_threshold or 0,
