@@ -374,7 +374,24 @@ def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token
         # the plan's resolved setting (--no-enable-chunked-prefill from 0.11.1, a pooling model's default), not the
         # engine's usual one; V0's chunked-prefill scheduling (mixed steps) is not modelled, so V0 keeps its rules
         rules = replace(rules, chunked_prefill=bool(chunked))
+    elif rules.engine == "v0" and chunked:
+        sm = replace(sm, notes=sm.notes + (v0_chunked_prefill_note(plan, cfg, rules),))
     return cfg, sm, rules
+
+
+def v0_chunked_prefill_note(plan, cfg: EngineConfig, rules: SchedulerRules) -> str:
+    """What a simulation of a V0 engine that runs chunked prefill leaves out. V0 then schedules with
+    Scheduler._schedule_chunked_prefill (vllm/core/scheduler.py, 0.6.3-0.10.2): decodes first, then unfinished prefill
+    chunks, then new prompts in chunks, in one step of at most max_num_batched_tokens (with partial-prefill limits from
+    0.7); the simulator has only V0's default scheduler (`_RULE_STEPS`' first row: prefill-only steps of whole prompts,
+    a budget of at least max_model_len), so the latencies are those of a server without chunked prefill."""
+    limits = _StepLimits.of(cfg, rules)
+    why = "given" if plan.args.enable_chunked_prefill else f"V0's default for max_model_len {cfg.max_model_len:,} > 32K"
+    return (f"vLLM {rules.version} runs this deployment on its V0 engine with chunked prefill ({why}), whose mixed "
+            f"prefill/decode steps of at most {cfg.max_num_batched_tokens:,} tokens are not modelled: the simulation "
+            f"schedules it as V0 without chunked prefill (prefill-only steps of whole prompts, up to "
+            f"{limits.budget_tokens:,} tokens a step), so its TTFT, TPOT and queueing are not this server's; the KV "
+            f"pool is the plan's")
 
 # =====================================================================================
 # Step time: a calibrated roofline
