@@ -105,3 +105,20 @@ def test_a_plan_without_chunked_prefill_simulates_otherwise_than_with_it():
         runs[given] = simulate_plan(plan, w, c, sm, rules)
     assert runs[None].completed.all() and runs[False].completed.all()
     assert not np.array_equal(runs[None].first_scheduled_s, runs[False].first_scheduled_s)
+
+
+@pytest.mark.parametrize("version,kw,noted", [
+    ("0.7.3", dict(max_model_len=65536), True),                                # V0's default for contexts > 32K
+    ("0.6.3", dict(max_model_len=8192, enable_chunked_prefill=True), True),    # given
+    ("0.7.3", dict(max_model_len=8192), False),                                # V0 default off: modelled
+    ("0.7.3", dict(max_model_len=65536, enable_chunked_prefill=False), False),
+    ("0.10.0", dict(max_model_len=65536), False)])                             # V1: modelled
+def test_a_v0_server_with_chunked_prefill_says_its_scheduling_is_not_modelled(version, kw, noted):
+    plan = kvplan.fit(LLAMA, "H100", vllm_version=version, **kw)
+    cfg_, sm, rules = serving_setup(plan)
+    notes = [n for n in sm.notes if "V0 engine with chunked prefill" in n]
+    assert bool(notes) is noted
+    if noted:
+        assert rules.engine == "v0" and plan.chunked_prefill
+        assert f"at most {plan.args.max_num_batched_tokens:,} tokens are not modelled" in notes[0]
+        assert f"up to {max(cfg_.max_num_batched_tokens, cfg_.max_model_len):,} tokens a step" in notes[0]

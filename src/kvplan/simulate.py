@@ -7,7 +7,8 @@ shared/docs/vllm-memory-model.md section 6 and simulation-notes.md section 2):
 
 * every step has a token budget (max_num_batched_tokens) and a sequence cap (max_num_seqs);
 * RUNNING requests are served first, in running order: a decoding request takes 1 token,
-  a partially prefilled one min(remaining, long_prefill_token_threshold, budget left);
+  a partially prefilled one min(remaining, long_prefill_token_threshold, budget left), the threshold where the
+  release applies it (`SchedulerRules.long_prefill_needs_chunked` / `long_prefill_needs_company`);
 * KV is allocated incrementally in block_size units from `num_gpu_blocks - 1` usable blocks
   (block 0 is the null block, vllm/v1/core/block_pool.py); when a running request cannot
   get a block, the LAST running request is preempted (recompute: its blocks are freed, it
@@ -105,6 +106,19 @@ class SchedulerRules:
     # `skipped_waiting_requests.prepend_request(request); continue`, 0.10.2, 0.11.0 and 0.11.1 wheels) or "stop"
     # (`break`: no later request is admitted this step; 0.12.0, 0.13.0 and 0.34.0 wheels). 0.11.2 was not read.
     unchunked_oversize: str = "stop"
+    # Where long_prefill_token_threshold caps a request's prefill chunk (vllm/v1/core/sched/scheduler.py
+    # Scheduler.schedule). V1 0.8-0.30: every request, RUNNING or WAITING, chunked prefill or not (the 0.10.0, 0.10.1,
+    # 0.10.2, 0.20.0, 0.25.0, 0.29.0 and 0.30.0 wheels read scheduler_config.long_prefill_token_threshold at both
+    # caps, unconditionally). From 0.31.0 schedule() takes a local `long_prefill_token_threshold` that is 0 unless
+    # `num_eligible_reqs > 1` (len(running) + len(waiting) + len(kv_holding_waiting) when schedule() starts, from
+    # get_request_counts: a lone request is not capped; 0.31.0, 0.32.0 and 0.33.0 wheels), and from 0.34.0 also 0
+    # unless `scheduler_config.enable_chunked_prefill` (0.34.0 wheel). `long_prefill_needs_chunked`: the cap applies
+    # only with chunked prefill (V0 too: vllm/core/scheduler.py@0.7.3 `_get_num_new_uncached_and_cached_tokens`
+    # caps partial prefills under `enable_chunking` only); `long_prefill_needs_company`: only when more than one
+    # request is running or waiting. 0.31's `long_prefill_token_threshold_adaptive` (default off; floors the cap at
+    # the input budget // eligible requests) is not modelled: kvplan does not take the flag.
+    long_prefill_needs_chunked: bool = False
+    long_prefill_needs_company: bool = False
 
 
 # (first release, what changed there) — each row updates the rules of the rows before it. vLLM V1 became the
@@ -115,16 +129,18 @@ class SchedulerRules:
 # unless chunked prefill was enabled (vllm/core/scheduler.py@0.7.3 `_schedule_default`).
 _RULE_STEPS: tuple[tuple[tuple[int, int, int], dict], ...] = (
     ((0, 0, 0), dict(engine="v0", admit_whole_prompt=True, mixed_batches=False, chunked_prefill=False,
-                     watermark_fraction=0.01, skip_admission_after_preemption=False,
+                     watermark_fraction=0.01, skip_admission_after_preemption=False, long_prefill_needs_chunked=True,
                      source="vllm/core/scheduler.py@0.7.3 (V0 default scheduler)")),
     ((0, 8, 0), dict(engine="v1", admit_whole_prompt=False, mixed_batches=True, chunked_prefill=True,
                      watermark_fraction=0.0, skip_admission_after_preemption=True, dp_padding="every_step",
-                     unchunked_oversize="skip",
+                     unchunked_oversize="skip", long_prefill_needs_chunked=False,
                      source="vllm/v1/core/sched/scheduler.py@0.8-0.18 (first chunk must fit)")),
     ((0, 12, 0), dict(unchunked_oversize="stop")),
     ((0, 16, 0), dict(dp_padding="graph_steps")),
     ((0, 19, 0), dict(admit_whole_prompt=True, async_scheduling=True,
                       source="vllm/v1/core/sched/scheduler.py@0.19 (scheduler_reserve_full_isl; async scheduling on)")),
+    ((0, 31, 0), dict(long_prefill_needs_company=True)),
+    ((0, 34, 0), dict(long_prefill_needs_chunked=True)),
 )
 
 
@@ -164,7 +180,12 @@ class EngineConfig:
     max_num_seqs: int
     max_num_batched_tokens: int
     max_model_len: int
-    long_prefill_token_threshold: int = 0  # 0 = no per-request cap (vLLM default with one partial prefill)
+    # 0 = no per-request cap: vLLM's default in every release kvplan simulates. SchedulerConfig's field defaults to 0
+    # (vllm/config.py 0.10.0; config/scheduler.py 0.10.1-0.34.0); up to 0.26 __post_init__ makes it
+    # int(max_model_len * 0.04) when max_num_partial_prefills > 1 (0.10.0, 0.10.2, 0.20.0, 0.25.0, 0.26.0 wheels), which
+    # only V0 runs (V1 refuses concurrent partial prefills, versions row long_prefill_threshold_checked) and which
+    # kvplan does not take; 0.27.0 drops max_num_partial_prefills and that derivation.
+    long_prefill_token_threshold: int = 0
     fixed_blocks_per_seq: int = 0  # hybrid models: recurrent state blocks held per sequence (+1 per sliding group)
     blocks_per_boundary: int = 1  # KV groups that grow by one block every block_size tokens, without limit
     enable_prefix_caching: bool = False
@@ -353,7 +374,24 @@ def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token
         # the plan's resolved setting (--no-enable-chunked-prefill from 0.11.1, a pooling model's default), not the
         # engine's usual one; V0's chunked-prefill scheduling (mixed steps) is not modelled, so V0 keeps its rules
         rules = replace(rules, chunked_prefill=bool(chunked))
+    elif rules.engine == "v0" and chunked:
+        sm = replace(sm, notes=sm.notes + (v0_chunked_prefill_note(plan, cfg, rules),))
     return cfg, sm, rules
+
+
+def v0_chunked_prefill_note(plan, cfg: EngineConfig, rules: SchedulerRules) -> str:
+    """What a simulation of a V0 engine that runs chunked prefill leaves out. V0 then schedules with
+    Scheduler._schedule_chunked_prefill (vllm/core/scheduler.py, 0.6.3-0.10.2): decodes first, then unfinished prefill
+    chunks, then new prompts in chunks, in one step of at most max_num_batched_tokens (with partial-prefill limits from
+    0.7); the simulator has only V0's default scheduler (`_RULE_STEPS`' first row: prefill-only steps of whole prompts,
+    a budget of at least max_model_len), so the latencies are those of a server without chunked prefill."""
+    limits = _StepLimits.of(cfg, rules)
+    why = "given" if plan.args.enable_chunked_prefill else f"V0's default for max_model_len {cfg.max_model_len:,} > 32K"
+    return (f"vLLM {rules.version} runs this deployment on its V0 engine with chunked prefill ({why}), whose mixed "
+            f"prefill/decode steps of at most {cfg.max_num_batched_tokens:,} tokens are not modelled: the simulation "
+            f"schedules it as V0 without chunked prefill (prefill-only steps of whole prompts, up to "
+            f"{limits.budget_tokens:,} tokens a step), so its TTFT, TPOT and queueing are not this server's; the KV "
+            f"pool is the plan's")
 
 # =====================================================================================
 # Step time: a calibrated roofline
@@ -1763,12 +1801,13 @@ class _StepLimits:
 
     budget_tokens: int  # tokens per step (max_num_batched_tokens; V0 without chunked prefill: >= max_model_len)
     max_seqs: int  # running requests (vLLM requires max_num_batched_tokens >= max_num_seqs)
-    # per-request prefill chunk cap (long_prefill_token_threshold, else the budget). V1 applies the threshold to
-    # every request, chunked prefill or not (vllm/v1/core/sched/scheduler.py: it caps num_new_tokens before the
-    # `not enable_chunked_prefill and num_new_tokens > token_budget` check, so a capped prompt is prefilled in
-    # threshold-sized steps); V0 only when chunking (vllm/core/scheduler.py@0.7.3
-    # `_get_num_new_uncached_and_cached_tokens`: the partial-prefill caps apply under `enable_chunking`), so
-    # without chunked prefill V0 admits a whole prompt that fits the budget whatever the threshold.
+    # per-request prefill chunk cap (long_prefill_token_threshold, else the budget) where the release applies it
+    # (`SchedulerRules.long_prefill_needs_chunked`). V1 0.8-0.33 applies it with chunked prefill or without
+    # (vllm/v1/core/sched/scheduler.py: it caps num_new_tokens before the `not enable_chunked_prefill and
+    # num_new_tokens > token_budget` check, so a capped prompt is prefilled in threshold-sized steps); V0 and V1 from
+    # 0.34 only when chunking, so without chunked prefill they admit a whole prompt that fits the budget whatever the
+    # threshold. From 0.31 a step with one request running or waiting takes no cap
+    # (`SchedulerRules.long_prefill_needs_company`): the engine decides that per step.
     chunk_cap_tokens: int
     watermark_blocks: int  # V0: blocks kept free at admission while anything runs
 
@@ -1778,7 +1817,7 @@ class _StepLimits:
         if not rules.chunked_prefill:
             budget = max(budget, cfg.max_model_len)
         threshold = budget
-        if 0 < cfg.long_prefill_token_threshold < budget and (rules.chunked_prefill or rules.engine == "v1"):
+        if 0 < cfg.long_prefill_token_threshold < budget and (rules.chunked_prefill or not rules.long_prefill_needs_chunked):
             threshold = cfg.long_prefill_token_threshold
         return cls(budget_tokens=budget, max_seqs=min(cfg.max_num_seqs, budget), chunk_cap_tokens=threshold,
                    watermark_blocks=int(rules.watermark_fraction * cfg.num_gpu_blocks))
@@ -1855,7 +1894,10 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     limits = _StepLimits.of(cfg, rules)
     budget = limits.budget_tokens
     max_seqs = limits.max_seqs
-    threshold = limits.chunk_cap_tokens
+    cap = limits.chunk_cap_tokens
+    # from 0.31 the cap applies only in a step where more than one request is running or waiting (set per step below)
+    cap_needs_company = rules.long_prefill_needs_company and cap < budget
+    threshold = cap  # this step's cap: `cap`, or the budget (no cap) in a step with a lone request
     watermark = limits.watermark_blocks
     chunked = rules.chunked_prefill
     skip_oversize = not chunked and rules.unchunked_oversize == "skip"
@@ -2540,6 +2582,10 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         # scheduled the step that starts now)
         decided = last_start if (async_sched and last_end == now and (running or waiting)) else now
         ingest_arrivals(decided)
+        if cap_needs_company:
+            # vLLM counts len(running) + len(waiting) when schedule() starts (Scheduler.get_request_counts); a
+            # request that finished in the step before last is still in RUNNING then under async scheduling
+            threshold = cap if len(running) + len(lingering) + len(waiting) > 1 else budget
         if lingering and not running and not waiting:
             release_lingering()  # nothing is scheduled next: the slots and blocks are free before anything else
         if not running and not waiting:  # idle: wait for the group, the next arrival or the barrier

@@ -669,6 +669,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   a budget below max_model_len passes; from 0.11.1 SchedulerConfig.__post_init__ turns it off and then runs
     #   verify_max_model_len, which refuses (config/scheduler.py 0.11.1-0.34.0).
     "encoder_decoder_budget_check": [((0, 0, 0), False), ((0, 11, 1), True)],
+    # Whether startup refuses --long-prefill-token-threshold above max_model_len ("long_prefill_token_threshold (N)
+    # cannot be greater than the max_model_len (M)."). Up to 0.26 the check runs only with max_num_partial_prefills > 1
+    # (SchedulerConfig._verify_args in vllm/config.py 0.10.0; SchedulerConfig.verify_max_model_len in
+    # config/scheduler.py 0.10.1, 0.10.2, 0.20.0, 0.25.0, 0.26.0), which V1 never runs: it refuses concurrent partial
+    # prefills (EngineArgs._is_v1_supported_oracle falls back to V0 up to 0.10, EngineArgs._check_feature_supported
+    # raises from 0.11: engine/arg_utils.py 0.10.0, 0.10.2, 0.20.0). 0.27.0 drops max_num_partial_prefills and checks
+    # every threshold (config/scheduler.py SchedulerConfig.verify_max_model_len, run by __post_init__; 0.27.0, 0.28.0,
+    # 0.29.0, 0.33.0, 0.34.0 wheels). Read by `kvplan simulate`, which takes the flag.
+    "long_prefill_threshold_checked": [((0, 0, 0), False), ((0, 27, 0), True)],
     # Layers of one attention type but different page shapes form one KV-cache group with their pages summed
     # (UniformTypeKVCacheSpecs) from 0.11
     "uniform_type_kv_specs": [((0, 0, 0), False), ((0, 11, 0), True)],
@@ -2195,6 +2204,7 @@ class VersionRules:
     encoder_decoder_budget_default: str
     encoder_decoder_prefix_caching: str
     encoder_decoder_budget_check: bool
+    long_prefill_threshold_checked: bool
     encoder_decoder_cudagraph_mode: str
     uniform_type_kv_specs: bool
     mla_kernels: bool

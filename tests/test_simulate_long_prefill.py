@@ -1,0 +1,119 @@
+"""Where long_prefill_token_threshold caps a prefill chunk, by release (vllm/v1/core/sched/scheduler.py
+Scheduler.schedule): V1 0.8-0.30 caps every request, chunked prefill or not; from 0.31 a step whose schedule() starts
+with one request running or waiting takes no cap; from 0.34 the cap also needs chunked prefill. V0 caps only when
+chunking."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from kvplan.simulate import EngineConfig, StepCoefficients, StepModel, scheduler_rules, simulate
+from kvplan.workload import Workload
+
+SM = StepModel.from_numbers(
+    weights_bytes=2e8, active_params=1e8, num_layers=4, hidden_size=512, num_attention_heads=8, num_kv_heads=2,
+    head_dim=64, vocab_size=1000, kv_bytes_per_token=4 * 2 * 2 * 64 * 2, hbm_bytes_per_s=1e11,
+    peak_flops_per_s=1e13, coeffs=replace(StepCoefficients(), t_fixed_s=0.001))
+
+
+def wl(prompts, completions, arrivals=None) -> Workload:
+    n = len(prompts)
+    return Workload(name="t", prompt_tokens=np.asarray(prompts, dtype=np.int64),
+                    completion_tokens=np.asarray(completions, dtype=np.int64),
+                    arrival_s=np.zeros(n) if arrivals is None else np.asarray(arrivals, dtype=np.float64))
+
+
+def cfg(budget=512, threshold=100, mml=1024) -> EngineConfig:
+    return EngineConfig(num_gpu_blocks=1000, block_size=16, max_num_seqs=8, max_num_batched_tokens=budget,
+                        max_model_len=mml, long_prefill_token_threshold=threshold)
+
+
+def chunks_s(*steps) -> float:
+    """Seconds of prefill-only steps, each a list of (chunk tokens, prefix tokens)."""
+    return sum(SM.step_s(0, 0, list(s)) for s in steps)
+
+
+@pytest.mark.parametrize("version,needs_chunked,needs_company", [
+    ("0.6.3", True, False),      # V0: only its chunked-prefill path caps partial prefills
+    ("0.8.0", False, False), ("0.19.0", False, False), ("0.30.0", False, False),
+    ("0.31.0", False, True), ("0.33.0", False, True),
+    ("0.34.0", True, True)])
+def test_rule_rows_by_release(version, needs_chunked, needs_company):
+    r = scheduler_rules(version)
+    assert (r.long_prefill_needs_chunked, r.long_prefill_needs_company) == (needs_chunked, needs_company)
+
+
+def test_a_lone_request_is_capped_up_to_0_30_and_not_from_0_31():
+    w = wl([300], [1])
+    capped = chunks_s([(100, 0)], [(100, 100)], [(100, 200)])
+    whole = chunks_s([(300, 0)])
+    assert capped > whole
+    assert simulate(w, cfg(), SM, scheduler_rules("0.30.0")).ttft_s[0] == pytest.approx(capped, rel=1e-12)
+    for v in ("0.31.0", "0.33.0", "0.34.0"):
+        r = simulate(w, cfg(), SM, scheduler_rules(v))
+        assert r.ttft_s[0] == pytest.approx(whole, rel=1e-12), v
+        assert r.steps == 1
+
+
+@pytest.mark.parametrize("version", ["0.30.0", "0.33.0", "0.34.0"])
+def test_two_requests_are_both_capped(version):
+    """Two requests queued together: every step of theirs starts with two eligible, so each chunk is capped."""
+    r = simulate(wl([300, 300], [1, 1]), cfg(), SM, scheduler_rules(version))
+    expect = chunks_s(*[[(100, pre), (100, pre)] for pre in (0, 100, 200)])
+    assert r.ttft_s.tolist() == pytest.approx([expect, expect], rel=1e-12)
+
+
+@pytest.mark.parametrize("async_scheduling", [True, False])
+def test_the_last_one_left_goes_uncapped_once_the_other_is_gone(async_scheduling):
+    """A (16 tokens, one output) finishes in step 1. With async scheduling step 2 was scheduled before A's output
+    was processed, so A still counts and B's second chunk is capped; B's last 200 tokens then go in one step.
+    Without async scheduling A is gone at step 2: B's last 300 tokens go at once."""
+    rules = replace(scheduler_rules("0.33.0"), async_scheduling=async_scheduling)
+    r = simulate(wl([16, 400], [1, 1]), cfg(), SM, rules)
+    step1 = chunks_s([(16, 0), (100, 0)])
+    rest = chunks_s([(100, 100)], [(200, 200)]) if async_scheduling else chunks_s([(300, 100)])
+    assert r.ttft_s[0] == pytest.approx(step1, rel=1e-12)
+    assert r.ttft_s[1] == pytest.approx(step1 + rest, rel=1e-12)
+
+
+def test_0_34_without_chunked_prefill_takes_no_cap():
+    """0.34 caps only with chunked prefill: two 300-token prompts go whole in one step; 0.33 caps them."""
+    w = wl([300, 300], [1, 1])
+    capped = chunks_s(*[[(100, pre), (100, pre)] for pre in (0, 100, 200)])
+    whole = chunks_s([(300, 0), (300, 0)])
+    r34 = simulate(w, cfg(budget=1024), SM, replace(scheduler_rules("0.34.0"), chunked_prefill=False))
+    r33 = simulate(w, cfg(budget=1024), SM, replace(scheduler_rules("0.33.0"), chunked_prefill=False))
+    assert r34.ttft_s.tolist() == pytest.approx([whole, whole], rel=1e-12)
+    assert r33.ttft_s.tolist() == pytest.approx([capped, capped], rel=1e-12)
+
+
+def _cli(*args: str):
+    """(exit code, output): an InputError is exit 2 with its message, as the console script gives it."""
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+    from kvplan.errors import InputError
+
+    res = CliRunner().invoke(app, list(args))
+    if isinstance(res.exception, InputError):
+        return 2, str(res.exception)
+    return res.exit_code, res.output
+
+
+@pytest.mark.parametrize("version,refused", [("0.26.0", False), ("0.27.0", True), ("0.34.0", True)])
+def test_a_threshold_above_max_model_len_is_refused_where_vllm_refuses_it(version, refused):
+    """From 0.27.0 SchedulerConfig.verify_max_model_len refuses every threshold above max_model_len; before, only with
+    max_num_partial_prefills > 1, which V1 does not run. The default 0 is never refused."""
+    base = ["simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--max-model-len", "4096", "--vllm-version", version,
+            "--prompt-len", "constant:500", "--completion-len", "constant:5", "-n", "5", "--rate", "1"]
+    code, out = _cli(*base, "--long-prefill-token-threshold", "4097")
+    if refused:
+        assert code == 2 and "4097 is above max_model_len 4,096" in out and "at most 4096" in out
+    else:
+        assert code == 0, out
+    for ok in ("4096", "0"):
+        code, out = _cli(*base, "--long-prefill-token-threshold", ok)
+        assert code == 0, out
