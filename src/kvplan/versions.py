@@ -606,6 +606,24 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   wheels)
     "pooling_chunked_prefill_default": [((0, 0, 0), "given_last"), ((0, 10, 1), "last_causal"),
                                         ((0, 13, 0), "last_or_all")],
+    # How vLLM reads a sentence-transformers Pooling config's mode (transformers_utils/config.py get_pooling_config,
+    # from the entries resolve.st_pooling_modes keeps; plan.defaults.st_pooling_types):
+    # - "first_or_none" up to 0.10.0: the first key set to true, named by get_pooling_config_name ('pooling_mode_' cut,
+    #   the part before the first '_', 'lasttoken' -> LAST); a name outside LAST/ALL/CLS/STEP/MEAN gives None
+    #   (0.8.5, 0.9.2 and 0.10.0 wheels);
+    # - "first_or_error" 0.10.1-0.13: the same, but such a name raises NotImplementedError("Pooling type MAX not
+    #   supported") and the model does not start (0.10.1, 0.10.2, 0.11.0, 0.11.1, 0.12.0 and 0.13.0 wheels);
+    # - "each" 0.14-0.29: every key set to true, parse_pooling_type'd: CLS/LAST/MEAN set seq_pooling_type, ALL/STEP
+    #   tok_pooling_type (the later key winning), any other name skipped (0.14.0, 0.20.0 and 0.29.0 wheels);
+    # - "each_or_mode" from 0.30: also a string "pooling_mode" (0.30.0, 0.31.0 and 0.34.0 wheels).
+    "st_pooling_mode_read": [((0, 0, 0), "first_or_none"), ((0, 10, 1), "first_or_error"), ((0, 14, 0), "each"),
+                             ((0, 30, 0), "each_or_mode")],
+    # The pooling types a PoolerConfig holds: "single" (pooling_type) up to 0.13; "split" from 0.14, where
+    # seq_pooling_type (CLS/LAST/MEAN) and tok_pooling_type (ALL/STEP) are filled apart, each from the class default
+    # (default_seq_pooling_type LAST, default_tok_pooling_type ALL) where neither --pooler-config nor the Pooling
+    # config sets it, and a given pooling_type goes to the one it belongs to (config/pooler.py PoolerConfig.
+    # __post_init__, config/model.py ModelConfig.__post_init__; 0.13.0, 0.14.0 and 0.34.0 wheels)
+    "pooler_type_fields": [((0, 0, 0), "single"), ((0, 14, 0), "split")],
     # The encoder positions an encoder-decoder model's (Whisper's) CrossAttentionSpec charges each request
     # (plan.kv.cross_attention_tokens): "encoder_len" from 0.10.2, the first release to run Whisper on V1
     # (kv_cache_interface.py CrossAttentionSpec.max_memory_usage_bytes reads MULTIMODAL_REGISTRY.get_encdec_max_encoder_len
@@ -2145,6 +2163,8 @@ class VersionRules:
     v1_unchunked_batched_tokens: str
     v1_chunked_prefill_flag: str
     pooling_chunked_prefill_default: str
+    st_pooling_mode_read: str
+    pooler_type_fields: str
     cross_attention_tokens: str
     encoder_decoder_budget_default: str
     encoder_decoder_prefix_caching: str

@@ -657,28 +657,115 @@ _POOLING_CLASS_TYPES = {"Qwen2ForRewardModel": "ALL", "InternLM2ForRewardModel":
                         "Qwen2ForProcessRewardModel": "STEP", "GritLM": "MEAN"}
 
 
+# vLLM's pooling types (layers/pooler.py PoolingType up to 0.13; config/pooler.py SequencePoolingType and
+# TokenPoolingType from 0.14: 0.9.2, 0.13.0, 0.14.0 and 0.34.0 wheels)
+POOLING_TYPES = ("LAST", "ALL", "CLS", "STEP", "MEAN")
+SEQ_POOLING_TYPES = ("CLS", "LAST", "MEAN")
+TOK_POOLING_TYPES = ("ALL", "STEP")
+
+
+def _st_pooling_name(key: str) -> str:
+    """A Pooling config's key (or pooling_mode value) as vLLM names it: get_pooling_config_name (0.9.2-0.13.0) and
+    parse_pooling_type (0.14.0-0.34.0) in transformers_utils/config.py cut 'pooling_mode_', keep the part before the
+    first '_' and read 'lasttoken' as LAST: pooling_mode_mean_tokens MEAN, pooling_mode_mean_sqrt_len_tokens MEAN,
+    pooling_mode_cls_token CLS, pooling_mode_max_tokens MAX, include_prompt INCLUDE."""
+    name = key.replace("pooling_mode_", "") if "pooling_mode_" in key else key
+    name = name.split("_", 1)[0] if "_" in name else name
+    return ("last" if "lasttoken" in name else name).upper()
+
+
+def st_pooling_types(model: ModelSpec, rules: VersionRules) -> tuple[dict[str, str | None], str] | None:
+    """The pooling types vLLM `rules.version` takes from the checkpoint's sentence-transformers Pooling config, as
+    {PoolerConfig field: type} ({"pooling_type": ...} up to 0.13, seq_pooling_type / tok_pooling_type from 0.14), and
+    the entries it read; None where the checkpoint has no Pooling config or kvplan could not read it (rules rows
+    st_pooling_mode_read, pooler_type_fields). RefusedByVLLMError where the release refuses the mode (0.10.1-0.13:
+    NotImplementedError for a name outside its pooling types)."""
+    modes = model.st_pooling_modes
+    if not model.st_pooling or modes is None:
+        return None
+    kind = rules.st_pooling_mode_read
+    if kind in ("first_or_none", "first_or_error"):
+        first = next((k for k, v in modes if v is True), None)
+        if first is None:
+            return {"pooling_type": None}, "no mode set to true"
+        name = _st_pooling_name(first)
+        if name in POOLING_TYPES:
+            return {"pooling_type": name}, f"{first}: true"
+        if kind == "first_or_error":
+            raise RefusedByVLLMError(
+                "model", f"vLLM {rules.version} does not start this checkpoint: its sentence-transformers Pooling "
+                f"config's first mode set to true is {first}, which get_pooling_config reads as {name} and refuses "
+                f"(NotImplementedError: Pooling type {name} not supported; transformers_utils/config.py)",
+                "give --pooler-config / --override-pooler-config '{\"pooling_type\": \"MEAN\"}' (a type vLLM has: "
+                f"{', '.join(POOLING_TYPES)}), or vLLM 0.14 or newer (which skips modes it has no type for)",
+                rule="sentence-transformers pooling mode")
+        return {"pooling_type": None}, f"{first}: true, which vLLM {rules.version} has no type for"
+    out: dict[str, str | None] = {}
+    read: list[str] = []
+    for key, value in modes:
+        if key == "pooling_mode" and isinstance(value, str):
+            if kind != "each_or_mode":
+                continue
+            name, entry = _st_pooling_name(value), f"pooling_mode: {value!r}"
+        elif value is True:
+            name, entry = _st_pooling_name(key), f"{key}: true"
+        else:
+            continue
+        field = ("seq_pooling_type" if name in SEQ_POOLING_TYPES else
+                 "tok_pooling_type" if name in TOK_POOLING_TYPES else None)
+        if field:
+            out[field] = name
+            read.append(entry)
+    return out, ", ".join(read) or "no mode vLLM has a type for"
+
+
+def _class_pooling_type(model: ModelSpec) -> str:
+    return "CLS" if model.is_encoder_only else next(
+        (_POOLING_CLASS_TYPES[a] for a in model.architectures if a in _POOLING_CLASS_TYPES), "LAST")
+
+
 def pooling_incremental_prefill(model: ModelSpec, rules: VersionRules) -> tuple[bool, str]:
     """(whether V1 turns chunked prefill and prefix caching on by default for this pooling model, why), by the rules row
-    pooling_chunked_prefill_default. The pooling type is the class default read from the architecture; a
-    sentence-transformers Pooling config overrides it in vLLM, and kvplan does not read its mode, so the reason then
-    says what was assumed."""
+    pooling_chunked_prefill_default. The pooling type is the checkpoint's sentence-transformers Pooling config's where
+    it sets one (st_pooling_types), else the class default read from the architecture (up to 0.10.0 the class default
+    is not applied); a Pooling config kvplan could not read leaves the class default as an assumption the reason says."""
     kind = rules.pooling_chunked_prefill_default
     encoder = model.is_encoder_only
-    ptype = "CLS" if encoder else next((_POOLING_CLASS_TYPES[a] for a in model.architectures
-                                        if a in _POOLING_CLASS_TYPES), "LAST")
-    if kind == "given_last" and not model.st_pooling:
+    cls_type = _class_pooling_type(model)
+    st = st_pooling_types(model, rules)
+    st_types, st_read = st if st is not None else ({}, "")
+    where = f"the checkpoint's sentence-transformers Pooling config ({st_read})"
+    if rules.pooler_type_fields == "split":
+        seq = st_types.get("seq_pooling_type") or (cls_type if cls_type in SEQ_POOLING_TYPES else "LAST")
+        tok = st_types.get("tok_pooling_type") or (cls_type if cls_type in TOK_POOLING_TYPES else "ALL")
+        from_st = [f for f in ("seq_pooling_type", "tok_pooling_type") if st_types.get(f)]
+        ptype = seq
+        source = (f"; {' and '.join(f'{f} {st_types[f]}' for f in from_st)} from {where}" if from_st else
+                  f"; {where} sets no type: the class default" if st is not None else "")
+    else:
+        given = st_types.get("pooling_type")
+        # (a Pooling config not read: its mode is assumed to be the class default, as said below)
+        ptype = given or (None if kind == "given_last" and (st is not None or not model.st_pooling) else cls_type)
+        source = (f"; pooling type {given} from {where}" if given else
+                  f"; {where} sets no type" + ("" if kind == "given_last" else ": the class default")
+                  if st is not None else "")
+    if kind == "given_last" and ptype is None:
         return False, (f"vLLM {rules.version} takes the pooling type only from a sentence-transformers Pooling config "
-                       "or --override-pooler-config, and the checkpoint ships no Pooling module: the type is unset")
+                       "or --override-pooler-config, and " + ("the checkpoint ships no Pooling module: the type is unset"
+                                                             if not model.st_pooling else f"{where} sets none"))
     if encoder:
         on, what = False, "a bidirectional (encoder-only) model"
+    elif kind == "last_or_all" and rules.pooler_type_fields == "split":
+        on = not (seq in ("MEAN", "CLS") or tok == "STEP")
+        what = f"a causal model with {seq}/{tok} (sequence/token) pooling"
     elif kind == "last_or_all":
         on, what = ptype not in ("MEAN", "CLS", "STEP"), f"a causal model with {ptype} pooling"
     else:
         on, what = ptype == "LAST", f"a causal model with {ptype} pooling"
-    source = ("" if not model.st_pooling else
-              f"; assumed: the checkpoint's sentence-transformers Pooling config sets the pooling type, whose mode "
-              f"kvplan does not read, taken as the class default {'CLS or MEAN' if encoder else ptype} (give "
-              "--enable-chunked-prefill / --no-enable-chunked-prefill to say)")
+    if model.st_pooling and st is None:
+        source = (f"; assumed: the checkpoint's sentence-transformers Pooling config sets the pooling type, whose mode "
+                  f"kvplan does not read, taken as the class default {'CLS or MEAN' if encoder else cls_type} (give "
+                  "--enable-chunked-prefill / --no-enable-chunked-prefill to say)")
     return on, what + source
 
 
