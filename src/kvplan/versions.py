@@ -2793,6 +2793,10 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # 0.11.0's, where the backend is the VLLM_ALL2ALL_BACKEND environment variable)
     "--enable-eplb": (0, 9, 2), "--num-redundant-experts": (0, 9, 2), "--eplb-config": (0, 10, 2),
     "--all2all-backend": (0, 11, 1),
+    # ModelConfig.override_pooler_config as --override-pooler-config: absent from the 0.6.3.post1 wheel's
+    # engine/arg_utils.py, present in 0.6.4's to 0.11.2's (gone from 0.12.0: SERVE_FLAG_UNTIL); ModelConfig.pooler_config
+    # as --pooler-config: absent from the 0.10.2 wheel's, present in 0.11.0's and every later one read (0.11.1-0.34.0)
+    "--override-pooler-config": (0, 6, 4), "--pooler-config": (0, 11, 0),
 }
 
 # Flags a later release removed: the first release without them. --cuda-graph-sizes: 0.12.0 warns it "is deprecated
@@ -2824,6 +2828,10 @@ SERVE_FLAG_UNTIL: dict[str, tuple[V, str]] = {
     # 0.10.2-0.11.2 wheels, forwarded to EPLBConfig.num_redundant_experts); absent from the 0.12.0 wheel's
     "--num-redundant-experts": ((0, 12, 0), "use --eplb-config '{\"num_redundant_experts\": N}' (from Python, "
                                             "eplb_config={\"num_redundant_experts\": N})"),
+    # --override-pooler-config: "`override_pooler_config` is deprecated and will be removed in v0.12.0 or v1.0.0,
+    # whichever is sooner. Please use `pooler_config` instead." (config/model.py ModelConfig.__post_init__, 0.11.0 and
+    # 0.11.2 wheels); absent from the 0.12.0 wheel's engine/arg_utils.py and config/model.py
+    "--override-pooler-config": ((0, 12, 0), "use --pooler-config (the same JSON; from Python, pooler_config={...})"),
 }
 
 # vllm serve flags that take several values, each its own argument ('--cudagraph-capture-sizes 1 2 4 8'): a list[int]
@@ -2851,6 +2859,8 @@ SERVE_FLAG_BEFORE: dict[str, list[tuple[V, str]]] = {
     # ParallelConfig.all2all_backend came in 0.11.1: envs.py's VLLM_ALL2ALL_BACKEND chooses it before (0.10.1, 0.11.0
     # wheels)
     "--all2all-backend": [((0, 0, 0), "the environment variable VLLM_ALL2ALL_BACKEND chooses the backend there")],
+    # ModelConfig.pooler_config came in 0.11.0 beside the override it replaced (0.6.4-0.11.x)
+    "--pooler-config": [((0, 6, 4), "give the same JSON as --override-pooler-config (0.6.4-0.11.x)")],
 }
 
 
