@@ -175,3 +175,34 @@ def test_the_string_pooling_mode_is_read_from_0_30(tmp_path):
     model = _st_checkpoint(tmp_path, extra={"pooling_mode": "mean"})  # no key set to true
     assert _defaults_off(model, "0.29.0")[0] is False  # not read: the class default LAST
     assert _defaults_off(model, "0.30.0")[0] is True
+
+
+# --- hybrid pooling models: the pooling default, not the hybrid one, decides prefix caching ---
+
+HYBRID = "ibm-granite/granite-4.0-h-tiny"  # GraniteMoeHybrid: Mamba2 layers beside attention
+
+
+def _mamba_plan(version, **flags):
+    p = kvplan.fit(HYBRID, "H100", runner="pooling", vllm_version=version, max_model_len=16384, **flags)
+    return p.args.enable_prefix_caching, p.max_concurrency, p.kv_cache_tokens
+
+
+@pytest.mark.parametrize("version", ["0.11.1", "0.12.0", "0.20.0"])
+def test_a_hybrid_pooling_model_with_last_pooling_caches_prefixes(version):
+    # LAST pooling turns prefix caching on (config/model.py is_prefix_caching_supported asks the pooling type, not
+    # is_hybrid), so the Mamba2 layers keep their state per block as with --enable-prefix-caching
+    unset = _mamba_plan(version)
+    assert unset == _mamba_plan(version, enable_prefix_caching=True)
+    assert unset[1] < _mamba_plan(version, enable_prefix_caching=False)[1]
+    # MEAN pooling leaves both off
+    mean = _mamba_plan(version, pooler_config='{"pooling_type": "MEAN"}')
+    assert mean[0] is False
+    assert mean[1:] == _mamba_plan(version, enable_prefix_caching=False, enable_chunked_prefill=False)[1:]
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.26.0"])
+def test_where_the_hybrid_default_changes_nothing_it_is_left(version):
+    # before 0.11.1 the Mamba layers keep one state page either way; from 0.26.0 a generative hybrid caches too
+    plan = kvplan.fit(HYBRID, "H100", runner="pooling", vllm_version=version, max_model_len=16384)
+    assert plan.args.enable_prefix_caching is None
+    assert not any("Mamba layers" in a for a in plan.assumptions)

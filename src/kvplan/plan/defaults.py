@@ -1016,6 +1016,22 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs,
     prefix = args.enable_prefix_caching
     if prefix is None and pool_on is False:
         prefix = False
+    if (prefix is None and pool_on and (model.is_hybrid or model.is_attention_free) and rules.mamba_cache_mode != "none"
+            and not (model.is_hybrid and rules.hybrid_prefix_caching_default)):
+        # the pooling default turns prefix caching on whatever the model's layers: for a pooling model vLLM asks the
+        # pooling type (and the class's declared attn_type, "decoder" unless it says otherwise: only the BERT family,
+        # encoder_only, and Terratorch, attention_free, do), never is_hybrid / is_attention_free, which decide only a
+        # generative model's default (ModelConfig.attn_type and is_prefix_caching_supported in config/model.py, 0.12.0
+        # and 0.34.0 wheels; _set_default_args_v1 / _set_default_args in engine/arg_utils.py, 0.10.1-0.11.0). The Mamba
+        # layers then go as for --enable-prefix-caching (MambaModelConfig.verify_and_update_config in
+        # models/config.py: kept for the Mamba1/2 families, turned off for the others before 0.15; rules row
+        # mamba_cache_mode; before 0.11.1 the Mamba layers keep one state page either way, and from 0.26.0 a generative
+        # hybrid's default is on too)
+        prefix = True
+        notes.append(f"prefix caching on by default for this {'hybrid' if model.is_hybrid else 'attention-free'} "
+                     f"pooling model at vLLM {rules.version}: the pooling default does not look at the Mamba layers "
+                     "(a generative model's default would leave it off), so their state is kept as with "
+                     "--enable-prefix-caching")
     if encdec:
         # vLLM turns both off for an encoder-decoder model after the budget above is chosen (rules rows
         # encoder_decoder_budget_default, encoder_decoder_prefix_caching, encoder_decoder_budget_check)
