@@ -88,3 +88,121 @@ def test_a_sentence_transformers_pooling_config_is_an_assumption_said(tmp_path, 
     said = [a for a in with_st.assumptions if "sentence-transformers Pooling config" in a]
     assert said and "LAST" in said[0] and "--no-enable-chunked-prefill" in said[0]
     assert with_st.args.enable_prefix_caching is not False
+
+
+# --- the checkpoint's sentence-transformers Pooling config, read as vLLM reads it ---
+
+_MODES = ("pooling_mode_cls_token", "pooling_mode_mean_tokens", "pooling_mode_max_tokens",
+          "pooling_mode_mean_sqrt_len_tokens", "pooling_mode_weightedmean_tokens", "pooling_mode_lasttoken")
+
+
+def _st_checkpoint(tmp_path, *true_keys, extra: dict | None = None):
+    """A Qwen2 checkpoint with modules.json and 1_Pooling/config.json in sentence-transformers' key order, the named
+    keys set to true (include_prompt true, as Qwen3-Embedding ships it)."""
+    folder = _checkpoint(tmp_path, st_pooling=True)
+    pooling = {"word_embedding_dimension": 3584, **{k: k in true_keys for k in _MODES}, "include_prompt": True}
+    for k in true_keys:  # keys outside the usual list, in the order given
+        pooling[k] = True
+    pooling.update(extra or {})
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
+    return folder
+
+
+def _defaults_off(model, version):
+    """Whether the unset flags plan as chunked prefill off (and prefix caching off) at `version`."""
+    kw = dict(vllm_version=version, max_model_len=16384)
+    unset = kvplan.fit(model, "H100", **kw)
+    off = _same_plan(unset, kvplan.fit(model, "H100", enable_chunked_prefill=False, **kw))
+    on = _same_plan(unset, kvplan.fit(model, "H100", enable_chunked_prefill=True, **kw))
+    assert off != on
+    assert (unset.args.enable_prefix_caching is False) == off
+    return off, unset
+
+
+def test_the_pooling_config_entries_are_read_from_a_local_folder(tmp_path):
+    spec = resolve_model(_st_checkpoint(tmp_path, "pooling_mode_mean_tokens"))
+    assert spec.st_pooling and spec.is_pooling
+    assert spec.st_pooling_modes == (("pooling_mode_mean_tokens", True), ("include_prompt", True))
+
+
+def test_a_pooling_config_that_cannot_be_read_stays_unread(tmp_path):
+    spec = resolve_model(_checkpoint(tmp_path, st_pooling=True))  # modules.json names 1_Pooling, which is not there
+    assert spec.st_pooling and spec.st_pooling_modes is None
+
+
+@pytest.mark.parametrize("mode,version,off", [
+    ("pooling_mode_lasttoken", "0.10.0", False),  # LAST given by the Pooling config: on even where no class default applies
+    ("pooling_mode_mean_tokens", "0.10.0", True),
+    ("pooling_mode_lasttoken", "0.11.0", False), ("pooling_mode_mean_tokens", "0.11.0", True),
+    ("pooling_mode_cls_token", "0.12.0", True), ("pooling_mode_mean_sqrt_len_tokens", "0.13.0", True),  # read as MEAN
+    ("pooling_mode_lasttoken", "0.34.0", False), ("pooling_mode_mean_tokens", "0.34.0", True),
+    ("pooling_mode_cls_token", "0.34.0", True),
+])
+def test_the_pooling_mode_decides_the_default(tmp_path, mode, version, off):
+    got, plan = _defaults_off(_st_checkpoint(tmp_path, mode), version)
+    assert got == off
+    said = [a for a in plan.assumptions if "by default for this pooling model" in a]
+    assert said and mode in said[0] and "assumed" not in said[0]
+
+
+def test_without_any_mode_0_10_0_leaves_the_type_unset_and_later_releases_take_the_class_default(tmp_path):
+    model = _st_checkpoint(tmp_path)  # every mode false; include_prompt true is no type
+    assert _defaults_off(model, "0.10.0")[0] is True
+    assert _defaults_off(model, "0.34.0")[0] is False  # LAST, the converted class's default
+
+
+@pytest.mark.parametrize("version,outcome", [("0.10.0", "off"), ("0.11.0", "refused"), ("0.13.0", "refused"),
+                                             ("0.14.0", "on"), ("0.34.0", "on")])
+def test_a_mode_vllm_has_no_type_for(tmp_path, version, outcome):
+    # max pooling: None up to 0.10.0 (the type unset: off), NotImplementedError 0.10.1-0.13, skipped from 0.14 (the
+    # class default LAST)
+    model = _st_checkpoint(tmp_path, "pooling_mode_max_tokens")
+    if outcome == "refused":
+        with pytest.raises(RefusedByVLLMError, match="Pooling type MAX not supported"):
+            kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384)
+    else:
+        assert _defaults_off(model, version)[0] is (outcome == "off")
+
+
+def test_two_modes_set_the_first_wins_up_to_0_13_and_the_last_from_0_14(tmp_path):
+    model = _st_checkpoint(tmp_path, "pooling_mode_mean_tokens", "pooling_mode_lasttoken")
+    assert _defaults_off(model, "0.13.0")[0] is True    # MEAN, the first true
+    assert _defaults_off(model, "0.14.0")[0] is False   # LAST, the later sequence type
+
+
+def test_the_string_pooling_mode_is_read_from_0_30(tmp_path):
+    model = _st_checkpoint(tmp_path, extra={"pooling_mode": "mean"})  # no key set to true
+    assert _defaults_off(model, "0.29.0")[0] is False  # not read: the class default LAST
+    assert _defaults_off(model, "0.30.0")[0] is True
+
+
+# --- hybrid pooling models: the pooling default, not the hybrid one, decides prefix caching ---
+
+HYBRID = "ibm-granite/granite-4.0-h-tiny"  # GraniteMoeHybrid: Mamba2 layers beside attention
+
+
+def _mamba_plan(version, **flags):
+    p = kvplan.fit(HYBRID, "H100", runner="pooling", vllm_version=version, max_model_len=16384, **flags)
+    return p.args.enable_prefix_caching, p.max_concurrency, p.kv_cache_tokens
+
+
+@pytest.mark.parametrize("version", ["0.11.1", "0.12.0", "0.20.0"])
+def test_a_hybrid_pooling_model_with_last_pooling_caches_prefixes(version):
+    # LAST pooling turns prefix caching on (config/model.py is_prefix_caching_supported asks the pooling type, not
+    # is_hybrid), so the Mamba2 layers keep their state per block as with --enable-prefix-caching
+    unset = _mamba_plan(version)
+    assert unset == _mamba_plan(version, enable_prefix_caching=True)
+    assert unset[1] < _mamba_plan(version, enable_prefix_caching=False)[1]
+    # MEAN pooling leaves both off
+    mean = _mamba_plan(version, pooler_config='{"pooling_type": "MEAN"}')
+    assert mean[0] is False
+    assert mean[1:] == _mamba_plan(version, enable_prefix_caching=False, enable_chunked_prefill=False)[1:]
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.26.0"])
+def test_where_the_hybrid_default_changes_nothing_it_is_left(version):
+    # before 0.11.1 the Mamba layers keep one state page either way; from 0.26.0 a generative hybrid caches too
+    plan = kvplan.fit(HYBRID, "H100", runner="pooling", vllm_version=version, max_model_len=16384)
+    assert plan.args.enable_prefix_caching is None
+    assert not any("Mamba layers" in a for a in plan.assumptions)

@@ -1043,6 +1043,8 @@ class FitFlags:
     max_cpu_loras: Optional[int] = None
     lora_target_modules: Optional[str] = None  # "qkv_proj,o_proj" (vllm serve: --lora-target-modules qkv_proj o_proj)
     runner: Optional[str] = None
+    pooler_config: Optional[str] = None  # JSON (vLLM >= 0.11): a pooling model's PoolerConfig
+    override_pooler_config: Optional[str] = None  # JSON (vLLM 0.6.4-0.11.x)
     limit_mm_per_prompt: Optional[str] = None
     language_model_only: bool = False
     skip_mm_profiling: bool = False
@@ -1127,6 +1129,8 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("max_cpu_loras", Optional[int], None, ("--max-cpu-loras",), "Adapters cached in CPU memory (vLLM default max_loras; no GPU memory; vLLM refuses fewer than --max-loras).", "vllm serve flags"),
     FitParam("lora_target_modules", Optional[str], None, ("--lora-target-modules",), "vLLM >= 0.19: the modules that take LoRA slots, comma-separated (qkv_proj,o_proj; from 0.20 also q_proj, gate_proj...); vllm serve spells it --lora-target-modules qkv_proj o_proj. Default: every supported module.", "vllm serve flags"),
     FitParam("runner", Optional[str], None, ("--runner",), "auto, generate or pooling: pooling serves an embedding/classification model (no lm_head, no sampler; --task embed before vLLM 0.10.1). auto: vLLM's choice from the architecture and a sentence-transformers modules.json.", "vllm serve flags"),
+    FitParam("pooler_config", Optional[str], None, ("--pooler-config",), 'vLLM >= 0.11: a pooling model\'s PoolerConfig as JSON (\'{"pooling_type": "MEAN"}\'; from 0.14 also seq_pooling_type / tok_pooling_type). Its pooling type, over the checkpoint\'s sentence-transformers Pooling config and the class default, decides whether chunked prefill and prefix caching are on by default (vLLM >= 0.9.2, V1).', "vllm serve flags"),
+    FitParam("override_pooler_config", Optional[str], None, ("--override-pooler-config",), "vLLM 0.6.4-0.11.x: --pooler-config's older name (the same JSON; removed in 0.12). From 0.11 it replaces --pooler-config where both are given.", "vllm serve flags"),
     FitParam("limit_mm_per_prompt", Optional[str], None, ("--limit-mm-per-prompt",), 'Items per modality a multimodal prompt may carry, as vLLM takes it: \'{"image": 2, "video": 0}\'. The profile run encodes the largest allowed items; all 0 = none.', "vllm serve flags"),
     FitParam("language_model_only", bool, False, ("--language-model-only",), "Serve a multimodal checkpoint as text only (vLLM >= 0.17; the same as every --limit-mm-per-prompt at 0): no vision tower loaded, no encoder pass profiled.", "vllm serve flags"),
     FitParam("skip_mm_profiling", bool, False, ("--skip-mm-profiling",), "vLLM >= 0.10.1: the profile run skips the multimodal encoder pass, so the KV pool takes the memory it would have held; requests with images or video may then run out of memory (vLLM: the user's responsibility).", "vllm serve flags"),

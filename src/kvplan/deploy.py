@@ -631,6 +631,13 @@ def spec_from_plan(
     if pooling:
         flag = str(_get(_get(plan, "rules"), "pooling_flag", default="--runner pooling")).split()
         flags.append(Flag(flag[0], flag[1], "a pooling model: /v1/embeddings, no lm_head, no sampler"))
+    for pooler_flag, pooler_field in (("--pooler-config", "pooler_config"),
+                                      ("--override-pooler-config", "override_pooler_config")):
+        given_pooler = _get(a, pooler_field)
+        if given_pooler:  # as given (its release range is checked with the plan: versions.SERVE_FLAG_SINCE / _UNTIL)
+            flags.append(Flag(pooler_flag, given_pooler if isinstance(given_pooler, str) else
+                              json.dumps(given_pooler, separators=(",", ":")),
+                              "as given: the pooling type decides the chunked-prefill and prefix-caching defaults"))
     if tp * pp * dp > gpus_per_node:
         flags.append(Flag("--distributed-executor-backend", "ray", "spans nodes: vLLM's multi-node path is Ray"))
         if dp > 1:  # the default "mp" backend starts every engine on the head node (config/parallel.py, 0.33.0)

@@ -993,8 +993,11 @@ class ModelSpec:
     is_multimodal: bool = False
     is_pooling: bool = False
     is_encoder_only: bool = False  # bidirectional encoder (BERT family): vLLM keeps no KV cache for it
-    # the checkpoint ships a sentence-transformers Pooling module, whose pooling mode (not read) overrides the class default
+    # the checkpoint ships a sentence-transformers Pooling module, whose pooling mode overrides the class default
     st_pooling: bool = False
+    # that module's config.json entries vLLM may read as the mode (resolve.st_pooling_modes), in the file's order;
+    # None where it was not read (a Hub checkpoint's not fetched, an unreadable file): the mode is then an assumption
+    st_pooling_modes: tuple[tuple[str, Any], ...] | None = None
     local_dir: str | None = None  # the absolute path of a local checkpoint folder it was read from
     tokenizer: str | None = None  # a Hub id whose tokenizer serves it (a GGUF file's base model, as its metadata names it)
     notes: tuple[str, ...] = ()
@@ -1323,8 +1326,39 @@ def has_pooling_module(modules: object) -> bool:
     """A sentence-transformers modules.json that lists a Pooling module: vLLM's `--runner auto` then serves the
     checkpoint as a pooling model even when its architecture is a *ForCausalLM (vllm/config/model.py,
     `_get_default_runner_type`, which asks `get_pooling_config` first)."""
-    return isinstance(modules, list) and any(
-        isinstance(m, dict) and str(m.get("type", "")).endswith("models.Pooling") for m in modules)
+    return _pooling_module(modules) is not None
+
+
+def _pooling_module(modules: object) -> dict | None:
+    """The first Pooling module a modules.json lists (vLLM's get_pooling_config takes the first, `next(...)`)."""
+    if not isinstance(modules, list):
+        return None
+    return next((m for m in modules if isinstance(m, dict) and str(m.get("type", "")).endswith("models.Pooling")), None)
+
+
+def st_pooling_modes(modules: object, read) -> tuple[tuple[str, Any], ...] | None:
+    """The entries of a sentence-transformers Pooling module's config.json that vLLM may read as its pooling mode, in
+    the file's order: each key whose value is JSON true (pooling_mode_cls_token, pooling_mode_mean_tokens,
+    pooling_mode_lasttoken, ... and include_prompt alike), and a string "pooling_mode" (the newer format's
+    `"pooling_mode": "lasttoken"`). vLLM's transformers_utils/config.py get_pooling_config reads
+    "{path}/config.json" of the first Pooling module that modules.json lists (0.9.2-0.34.0 wheels); which entry wins
+    is the release's (plan.defaults.st_pooling_types). `read(relative_path)` gives the file's JSON or None. None: the
+    checkpoint lists no Pooling module, or its config cannot be read (its mode then stays an assumption)."""
+    module = _pooling_module(modules)
+    folder = module.get("path") if module is not None else None
+    if not isinstance(folder, str) or not folder.strip("/"):
+        return None
+    data = read(f"{folder.strip('/')}/config.json")
+    if not isinstance(data, dict):
+        return None
+    return tuple((str(k), v) for k, v in data.items() if v is True or (k == "pooling_mode" and isinstance(v, str)))
+
+
+def _read_json_or_none(path: Path) -> object:
+    try:
+        return read_json_file(path) if path.is_file() else None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
 
 
 def _header_tensors(headers: Iterable[dict]):
@@ -1385,13 +1419,15 @@ def _from_folder(folder: Path) -> ModelSpec:
         raise InputError("model", f"{folder} has no config.json", "point at a Hugging Face checkpoint folder")
     config = read_json_object(cfg_path, "config.json")
     modules_path = folder / "modules.json"
-    pooling = modules_path.is_file() and has_pooling_module(_read_modules(modules_path))
+    modules = _read_modules(modules_path) if modules_path.is_file() else None
+    pooling = has_pooling_module(modules)
     ckpt, notes = folder_checkpoint(folder, config, pooling)
     quant_path = folder / "hf_quant_config.json"
     hfq = read_json_object(quant_path, "hf_quant_config.json") if quant_path.is_file() else None
     spec = normalize(config, model_id=local_model_id(folder), source=str(folder), hf_quant_config=hfq, checkpoint=ckpt,
                      sentence_transformers_pooling=pooling, extra_notes=notes)
-    return replace(spec, local_dir=str(folder.resolve()))
+    modes = st_pooling_modes(modules, lambda rel: _read_json_or_none(folder / rel)) if pooling else None
+    return replace(spec, local_dir=str(folder.resolve()), st_pooling_modes=modes)
 
 
 SAFETENSORS_INDEX = "model.safetensors.index.json"
@@ -1633,12 +1669,21 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
                                "hf_quant_config.json")
     except Exception:
         pass  # most checkpoints have none
-    pooling = False
+    pooling, modes = False, None
     try:
-        pooling = has_pooling_module(_read_modules(Path(hf_hub_download(repo, "modules.json", revision=revision_read,
-                                                                        local_files_only=cache_only))))
+        modules = _read_modules(Path(hf_hub_download(repo, "modules.json", revision=revision_read,
+                                                     local_files_only=cache_only)))
+        pooling = has_pooling_module(modules)
     except Exception:
         pass  # only sentence-transformers checkpoints have one
+    if pooling:
+        def _hub_json(rel: str) -> object:
+            try:
+                return _read_json_or_none(Path(hf_hub_download(repo, rel, revision=revision_read,
+                                                               local_files_only=cache_only)))
+            except Exception:  # not there, or no Hub: the mode stays an assumption
+                return None
+        modes = st_pooling_modes(modules, _hub_json)
     ckpt = None
     if cache_only:
         # the snapshot in the HF cache is a checkpoint folder: the headers of the shards it holds (a notebook's
@@ -1672,7 +1717,7 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
     spec = normalize(config, model_id=repo, source=f"hub: {repo}@{revision or 'main'}" + (f" (commit {commit[:12]})" if commit and commit != revision else ""),
                      revision=revision, hf_quant_config=hfq, checkpoint=ckpt, gated=gated, extra_notes=notes,
                      sentence_transformers_pooling=pooling)
-    return replace(spec, commit=commit)
+    return replace(spec, commit=commit, st_pooling_modes=modes)
 
 
 def is_commit_sha(revision: str | None) -> bool:

@@ -36,7 +36,7 @@ from kvplan.weights import kv_dtype_bytes
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
 # the record format's args (what `kvplan reconcile --record` writes from a log), then the flags kvplan reads beyond it
 ARG_FIELDS = RECORD_ARG_NAMES + (
-    "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "max_cpu_loras",
+    "speculative_config", "runner", "pooler_config", "override_pooler_config", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "max_cpu_loras",
     "lora_target_modules", "cpu_offload_gb",
     "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
     "expert_placement_strategy", "enable_eplb", "num_redundant_experts", "eplb_config", "all2all_backend",

@@ -636,6 +636,24 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   wheels)
     "pooling_chunked_prefill_default": [((0, 0, 0), "given_last"), ((0, 10, 1), "last_causal"),
                                         ((0, 13, 0), "last_or_all")],
+    # How vLLM reads a sentence-transformers Pooling config's mode (transformers_utils/config.py get_pooling_config,
+    # from the entries resolve.st_pooling_modes keeps; plan.defaults.st_pooling_types):
+    # - "first_or_none" up to 0.10.0: the first key set to true, named by get_pooling_config_name ('pooling_mode_' cut,
+    #   the part before the first '_', 'lasttoken' -> LAST); a name outside LAST/ALL/CLS/STEP/MEAN gives None
+    #   (0.8.5, 0.9.2 and 0.10.0 wheels);
+    # - "first_or_error" 0.10.1-0.13: the same, but such a name raises NotImplementedError("Pooling type MAX not
+    #   supported") and the model does not start (0.10.1, 0.10.2, 0.11.0, 0.11.1, 0.12.0 and 0.13.0 wheels);
+    # - "each" 0.14-0.29: every key set to true, parse_pooling_type'd: CLS/LAST/MEAN set seq_pooling_type, ALL/STEP
+    #   tok_pooling_type (the later key winning), any other name skipped (0.14.0, 0.20.0 and 0.29.0 wheels);
+    # - "each_or_mode" from 0.30: also a string "pooling_mode" (0.30.0, 0.31.0 and 0.34.0 wheels).
+    "st_pooling_mode_read": [((0, 0, 0), "first_or_none"), ((0, 10, 1), "first_or_error"), ((0, 14, 0), "each"),
+                             ((0, 30, 0), "each_or_mode")],
+    # The pooling types a PoolerConfig holds: "single" (pooling_type) up to 0.13; "split" from 0.14, where
+    # seq_pooling_type (CLS/LAST/MEAN) and tok_pooling_type (ALL/STEP) are filled apart, each from the class default
+    # (default_seq_pooling_type LAST, default_tok_pooling_type ALL) where neither --pooler-config nor the Pooling
+    # config sets it, and a given pooling_type goes to the one it belongs to (config/pooler.py PoolerConfig.
+    # __post_init__, config/model.py ModelConfig.__post_init__; 0.13.0, 0.14.0 and 0.34.0 wheels)
+    "pooler_type_fields": [((0, 0, 0), "single"), ((0, 14, 0), "split")],
     # The encoder positions an encoder-decoder model's (Whisper's) CrossAttentionSpec charges each request
     # (plan.kv.cross_attention_tokens): "encoder_len" from 0.10.2, the first release to run Whisper on V1
     # (kv_cache_interface.py CrossAttentionSpec.max_memory_usage_bytes reads MULTIMODAL_REGISTRY.get_encdec_max_encoder_len
@@ -2200,6 +2218,8 @@ class VersionRules:
     v1_unchunked_batched_tokens: str
     v1_chunked_prefill_flag: str
     pooling_chunked_prefill_default: str
+    st_pooling_mode_read: str
+    pooler_type_fields: str
     cross_attention_tokens: str
     encoder_decoder_budget_default: str
     encoder_decoder_prefix_caching: str
@@ -2831,6 +2851,10 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # 0.11.0's, where the backend is the VLLM_ALL2ALL_BACKEND environment variable)
     "--enable-eplb": (0, 9, 2), "--num-redundant-experts": (0, 9, 2), "--eplb-config": (0, 10, 2),
     "--all2all-backend": (0, 11, 1),
+    # ModelConfig.override_pooler_config as --override-pooler-config: absent from the 0.6.3.post1 wheel's
+    # engine/arg_utils.py, present in 0.6.4's to 0.11.2's (gone from 0.12.0: SERVE_FLAG_UNTIL); ModelConfig.pooler_config
+    # as --pooler-config: absent from the 0.10.2 wheel's, present in 0.11.0's and every later one read (0.11.1-0.34.0)
+    "--override-pooler-config": (0, 6, 4), "--pooler-config": (0, 11, 0),
 }
 
 # Flags a later release removed: the first release without them. --cuda-graph-sizes: 0.12.0 warns it "is deprecated
@@ -2862,6 +2886,10 @@ SERVE_FLAG_UNTIL: dict[str, tuple[V, str]] = {
     # 0.10.2-0.11.2 wheels, forwarded to EPLBConfig.num_redundant_experts); absent from the 0.12.0 wheel's
     "--num-redundant-experts": ((0, 12, 0), "use --eplb-config '{\"num_redundant_experts\": N}' (from Python, "
                                             "eplb_config={\"num_redundant_experts\": N})"),
+    # --override-pooler-config: "`override_pooler_config` is deprecated and will be removed in v0.12.0 or v1.0.0,
+    # whichever is sooner. Please use `pooler_config` instead." (config/model.py ModelConfig.__post_init__, 0.11.0 and
+    # 0.11.2 wheels); absent from the 0.12.0 wheel's engine/arg_utils.py and config/model.py
+    "--override-pooler-config": ((0, 12, 0), "use --pooler-config (the same JSON; from Python, pooler_config={...})"),
 }
 
 # vllm serve flags that take several values, each its own argument ('--cudagraph-capture-sizes 1 2 4 8'): a list[int]
@@ -2889,6 +2917,8 @@ SERVE_FLAG_BEFORE: dict[str, list[tuple[V, str]]] = {
     # ParallelConfig.all2all_backend came in 0.11.1: envs.py's VLLM_ALL2ALL_BACKEND chooses it before (0.10.1, 0.11.0
     # wheels)
     "--all2all-backend": [((0, 0, 0), "the environment variable VLLM_ALL2ALL_BACKEND chooses the backend there")],
+    # ModelConfig.pooler_config came in 0.11.0 beside the override it replaced (0.6.4-0.11.x)
+    "--pooler-config": [((0, 6, 4), "give the same JSON as --override-pooler-config (0.6.4-0.11.x)")],
 }
 
 

@@ -735,6 +735,11 @@ class EngineArgs:
     # before 0.11.1; several, the sizes (_cuda_graph_sizes)
     cuda_graph_sizes: str | tuple[int, ...] | list[int] | None = None
     runner: str | None = None  # vLLM's --runner: auto (None), generate or pooling; --task embed/classify/score/reward map to pooling
+    # vLLM's --pooler-config JSON (>= 0.11) and the older --override-pooler-config (0.6.4-0.11.x, deprecated from 0.11,
+    # gone from 0.12): a pooling model's PoolerConfig, whose pooling type (pooling_type; seq_pooling_type /
+    # tok_pooling_type from 0.14) decides V1's chunked-prefill and prefix-caching default (plan.defaults.pooler_given)
+    pooler_config: str | dict | None = None
+    override_pooler_config: str | dict | None = None
     cpu_offload_gb: float | None = None  # vLLM's --cpu-offload-gb: GiB of weights per GPU kept in CPU memory (UVA)
     enable_lora: bool = False            # --enable-lora: max_loras slots of max_lora_rank on every supported layer
     max_loras: int | None = None         # vLLM default 1

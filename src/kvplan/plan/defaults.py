@@ -9,6 +9,8 @@ first in _plan; imports kvplan.plan.args, multimodal, cudagraphs and terms (the 
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import replace
 
 from kvplan.errors import InputError, RefusedByVLLMError, UndeterminedError
@@ -657,28 +659,182 @@ _POOLING_CLASS_TYPES = {"Qwen2ForRewardModel": "ALL", "InternLM2ForRewardModel":
                         "Qwen2ForProcessRewardModel": "STEP", "GritLM": "MEAN"}
 
 
-def pooling_incremental_prefill(model: ModelSpec, rules: VersionRules) -> tuple[bool, str]:
+# vLLM's pooling types (layers/pooler.py PoolingType up to 0.13; config/pooler.py SequencePoolingType and
+# TokenPoolingType from 0.14: 0.9.2, 0.13.0, 0.14.0 and 0.34.0 wheels)
+POOLING_TYPES = ("LAST", "ALL", "CLS", "STEP", "MEAN")
+SEQ_POOLING_TYPES = ("CLS", "LAST", "MEAN")
+TOK_POOLING_TYPES = ("ALL", "STEP")
+
+
+def _st_pooling_name(key: str) -> str:
+    """A Pooling config's key (or pooling_mode value) as vLLM names it: get_pooling_config_name (0.9.2-0.13.0) and
+    parse_pooling_type (0.14.0-0.34.0) in transformers_utils/config.py cut 'pooling_mode_', keep the part before the
+    first '_' and read 'lasttoken' as LAST: pooling_mode_mean_tokens MEAN, pooling_mode_mean_sqrt_len_tokens MEAN,
+    pooling_mode_cls_token CLS, pooling_mode_max_tokens MAX, include_prompt INCLUDE."""
+    name = key.replace("pooling_mode_", "") if "pooling_mode_" in key else key
+    name = name.split("_", 1)[0] if "_" in name else name
+    return ("last" if "lasttoken" in name else name).upper()
+
+
+def st_pooling_types(model: ModelSpec, rules: VersionRules) -> tuple[dict[str, str | None], str] | None:
+    """The pooling types vLLM `rules.version` takes from the checkpoint's sentence-transformers Pooling config, as
+    {PoolerConfig field: type} ({"pooling_type": ...} up to 0.13, seq_pooling_type / tok_pooling_type from 0.14), and
+    the entries it read; None where the checkpoint has no Pooling config or kvplan could not read it (rules rows
+    st_pooling_mode_read, pooler_type_fields). RefusedByVLLMError where the release refuses the mode (0.10.1-0.13:
+    NotImplementedError for a name outside its pooling types)."""
+    modes = model.st_pooling_modes
+    if not model.st_pooling or modes is None:
+        return None
+    kind = rules.st_pooling_mode_read
+    if kind in ("first_or_none", "first_or_error"):
+        first = next((k for k, v in modes if v is True), None)
+        if first is None:
+            return {"pooling_type": None}, "no mode set to true"
+        name = _st_pooling_name(first)
+        if name in POOLING_TYPES:
+            return {"pooling_type": name}, f"{first}: true"
+        if kind == "first_or_error":
+            raise RefusedByVLLMError(
+                "model", f"vLLM {rules.version} does not start this checkpoint: its sentence-transformers Pooling "
+                f"config's first mode set to true is {first}, which get_pooling_config reads as {name} and refuses "
+                f"(NotImplementedError: Pooling type {name} not supported; transformers_utils/config.py)",
+                "give --pooler-config / --override-pooler-config '{\"pooling_type\": \"MEAN\"}' (a type vLLM has: "
+                f"{', '.join(POOLING_TYPES)}), or vLLM 0.14 or newer (which skips modes it has no type for)",
+                rule="sentence-transformers pooling mode")
+        return {"pooling_type": None}, f"{first}: true, which vLLM {rules.version} has no type for"
+    out: dict[str, str | None] = {}
+    read: list[str] = []
+    for key, value in modes:
+        if key == "pooling_mode" and isinstance(value, str):
+            if kind != "each_or_mode":
+                continue
+            name, entry = _st_pooling_name(value), f"pooling_mode: {value!r}"
+        elif value is True:
+            name, entry = _st_pooling_name(key), f"{key}: true"
+        else:
+            continue
+        field = ("seq_pooling_type" if name in SEQ_POOLING_TYPES else
+                 "tok_pooling_type" if name in TOK_POOLING_TYPES else None)
+        if field:
+            out[field] = name
+            read.append(entry)
+    return out, ", ".join(read) or "no mode vLLM has a type for"
+
+
+def pooler_given(args: EngineArgs, rules: VersionRules) -> tuple[dict[str, str], str] | None:
+    """The pooling types --pooler-config / --override-pooler-config give, as {PoolerConfig field: type}, and the flag
+    they came from; None where neither gives one. From 0.11 a given --override-pooler-config replaces --pooler-config
+    whole (config/model.py ModelConfig.__post_init__, 0.11.0 and 0.11.2 wheels). InputError where the JSON is no
+    object; RefusedByVLLMError for what the release's PoolerConfig refuses: a type it does not have (up to 0.13 the
+    pooler's PoolingType[name] raises KeyError when the model is built, layers/pooler.py; from 0.14 the field is a
+    Literal of CLS/LAST/MEAN and ALL/STEP, config/pooler.py), seq_pooling_type / tok_pooling_type before 0.14, or
+    pooling_type beside them ("Cannot set both `pooling_type` and `seq_pooling_type`", PoolerConfig.__post_init__,
+    0.14.0 and 0.34.0 wheels). The flag's release range is checked with the other flags (SERVE_FLAG_SINCE/UNTIL)."""
+    flag, raw = next(((f, v) for f, v in (("--override-pooler-config", args.override_pooler_config),
+                                            ("--pooler-config", args.pooler_config)) if v), (None, None))
+    if flag is None:
+        return None
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(flag, f"is not JSON ({exc.msg} at character {exc.pos})",
+                             f"e.g. {flag} '{{\"pooling_type\": \"MEAN\"}}'") from None
+    if not isinstance(raw, dict):
+        raise InputError(flag, f"must be a JSON object, got {raw!r}", f"e.g. {flag} '{{\"pooling_type\": \"MEAN\"}}'")
+    split = rules.pooler_type_fields == "split"
+    allowed = {"pooling_type": POOLING_TYPES}
+    if split:
+        allowed.update(seq_pooling_type=SEQ_POOLING_TYPES, tok_pooling_type=TOK_POOLING_TYPES)
+    out: dict[str, str] = {}
+    for key in ("pooling_type", "seq_pooling_type", "tok_pooling_type"):
+        value = raw.get(key)
+        if value is None:
+            continue
+        if key not in allowed:
+            raise RefusedByVLLMError(flag, f"vLLM {rules.version}'s PoolerConfig has no {key} (it came in vLLM 0.14.0; "
+                                     "up to 0.13 the one type is pooling_type)",
+                                     f"give {flag} '{{\"pooling_type\": \"{value}\"}}', or vLLM 0.14 or newer",
+                                     rule="pooler_config keys")
+        if value not in allowed[key]:
+            how = (f"the pooler looks it up as PoolingType[{value!r}] when the model is built and raises KeyError"
+                   if not split else f"PoolerConfig.{key} takes only {', '.join(allowed[key])}")
+            raise RefusedByVLLMError(flag, f"vLLM {rules.version} has no pooling type {value!r} for {key}: {how}",
+                                     f"one of {', '.join(allowed[key])} (upper case)", rule="pooler_config pooling type")
+        out[key] = value
+    if split and "pooling_type" in out:
+        both = next((k for k in ("seq_pooling_type", "tok_pooling_type") if k in out), None)
+        if both:
+            raise RefusedByVLLMError(flag, f"vLLM {rules.version} refuses the PoolerConfig: ValueError: Cannot set both "
+                                     f"`pooling_type` and `{both}`", f"give {both} (and the other field) alone",
+                                     rule="pooler_config keys")
+        ptype = out.pop("pooling_type")
+        out["seq_pooling_type" if ptype in SEQ_POOLING_TYPES else "tok_pooling_type"] = ptype
+    return (out, flag) if out else None
+
+
+def _class_pooling_type(model: ModelSpec) -> str:
+    return "CLS" if model.is_encoder_only else next(
+        (_POOLING_CLASS_TYPES[a] for a in model.architectures if a in _POOLING_CLASS_TYPES), "LAST")
+
+
+def pooling_incremental_prefill(model: ModelSpec, rules: VersionRules,
+                                args: EngineArgs | None = None) -> tuple[bool, str]:
     """(whether V1 turns chunked prefill and prefix caching on by default for this pooling model, why), by the rules row
-    pooling_chunked_prefill_default. The pooling type is the class default read from the architecture; a
-    sentence-transformers Pooling config overrides it in vLLM, and kvplan does not read its mode, so the reason then
-    says what was assumed."""
+    pooling_chunked_prefill_default. The pooling type is --pooler-config's (--override-pooler-config's) where it gives
+    one (pooler_given), else the checkpoint's sentence-transformers Pooling config's where it sets one
+    (st_pooling_types), else the class default read from the architecture (up to 0.10.0 the class default is not
+    applied), field by field as vLLM fills its PoolerConfig; a Pooling config kvplan could not read leaves the class
+    default as an assumption the reason says."""
     kind = rules.pooling_chunked_prefill_default
     encoder = model.is_encoder_only
-    ptype = "CLS" if encoder else next((_POOLING_CLASS_TYPES[a] for a in model.architectures
-                                        if a in _POOLING_CLASS_TYPES), "LAST")
-    if kind == "given_last" and not model.st_pooling:
+    cls_type = _class_pooling_type(model)
+    flag_given = pooler_given(args, rules) if args is not None else None
+    flag_types, flag = flag_given if flag_given is not None else ({}, "")
+    st = st_pooling_types(model, rules)
+    st_types, st_read = st if st is not None else ({}, "")
+    where = f"the checkpoint's sentence-transformers Pooling config ({st_read})"
+
+    def origin(field: str) -> str:
+        return f"{field} {flag_types[field]} from {flag}" if field in flag_types else f"{field} {st_types[field]} from {where}"
+
+    if rules.pooler_type_fields == "split":
+        seq = (flag_types.get("seq_pooling_type") or st_types.get("seq_pooling_type")
+               or (cls_type if cls_type in SEQ_POOLING_TYPES else "LAST"))
+        tok = (flag_types.get("tok_pooling_type") or st_types.get("tok_pooling_type")
+               or (cls_type if cls_type in TOK_POOLING_TYPES else "ALL"))
+        named = [f for f in ("seq_pooling_type", "tok_pooling_type") if f in flag_types or st_types.get(f)]
+        ptype = seq
+        source = (f"; {' and '.join(origin(f) for f in named)}" if named else
+                  f"; {where} sets no type: the class default" if st is not None else "")
+    else:
+        given = flag_types.get("pooling_type") or st_types.get("pooling_type")
+        # (a Pooling config not read: its mode is assumed to be the class default, as said below)
+        ptype = given or (None if kind == "given_last" and (st is not None or not model.st_pooling) else cls_type)
+        source = (f"; pooling type {given} from {flag or where}" if given else
+                  f"; {where} sets no type" + ("" if kind == "given_last" else ": the class default")
+                  if st is not None else "")
+    settled = bool(flag_types) and (rules.pooler_type_fields != "split" or len(flag_types) == 2)
+    if kind == "given_last" and ptype is None:
         return False, (f"vLLM {rules.version} takes the pooling type only from a sentence-transformers Pooling config "
-                       "or --override-pooler-config, and the checkpoint ships no Pooling module: the type is unset")
+                       "or --override-pooler-config, and " + ("the checkpoint ships no Pooling module: the type is unset"
+                                                             if not model.st_pooling else f"{where} sets none"))
     if encoder:
         on, what = False, "a bidirectional (encoder-only) model"
+    elif kind == "last_or_all" and rules.pooler_type_fields == "split":
+        on = not (seq in ("MEAN", "CLS") or tok == "STEP")
+        what = f"a causal model with {seq}/{tok} (sequence/token) pooling"
     elif kind == "last_or_all":
         on, what = ptype not in ("MEAN", "CLS", "STEP"), f"a causal model with {ptype} pooling"
     else:
         on, what = ptype == "LAST", f"a causal model with {ptype} pooling"
-    source = ("" if not model.st_pooling else
-              f"; assumed: the checkpoint's sentence-transformers Pooling config sets the pooling type, whose mode "
-              f"kvplan does not read, taken as the class default {'CLS or MEAN' if encoder else ptype} (give "
-              "--enable-chunked-prefill / --no-enable-chunked-prefill to say)")
+    if model.st_pooling and st is None and not flag_types:
+        source = (f"; assumed: the checkpoint's sentence-transformers Pooling config sets the pooling type, whose mode "
+                  f"kvplan does not read, taken as the class default {'CLS or MEAN' if encoder else cls_type} (give "
+                  "--enable-chunked-prefill / --no-enable-chunked-prefill to say)")
+    elif model.st_pooling and st is None and not settled:
+        source += ("; the checkpoint's sentence-transformers Pooling config, which kvplan could not read, may set the "
+                   "other type")
     return on, what + source
 
 
@@ -809,12 +965,15 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs,
     # V1 turns chunked prefill and prefix caching on for a pooling model only where it supports incremental prefill
     # (rules row pooling_chunked_prefill_default); a given flag stands
     pool_on = None
+    if args.runner_type != "generate" and (model.is_pooling or args.runner_type == "pooling"):
+        pooler_given(args, rules)  # what the release's PoolerConfig refuses, V0 too (PoolingType from 0.6.4)
     if (rules.is_v1 and (args.enable_chunked_prefill is None or args.enable_prefix_caching is None)
             and args.runner_type != "generate" and (model.is_pooling or args.runner_type == "pooling")):
-        pool_on, pool_why = pooling_incremental_prefill(model, rules)
+        pool_on, pool_why = pooling_incremental_prefill(model, rules, args)
         unset = " and ".join(what for what, flag in (("chunked prefill", args.enable_chunked_prefill),
                                                       ("prefix caching", args.enable_prefix_caching)) if flag is None)
-        if not pool_on or model.st_pooling:  # the generative default (on) is said only where it rests on an assumption
+        # the generative default (on) is said only where something beside the class decides it
+        if not pool_on or model.st_pooling or args.pooler_config or args.override_pooler_config:
             notes.append(f"{unset} {'on' if pool_on else 'off'} by default for this pooling model at vLLM "
                          f"{rules.version}: {pool_why}")
         if args.enable_chunked_prefill is None:
@@ -857,6 +1016,22 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs,
     prefix = args.enable_prefix_caching
     if prefix is None and pool_on is False:
         prefix = False
+    if (prefix is None and pool_on and (model.is_hybrid or model.is_attention_free) and rules.mamba_cache_mode != "none"
+            and not (model.is_hybrid and rules.hybrid_prefix_caching_default)):
+        # the pooling default turns prefix caching on whatever the model's layers: for a pooling model vLLM asks the
+        # pooling type (and the class's declared attn_type, "decoder" unless it says otherwise: only the BERT family,
+        # encoder_only, and Terratorch, attention_free, do), never is_hybrid / is_attention_free, which decide only a
+        # generative model's default (ModelConfig.attn_type and is_prefix_caching_supported in config/model.py, 0.12.0
+        # and 0.34.0 wheels; _set_default_args_v1 / _set_default_args in engine/arg_utils.py, 0.10.1-0.11.0). The Mamba
+        # layers then go as for --enable-prefix-caching (MambaModelConfig.verify_and_update_config in
+        # models/config.py: kept for the Mamba1/2 families, turned off for the others before 0.15; rules row
+        # mamba_cache_mode; before 0.11.1 the Mamba layers keep one state page either way, and from 0.26.0 a generative
+        # hybrid's default is on too)
+        prefix = True
+        notes.append(f"prefix caching on by default for this {'hybrid' if model.is_hybrid else 'attention-free'} "
+                     f"pooling model at vLLM {rules.version}: the pooling default does not look at the Mamba layers "
+                     "(a generative model's default would leave it off), so their state is kept as with "
+                     "--enable-prefix-caching")
     if encdec:
         # vLLM turns both off for an encoder-decoder model after the budget above is chosen (rules rows
         # encoder_decoder_budget_default, encoder_decoder_prefix_caching, encoder_decoder_budget_check)

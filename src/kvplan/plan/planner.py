@@ -377,6 +377,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--num-redundant-experts": args.num_redundant_experts,
                             "--eplb-config": args.eplb_config or None,
                             "--all2all-backend": args.all2all_backend,
+                            "--pooler-config": args.pooler_config or None,
+                            "--override-pooler-config": args.override_pooler_config or None,
                             "--speculative-config": args.speculative_config or None,
                             "--compilation-config": args.compilation_config or None,
                             "--cudagraph-capture-sizes": args.capture_sizes_given,
