@@ -663,20 +663,23 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
                                  spec_acceptance=req.spec_acceptance())
     names = vary_names(varied)
     rows = models_as_given(rows, given)
-    for r in rows:  # each row's rate and 'not monotone' line as `kvplan capacity --vary` prints them, for the page as they stand
-        r["rate_per_replica_text"] = sim.rate_cell(r["rate_per_replica"])
-        r["met_again_line"] = sim.met_again_line(", ".join(f"{n}={r[n]}" for n in names), r)
-        # priced: the $/GPU-h, $/hour and $/M req cells as the command's table shows them (simulate.cost_cells)
-        r["cost_cells"] = sim.cost_cells(r) if prices is not None else None
+    priced = prices is not None
+    for r in rows:  # each row's cells as `kvplan capacity --vary`'s table shows them, for the page as they stand
+        r["cells"] = sim.compare_cells(r, names, req.target_rate_per_s, priced)
     notes = replaced_notes(replaced)
     return {"capacity_rows": {"varied": names, "rows": rows, "slo": slo.describe(),
                               "target_rate_per_s": req.target_rate_per_s,
+                              # the table's columns, (title, numeric) each, and the lines under it (kind, text), as
+                              # the command heads its table and prints them (simulate.compare_columns, compare_lines)
+                              "columns": [{"title": t, "numeric": n}
+                                          for t, n in sim.compare_columns(names, req.target_rate_per_s, priced)],
+                              "lines": [{"kind": k, "text": t} for k, t in sim.compare_lines(rows, names)],
                               # what the cost columns price, the command's line under its table
-                              "cost_note": sim.cost_columns_line(req.target_rate_per_s) if prices is not None else None,
+                              "cost_note": sim.cost_columns_line(req.target_rate_per_s) if priced else None,
                               # the note under the page's table: the command's heading line (less the model), the
                               # requests per probe, the cost columns' line and the form's fields the vary replaced
                               "note": sim.compare_note(workload.name, len(workload), slo.describe(), req.target_rate_per_s,
-                                                       prices is not None, notes)},
+                                                       priced, notes)},
             "workload": workload.summary(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
             "replaced": replaced,
             "notes": notes}
