@@ -144,14 +144,15 @@ def test_page_compares_as_the_cli(monkeypatch, capsys):
     # the lines under the table, each as the command prints it
     for line in web["capacity_rows"]["lines"]:
         assert " ".join(line["text"].split()) in " ".join(out.split()), line
-    assert web["capacity_rows"]["cost_note"].startswith("$/hour: the fleet for the target; ")
-    assert web["capacity_rows"]["cost_note"] in " ".join(out.split())
+    # what the cost columns price, the command's line under its table (the page says it in the note, below)
+    cost_line = "$/hour: the fleet for the target; $/M req: per million requests at the target rate"
+    assert cost_line in " ".join(out.split())
     # the note under the page's table: the command's heading line after the model, the requests per probe, the cost
     # columns' line and the form's field the vary replaced, in the server's words (simulate.compare_note)
     heading = " ".join(out.split("\ngpu ")[0].split())  # the lines above the table's head, as one (a narrow terminal folds it)
     assert heading.startswith(f"{QWEN8}, workload azure-conv, ")
     note = web["capacity_rows"]["note"]
-    assert note == (f"({heading[len(QWEN8) + 2:]}, 200 requests per probe; {web['capacity_rows']['cost_note']}; "
+    assert note == (f"({heading[len(QWEN8) + 2:]}, 200 requests per probe; {cost_line}; "
                     f"{web['notes'][0]})")
     assert web["notes"][0] == "vary gpu replaced the form's gpu (H100) in every row"
     bad = client.post("/api/simulate", json={**body, "gpu_hour_usd": "L4=0.8"})

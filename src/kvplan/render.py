@@ -517,7 +517,9 @@ def _sweep_value(v) -> str:
 def _rows_named(rows: Sequence[dict], varied: Sequence[str]) -> str:
     """Sweep rows named by their varied values, as the error and refusal lines under the table name them; a deployment
     listed once per price (capacity --gpu-hour-usd H100=2.5,H100=1.2) is named once."""
-    names = [", ".join(f"{v}={_sweep_value(r[v])}" for v in varied) for r in rows]
+    from kvplan.api import vary_setting
+
+    names = [vary_setting(r, varied, _sweep_value) for r in rows]
     return "; ".join(dict.fromkeys(names))
 
 

@@ -3282,12 +3282,13 @@ def compare_lines(rows: Sequence[dict], names: Sequence[str]) -> list[tuple[str,
     ("again", met_again_line), once per deployment however many prices its GPU was given; then each plan's warnings
     once with the rows they concern ("warning": which card a bare 'A100' was planned as, a first, compiling start that
     may be refused) and the step-time model's caveats on a row's rate ("note": a card timed on bandwidth alone)."""
+    from kvplan.api import vary_setting
     from kvplan.render import sweep_warnings
 
     out: list[tuple[str, str]] = []
     said = set()
     for r in rows:
-        shown = ", ".join(f"{n}={r[n]}" for n in names)
+        shown = vary_setting(r, names)
         if shown in said:
             continue
         said.add(shown)

@@ -536,7 +536,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
     first (or --json's rows); a progress line per row on stderr. Ends the command: 0 when a row meets the SLO."""
     from rich.table import Table
 
-    from kvplan.api import parse_vary, vary_names
+    from kvplan.api import parse_vary, vary_names, vary_setting
     from kvplan.cli.fit import refuse_replaced_flags
     from kvplan.errors import InputError
     from kvplan.render import to_json
@@ -565,7 +565,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
 
     def on_row(i, n, row):
         if not json_out:
-            shown = ", ".join(f"{k}={row[k]}" for k in names)
+            shown = vary_setting(row, names)
             if row["rate_per_replica"]:
                 said = f"{rate_down(row['rate_per_replica'])} req/s per replica"
                 if row["replicas"]:

@@ -674,8 +674,6 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
                               "columns": [{"title": t, "numeric": n}
                                           for t, n in sim.compare_columns(names, req.target_rate_per_s, priced)],
                               "lines": [{"kind": k, "text": t} for k, t in sim.compare_lines(rows, names)],
-                              # what the cost columns price, the command's line under its table
-                              "cost_note": sim.cost_columns_line(req.target_rate_per_s) if priced else None,
                               # the note under the page's table: the command's heading line (less the model), the
                               # requests per probe, the cost columns' line and the form's fields the vary replaced
                               "note": sim.compare_note(workload.name, len(workload), slo.describe(), req.target_rate_per_s,
@@ -697,15 +695,13 @@ def _catalog_models(search: Optional[str]) -> list[dict]:
 
 def _catalog_gpus() -> list[dict]:
     from kvplan.render import gpu_choice_label
-    from kvplan.resolve import MIB, gpu_catalog
+    from kvplan.resolve import gpu_catalog
 
     return [{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "total_bytes": g.total_bytes, "vendor": g.vendor,
              "compute_capability": g.compute_capability, "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases),
              "form": g.form, "kind": g.kind, "one_per_machine": g.one_per_machine,
-             # the total CUDA reports under WSL2 (resolve.wsl2_gpu: nvidia-smi's memory.total), None where the catalog
-             # lacks it: the page's GPU list shows it while the wsl2 box is checked, as the plans use it
-             "wsl2_total_bytes": g.nvidia_smi_total_mib * MIB if g.nvidia_smi_total_mib else None,
-             # the card as the page's GPU list names it, natively and under WSL2 (render.gpu_choice_label)
+             # the card as the page's GPU list names it, natively and under WSL2 (render.gpu_choice_label: the total
+             # each plan uses, under WSL2 the card's WSL2 total, nvidia-smi's memory.total)
              "label": gpu_choice_label(g), "wsl2_label": gpu_choice_label(g, wsl2=True)}
             for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes)]
 
