@@ -125,11 +125,14 @@ def test_capacity_compare_says_which_card_a_bare_name_was_planned_as(monkeypatch
     rows = {r["gpu"]: r for r in json.loads(out)["rows"]}
     assert rows["A100"]["warnings"] == [str(w) for w in a100.warnings]
     assert rows["L40S"]["warnings"] == [str(w) for w in kvplan.fit(QWEN8, "L40S", max_model_len=8192, fixes=False).warnings]
-    # the page lists them under its comparison table
+    # the page lists them under its comparison table, as the command prints them (simulate.compare_lines)
+    from kvplan.simulate import compare_lines
+
+    assert ("warning", f"warning (gpu=A100): {guess}") in compare_lines(json.loads(out)["rows"], ["gpu"])
     js = (Path(kvplan.__file__).parent / "web" / "static" / "app.js").read_text()
     body = js[js.index("function renderComparison"):]
     body = body[:body.index("\n}\n")]
-    assert "warnings" in body and "cap-reasons" in body
+    assert "c.lines" in body and "cap-reasons" in body
 
 
 def test_capacity_tie_goes_to_the_fleet_with_more_headroom(monkeypatch, capsys):

@@ -121,28 +121,38 @@ def test_page_compares_as_the_cli(monkeypatch, capsys):
     code, out, err = run_cli(monkeypatch, capsys, "capacity", QWEN8, *BASE, "--target-rate", "20",
                              "--vary", "gpu=L4,H100", "--gpu-hour-usd", "L4=0.8,H100=2.5", "--json")
     assert code == 0, err
-    # the CLI's rows, plus each row's rate cell, 'not monotone' line and cost cells as the CLI prints them, for the page
-    added = ("rate_per_replica_text", "met_again_line", "cost_cells")
+    # the CLI's rows, plus each row's cells as the CLI's table shows them, for the page
     rows = web["capacity_rows"]["rows"]
-    assert [{k: v for k, v in r.items() if k not in added} for r in rows] == json.loads(out)["rows"]
+    assert [{k: v for k, v in r.items() if k != "cells"} for r in rows] == json.loads(out)["rows"]
     code, out, err = run_cli(monkeypatch, capsys, "capacity", QWEN8, *BASE, "--target-rate", "20",
                              "--vary", "gpu=L4,H100", "--gpu-hour-usd", "L4=0.8,H100=2.5")
     table = [line.split() for line in out.splitlines()]
+    # the table's columns and each row's cells (the rate rounded down, the replicas, $/GPU-h, $/hour, $/M req, the
+    # best row's mark): the page shows these as they stand, the command's own
+    columns = web["capacity_rows"]["columns"]
+    assert " ".join(c["title"] for c in columns).split() in table
+    assert [c["numeric"] for c in columns] == [False] + [True] * 7 + [False]
     for r in rows:
-        assert [r["rate_per_replica_text"], str(r["replicas"] or "-")] == next(
-            cells[2:4] for cells in table if cells and cells[0] == r["gpu"]), r["gpu"]
-        assert r["met_again_line"] is None or " ".join(r["met_again_line"].split()) in " ".join(out.split())
-        # $/GPU-h, $/hour, $/M req: the page shows these cells as they stand (simulate.cost_cells)
-        assert r["cost_cells"] == next(cells[5:8] for cells in table if cells and cells[0] == r["gpu"]), r["gpu"]
-    assert any(c != "-" for r in rows for c in r["cost_cells"])
-    assert web["capacity_rows"]["cost_note"].startswith("$/hour: the fleet for the target; ")
-    assert web["capacity_rows"]["cost_note"] in " ".join(out.split())
+        assert " ".join(r["cells"]).split() in table, r["gpu"]
+        assert r["cells"][-1] == ("cheapest" if r.get("best") else r["cell"] or "")
+        if r["rate_per_replica"]:  # rounded down, as the command shows it
+            assert float(r["cells"][2]) <= r["rate_per_replica"] < float(r["cells"][2]) * 1.01
+        else:
+            assert r["cells"][2] == "-"
+    assert sum(r["cells"][-1] == "cheapest" for r in rows) == 1
+    assert any(c != "-" for r in rows for c in r["cells"][5:8])
+    # the lines under the table, each as the command prints it
+    for line in web["capacity_rows"]["lines"]:
+        assert " ".join(line["text"].split()) in " ".join(out.split()), line
+    # what the cost columns price, the command's line under its table (the page says it in the note, below)
+    cost_line = "$/hour: the fleet for the target; $/M req: per million requests at the target rate"
+    assert cost_line in " ".join(out.split())
     # the note under the page's table: the command's heading line after the model, the requests per probe, the cost
     # columns' line and the form's field the vary replaced, in the server's words (simulate.compare_note)
     heading = " ".join(out.split("\ngpu ")[0].split())  # the lines above the table's head, as one (a narrow terminal folds it)
     assert heading.startswith(f"{QWEN8}, workload azure-conv, ")
     note = web["capacity_rows"]["note"]
-    assert note == (f"({heading[len(QWEN8) + 2:]}, 200 requests per probe; {web['capacity_rows']['cost_note']}; "
+    assert note == (f"({heading[len(QWEN8) + 2:]}, 200 requests per probe; {cost_line}; "
                     f"{web['notes'][0]})")
     assert web["notes"][0] == "vary gpu replaced the form's gpu (H100) in every row"
     bad = client.post("/api/simulate", json={**body, "gpu_hour_usd": "L4=0.8"})

@@ -4,10 +4,8 @@ model files of the vLLM wheels by tools/build_pp_support.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import zipfile
-from pathlib import Path
 
 import pytest
 
@@ -17,6 +15,7 @@ from kvplan.plan.defaults import NO_SUPPORTS_PP
 from kvplan.resolve import resolve_model
 from kvplan.versions import (PUBLISHED_RELEASES, parse_version, pp_support_table, pp_supported_from,
                              pp_unsupported_architecture)
+from repo_scripts import load_script
 
 RULE = "pipeline parallelism on a model without SupportsPP"
 MAVERICK = "meta-llama/Llama-4-Maverick-17B-128E-Instruct"
@@ -78,11 +77,7 @@ def test_every_published_release_was_read():
 
 
 def _builder():
-    path = Path(__file__).resolve().parent.parent / "tools" / "build_pp_support.py"
-    spec = importlib.util.spec_from_file_location("build_pp_support", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("tools/build_pp_support.py")  # (its folder importable: tools/_vllm_registry.py)
 
 
 _FILES = {

@@ -158,7 +158,7 @@ def test_the_gpu_table_and_list_show_the_totals_the_plans_use_under_wsl2(client)
     """The table of catalog GPUs that start the plan showed each card's native total (the catalog's) while its rows
     were planned, with the wsl2 box checked, on the card's WSL2 total; and it did not mark the rows whose first,
     compiling start may be refused. Each sweep row now carries the total planned and that flag, the table reads them,
-    and /api/gpus gives the WSL2 totals the GPU list shows while the box is checked."""
+    and /api/gpus labels each card with the total its plan uses, under WSL2 the card's WSL2 total."""
     from kvplan.resolve import find_gpu, wsl2_gpu
 
     body = {"model": "Qwen/Qwen2.5-0.5B-Instruct", "max_model_len": 4096, "vary": ["gpu=rtx-4060,l4"]}
@@ -170,8 +170,6 @@ def test_the_gpu_table_and_list_show_the_totals_the_plans_use_under_wsl2(client)
     js = client.get("/static/app.js").text
     assert "smallest GPU × TP that starts, first start included" in js  # the list's auto entry says what it answers
     gpus = {g["id"]: g for g in client.get("/api/gpus").json()}
-    assert gpus["rtx-4060"]["wsl2_total_bytes"] == wsl2_gpu(find_gpu("rtx-4060")).total_bytes
-    assert gpus["rtx-4070-ti"]["wsl2_total_bytes"] is None  # no nvidia-smi total in the catalog
     # the list's labels, worded by the server (render.gpu_choice_label): the total each plan uses, to a tenth of a GiB
     plans = {w: kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="rtx-4060", max_model_len=4096, wsl2=w) for w in (False, True)}
     assert gpus["rtx-4060"]["label"] == f"{find_gpu('rtx-4060').name} — {plans[False].total_bytes / 2**30:.1f} GiB"
@@ -212,6 +210,7 @@ def test_the_gpu_table_is_worded_by_the_server(client):
         assert r["max_concurrency"] == p.max_concurrency and row["title"] is None
     assert table["note"] == ("(7 of 8 GPU × TP combinations start, sorted by total memory; vary gpu replaced the form's "
                              "gpu (l4) in every row)")
+    assert (table["show_all"], table["show_fewer"]) == ("show all 7", "show fewer")  # the button under a cut table
     wsl = client.post("/api/sweep", json={**body, "wsl2": True, "vary": ["gpu=l4,rtx-4060", "tensor_parallel_size=1"]}).json()
     assert "; GiB total: CUDA's totals under WSL2 (nvidia-smi's memory.total), as the plans use" in wsl["gpu_table"]["note"]
     p = kvplan.fit(body["model"], gpu="rtx-4060", max_model_len=4096, wsl2=True)

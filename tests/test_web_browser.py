@@ -417,10 +417,10 @@ def test_one_capacity_search_shows_replicas_and_cost_as_the_api_answers(page, se
 
 
 def test_the_page_shows_the_servers_capacity_words_as_they_stand(page, server_url):
-    """The page words no capacity of its own: with /api/simulate's capacity_lines, a compared row's
-    rate_per_replica_text and met_again_line replaced by the server's answer (here, text no rounding or sentence of
-    the page's could give: the rate in full, a marked line), the page shows those, where a page that rounded the rate or
-    wrote the sentences itself from the figures shows its own."""
+    """The page words no capacity of its own: with /api/simulate's capacity_lines, a compared row's rate cell and the
+    lines under the compared deployments (capacity_rows.lines) replaced by the server's answer (here, text no rounding
+    or sentence of the page's could give: the rate in full, a marked line), the page shows those, where a page that
+    rounded the rate or wrote the sentences itself from the figures shows its own."""
     def single(d):
         rate = d["capacity"]["max_rate_per_s"]
         d["capacity_lines"] = [f"capacity: {rate!r} req/s (the server's line)", "  the server's second line"]
@@ -437,9 +437,11 @@ def test_the_page_shows_the_servers_capacity_words_as_they_stand(page, server_ur
         assert rows[at + 1:] == [["", "  the server's second line"]]
 
         def compared(d):
+            col = [c["title"] for c in d["capacity_rows"]["columns"]].index("req/s/rep")
             for i, r in enumerate(d["capacity_rows"]["rows"]):
-                r["rate_per_replica_text"] = f"{r['rate_per_replica']!r}" if r["rate_per_replica"] else "none"
-                r["met_again_line"] = f"the server's line for row {i}"
+                r["cells"][col] = f"{r['rate_per_replica']!r}" if r["rate_per_replica"] else "none"
+            d["capacity_rows"]["lines"] = [{"kind": "again", "text": f"the server's line for row {i}"}
+                                           for i in range(len(d["capacity_rows"]["rows"]))]
 
         page.unroute("**/api/simulate")
         page.route("**/api/simulate", _answer_edited(compared))
@@ -479,9 +481,10 @@ def test_the_page_shows_the_servers_simulation_words_as_they_stand(page, server_
     """The page words no simulation result of its own: it wrote its rows in JavaScript (TTFT 'p50 / p90 / p99' with
     toFixed(0), 'KV usage peak 2%', its own rejection sentence), other words than `kvplan simulate` prints. With
     /api/simulate's setup_lines, result_rows, latency_rows and rate_lines replaced by marked text no page could
-    derive from the figures, the table shows exactly the server's words, in the command's order; and with a compared
-    deployment's cost_cells and the cost_note replaced, the $/GPU-h, $/hour and $/M req cells and the note show them
-    (the page formatted the costs with toLocaleString and the price with String(), where the command prints 1.23457e+06)."""
+    derive from the figures, the table shows exactly the server's words, in the command's order; and with the compared
+    deployments' columns, cells, lines and note replaced, the table, the lines under it and the note show them (the
+    page formatted the costs with toLocaleString and the price with String(), where the command prints 1.23457e+06,
+    and wrote its own headings, 'cheapest' mark and warning lines)."""
     def single(d):
         d["setup_lines"] = ["the server's pool line", "the server's workload line"]
         d["result_rows"] = [[f"the server's row {i}", f"{v} (sent)"] for i, (_, v) in enumerate(d["result_rows"])]
@@ -511,10 +514,13 @@ def test_the_page_shows_the_servers_simulation_words_as_they_stand(page, server_
         assert rows[0][1][2] == 4 and rows[2][1][2] == 4  # a line and a row span the latency row's four value columns
 
         def compared(d):
-            for i, r in enumerate(d["capacity_rows"]["rows"]):
-                r["cost_cells"] = [f"price {i}", f"hour {i}", f"million {i}"]
-            d["capacity_rows"]["cost_note"] = "the server's cost note"
-            d["capacity_rows"]["note"] = "(the server's note under the table)"
+            c = d["capacity_rows"]
+            for j, col in enumerate(c["columns"]):
+                col["title"] = f"the server's column {j}"
+            for i, r in enumerate(c["rows"]):
+                r["cells"] = [f"cell {i}.{j}" for j in range(len(c["columns"]))]
+            c["lines"] = [{"kind": "warning", "text": "the server's warning"}, {"kind": "note", "text": "the server's note"}]
+            c["note"] = "(the server's note under the table)"
 
         page.unroute("**/api/simulate")
         page.route("**/api/simulate", _answer_edited(compared))
@@ -525,9 +531,12 @@ def test_the_page_shows_the_servers_simulation_words_as_they_stand(page, server_
         page.click("#sim-run")
         page.wait_for_selector("#cap-table tbody tr")
         heads, cells = _capacity_table(page)
-        col = heads.index("$/GPU-h")
-        assert heads[col:col + 3] == ["$/GPU-h", "$/hour", "$/M req"]
-        assert [c[col:col + 3] for c in cells] == [[f"price {i}", f"hour {i}", f"million {i}"] for i in range(len(cells))]
+        # the columns, cells and lines under the table as the server words them (simulate.compare_columns,
+        # compare_cells, compare_lines), where the page wrote its own headings, 'cheapest' and warning lines
+        assert heads == [f"the server's column {j}" for j in range(7)]  # gpu, GPUs/rep, req/s/rep, 3 costs, note
+        assert cells == [[f"cell {i}.{j}" for j in range(7)] for i in range(2)]
+        lines = page.eval_on_selector_all("#cap-reasons li", "lis => lis.map(li => [li.className, li.textContent])")
+        assert lines == [["warn", "the server's warning"], ["note", "the server's note"]]
         # the note as the server words it (simulate.compare_note), where the page wrote its own around the cost note
         assert page.locator("#cap-note").text_content() == "(the server's note under the table)"
     finally:
@@ -552,6 +561,7 @@ def test_the_page_shows_the_servers_gpu_table_and_labels_as_they_stand(page, ser
             for i, r in enumerate(d["gpu_table"]["rows"]):
                 r["cells"] = [f"cell {i}.{j}" for j in range(5)]
             d["gpu_table"]["note"] = "(the server's note under the GPU table)"
+            d["gpu_table"]["show_all"], d["gpu_table"]["show_fewer"] = "the server's show all", "the server's show fewer"
 
     def gpus(d):
         for g in d:
@@ -567,12 +577,14 @@ def test_the_page_shows_the_servers_gpu_table_and_labels_as_they_stand(page, ser
                                          " [...tr.cells].map(td => td.textContent)])")
         assert len(sent["rows"]) > 12 and len(rows) == 12  # the first 12 of the server's rows, in its order
         assert [cells for _, cells in rows] == [[f"cell {i}.{j}" for j in range(5)] for i in range(12)]
+        assert page.locator("#gpu-more").text_content() == "the server's show all"
         page.click("#gpu-more")  # every row, the form's among them
         page.wait_for_function("document.querySelectorAll('#gpu-table tbody tr').length > 12")
         rows = page.eval_on_selector_all("#gpu-table tbody tr", "trs => trs.map(tr => [tr.className,"
                                          " [...tr.cells].map(td => td.textContent)])")
         assert [cells for _, cells in rows] == [[f"cell {i}.{j}" for j in range(5)] for i in range(len(sent["rows"]))]
         assert [i for i, (cls, _) in enumerate(rows) if "chosen" in cls] == [sent["rows"].index(("l4", 1))]
+        assert page.locator("#gpu-more").text_content() == "the server's show fewer"
         page.click("#gpu-more")
         assert page.locator("#gpu option[value='l4']").text_content() == "the server's label for l4"
         page.check("#wsl2")

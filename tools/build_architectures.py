@@ -15,38 +15,28 @@ _PREVIOUSLY_SUPPORTED_MODELS states it, the last release that supported it ("sup
 from __future__ import annotations
 
 import ast
-import json
-import re
 import sys
 import zipfile
 from pathlib import Path
 
-REGISTRY = "vllm/model_executor/models/registry.py"
+from _vllm_registry import NOT_REGISTRIES, REGISTRY, main, registry_dicts, version_key as _key, wheel_version
+
 OUT = Path(__file__).resolve().parent.parent / "src" / "kvplan" / "data" / "architectures.json"
-NOT_REGISTRIES = {"_PREVIOUSLY_SUPPORTED_MODELS", "_OOT_SUPPORTED_MODELS", "_VLLM_MODELS"}
-
-
-def _key(v: str) -> tuple:
-    return tuple(int(x) for x in re.findall(r"\d+", v)[:4])
 
 
 def read_wheel(path: str) -> tuple[str, set[str], dict[str, str]]:
     """(version, registered architectures, {architecture: last supporting release} as vLLM states it)."""
-    version = Path(path).name.split("-")[1]
+    version = wheel_version(path)
     source = zipfile.ZipFile(path).read(REGISTRY).decode()
     archs: set[str] = set()
     previous: dict[str, str] = {}
-    for node in ast.parse(source).body:
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
-        value = getattr(node, "value", None)
-        if not isinstance(target, ast.Name) or not isinstance(value, ast.Dict) or not target.id.endswith("_MODELS"):
-            continue
-        keys = [k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
-        if target.id == "_PREVIOUSLY_SUPPORTED_MODELS":
+    for name, value in registry_dicts(source):
+        if name == "_PREVIOUSLY_SUPPORTED_MODELS":
             previous.update({k.value: v.value for k, v in zip(value.keys, value.values)
                              if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)})
-        elif target.id not in NOT_REGISTRIES:
-            archs.update(keys)
+        elif name not in NOT_REGISTRIES:
+            # every key, whatever its value (0.6's _ROCM_PARTIALLY_SUPPORTED_MODELS names a note, no class)
+            archs.update(k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
     return version, archs, previous
 
 
@@ -102,11 +92,4 @@ def extend(table: dict, wheel: str) -> dict:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    if sys.argv[1] == "--add" and len(sys.argv) == 3:
-        result = extend(json.loads(OUT.read_text()), sys.argv[2])
-    else:
-        result = build(sys.argv[1:])
-    OUT.write_text(json.dumps(result, indent=1, sort_keys=False) + "\n")
-    print(f"wrote {OUT}")
+    main(sys.argv[1:], OUT, build, extend, __doc__)

@@ -20,18 +20,13 @@ A class has a mapper when its body or its __init__ assigns hf_to_vllm_mapper a v
 from __future__ import annotations
 
 import ast
-import json
-import re
 import sys
 import zipfile
 from pathlib import Path
 
-MODELS = "vllm/model_executor/models/"
+from _vllm_registry import MODELS, REGISTRY, main, registered_classes, version_key as _key, wheel_version
+
 OUT = Path(__file__).resolve().parent.parent / "src" / "kvplan" / "data" / "hf_mappers.json"
-
-
-def _key(v: str) -> tuple:
-    return tuple(int(x) for x in re.findall(r"\d+", v)[:4])
 
 
 def _assigns_mapper(node: ast.AST) -> bool:
@@ -49,10 +44,9 @@ def _assigns_mapper(node: ast.AST) -> bool:
 
 def read_wheel(path: str) -> tuple[str, set[str], set[str]]:
     """(version, registered architectures, those whose class has an hf_to_vllm_mapper)."""
-    version = Path(path).name.split("-")[1]
+    version = wheel_version(path)
     wheel = zipfile.ZipFile(path)
     classes: dict[str, tuple[list[str], bool]] = {}
-    registered: dict[str, str] = {}
     for name in wheel.namelist():
         if not (name.startswith(MODELS) and name.endswith(".py")):
             continue
@@ -62,16 +56,7 @@ def read_wheel(path: str) -> tuple[str, set[str], set[str]]:
                 bases = [b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases]
                 own = any(_assigns_mapper(s) for s in node.body if not isinstance(s, ast.ClassDef))
                 classes.setdefault(node.name, (bases, own))
-        if name == MODELS + "registry.py":
-            for node in tree.body:
-                target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
-                value = getattr(node, "value", None)
-                if not isinstance(target, ast.Name) or not isinstance(value, ast.Dict) or not target.id.endswith("_MODELS"):
-                    continue
-                for k, v in zip(value.keys, value.values):
-                    if isinstance(k, ast.Constant) and isinstance(v, ast.Tuple) and len(v.elts) >= 2 \
-                            and isinstance(v.elts[1], ast.Constant):
-                        registered.setdefault(k.value, v.elts[1].value)
+    registered = {arch: cls for arch, (_, cls) in registered_classes(wheel.read(REGISTRY).decode()).items()}
 
     def has(cls: str, seen: frozenset = frozenset()) -> bool:
         if cls in seen or cls not in classes:
@@ -105,11 +90,4 @@ def extend(table: dict, wheel: str) -> dict:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    if sys.argv[1] == "--add" and len(sys.argv) == 3:
-        result = extend(json.loads(OUT.read_text()), sys.argv[2])
-    else:
-        result = build(sys.argv[1:])
-    OUT.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"wrote {OUT}")
+    main(sys.argv[1:], OUT, build, extend, __doc__)

@@ -19,23 +19,17 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 import sys
 import zipfile
 from pathlib import Path
 
-MODELS = "vllm/model_executor/models/"
-REGISTRY = MODELS + "registry.py"
+from _vllm_registry import MODELS, REGISTRY, registered_classes, version_key as _key, wheel_version
+
 OUT = Path(__file__).resolve().parent.parent / "src" / "kvplan" / "data" / "pp_support.json"
-NOT_REGISTRIES = {"_PREVIOUSLY_SUPPORTED_MODELS", "_OOT_SUPPORTED_MODELS", "_VLLM_MODELS"}
 # vLLM's other interfaces (SupportsLoRA, SupportsMultiModal, ...): no part of PP support
 INTERFACES = {"vllm.model_executor.models.interfaces", "vllm.model_executor.models.interfaces_base"}
 BUILTINS = {"object"}
 MARK = ("SupportsPP", {"bases": [], "forward": None, "attrs": set()})
-
-
-def _key(v: str) -> tuple:
-    return tuple(int(x) for x in re.findall(r"\d+", v)[:4])
 
 
 def _name(node: ast.expr) -> str | None:
@@ -104,7 +98,7 @@ class Module:
 
 class Wheel:
     def __init__(self, path: str):
-        self.version = Path(path).name.split("-")[1]
+        self.version = wheel_version(path)
         self.zip = zipfile.ZipFile(path)
         self.files = set(self.zip.namelist())
         self.modules: dict[str, Module | None] = {}
@@ -120,21 +114,7 @@ class Wheel:
         return self.modules[name]
 
     def registry(self) -> dict[str, tuple[str, str]]:
-        out: dict[str, tuple[str, str]] = {}
-        for node in ast.parse(self.zip.read(REGISTRY).decode()).body:
-            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
-            value = getattr(node, "value", None)
-            if not isinstance(target, ast.Name) or not isinstance(value, ast.Dict) or not target.id.endswith("_MODELS"):
-                continue
-            if target.id in NOT_REGISTRIES:
-                continue
-            for k, v in zip(value.keys, value.values):
-                if (isinstance(k, ast.Constant) and isinstance(v, ast.Tuple) and len(v.elts) >= 2
-                        and all(isinstance(e, ast.Constant) for e in v.elts[:2])):
-                    mod = v.elts[0].value
-                    out[k.value] = (mod if mod.startswith("vllm.") else "vllm.model_executor.models." + mod,
-                                    v.elts[1].value)
-        return out
+        return registered_classes(self.zip.read(REGISTRY).decode())
 
     def _base(self, mod: Module, module: str, base: str, seen: set):
         """The chain of a base named `base` in `module`: a list, [] for one that carries nothing toward PP support

@@ -7,7 +7,7 @@ import itertools
 import math
 import re
 from dataclasses import dataclass, fields, replace
-from typing import List, NamedTuple, Optional
+from typing import List, NamedTuple, Optional, Sequence
 
 from kvplan.errors import InputError
 from kvplan.plan import (COUNT_EXAMPLES, ENGINE_FLAGS, INT_ENGINE_ARGS, EngineArgs, Fix, Plan, device_shortfall_bytes, human_int, largest_given_pool_bytes, marlin_method,
@@ -1652,6 +1652,12 @@ def _parse_paired(names_part: str, values: str, spec: str) -> tuple[tuple[str, .
 def vary_names(varied: list[tuple]) -> list[str]:
     """The flags parse_vary's groups vary, in order (a paired group's names each)."""
     return [n for name, _ in varied for n in (name if isinstance(name, tuple) else (name,))]
+
+
+def vary_setting(row: dict, names: Sequence[str], value=str) -> str:
+    """A varied row named by its varied values, as the lines under a sweep or a comparison of deployments name it
+    ('gpu=H100, tensor_parallel_size=2'); `value` writes each value (sweep's tables: a length as '8,192')."""
+    return ", ".join(f"{n}={value(row[n])}" for n in names)
 
 
 def vary_settings(varied: list[tuple]) -> list[dict]:

@@ -517,7 +517,9 @@ def _sweep_value(v) -> str:
 def _rows_named(rows: Sequence[dict], varied: Sequence[str]) -> str:
     """Sweep rows named by their varied values, as the error and refusal lines under the table name them; a deployment
     listed once per price (capacity --gpu-hour-usd H100=2.5,H100=1.2) is named once."""
-    names = [", ".join(f"{v}={_sweep_value(r[v])}" for v in varied) for r in rows]
+    from kvplan.api import vary_setting
+
+    names = [vary_setting(r, varied, _sweep_value) for r in rows]
     return "; ".join(dict.fromkeys(names))
 
 
@@ -612,8 +614,8 @@ def gpu_table(rows: Sequence[dict], gpus: dict, *, wsl2: bool = False, notes: Se
     `gpus`: {id: GPUSpec}) and tensor-parallel sizes: the rows that start, smallest total memory first (a row's own
     total: under --wsl2 the card's WSL2 one), without tensor-parallel rows for a card that is one to a machine (a
     laptop or integrated GPU); each with its cells (name, TP, GiB total to a tenth, tokens, concurrency 'N.NN×', then
-    ' †' where a first, compiling start may be refused) and that row's title; and the note under the table, which
-    names `notes` (the form's fields the sweep replaced)."""
+    ' †' where a first, compiling start may be refused) and that row's title; the note under the table, which names
+    `notes` (the form's fields the sweep replaced); and the words of the button that shows every row or fewer."""
     def total(r: dict) -> int:
         return (r.get("gpu_total_bytes") or gpus[r["gpu"]].total_bytes) * r["tensor_parallel_size"]
 
@@ -632,7 +634,8 @@ def gpu_table(rows: Sequence[dict], gpus: dict, *, wsl2: bool = False, notes: Se
     cold = "; † starts warm, but a first, compiling start may be refused" if any(r["first_start_refused"] for r in out) else ""
     replaced = f"; {'; '.join(notes)}" if notes else ""
     note = f"({len(out)} of {len(rows)} GPU × TP combinations start, sorted by total memory{totals}{cold}{replaced})"
-    return {"rows": out, "note": note}
+    # the words of the button under a table cut to its first rows, to show every row and the first again
+    return {"rows": out, "note": note, "show_all": f"show all {len(out)}", "show_fewer": "show fewer"}
 
 
 def concurrency_wants_log_scale(values: Iterable[float]) -> bool:

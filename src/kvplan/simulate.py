@@ -3290,6 +3290,64 @@ def compare_note(workload_name: str, requests: int, slo_text: str, target_rate_p
             + "".join(f"; {n}" for n in notes) + ")")
 
 
+def best_mark(priced: bool, target_rate_per_s: Optional[float]) -> str:
+    """The mark of the best of compared deployments, as `kvplan capacity --vary`'s table and the web page's show it:
+    what its order ranks by (capacity_rows)."""
+    return "cheapest" if priced else ("fewest GPUs" if target_rate_per_s is not None else "most req/s per GPU")
+
+
+def compare_columns(names: Sequence[str], target_rate_per_s: Optional[float], priced: bool) -> list[tuple[str, bool]]:
+    """The columns of compared deployments' table, as `kvplan capacity --vary` and the web page head it: (title,
+    numeric) each; the varied flags ('TP' for tensor_parallel_size), GPUs and req/s per replica, with a target the
+    replicas and GPUs for it, priced the price each row was costed at and its costs (cost_cells), and a last column
+    for the best row's mark or why a row has no answer ('KV pool too small')."""
+    cols = [("TP" if n == "tensor_parallel_size" else n.replace("_", " "), False) for n in names]
+    cols += [("GPUs/rep", True), ("req/s/rep", True)]
+    if target_rate_per_s is not None:
+        cols += [("replicas", True), ("GPUs", True)]
+    if priced:  # a GPU given two prices (on-demand, spot) has a row for each
+        cols += [("$/GPU-h", True), ("$/hour", True), ("$/M req", True)]
+    return cols + [("note", False)]
+
+
+def compare_cells(row: dict, names: Sequence[str], target_rate_per_s: Optional[float], priced: bool) -> list[str]:
+    """A compared deployment's (capacity_rows row) cells under compare_columns, as `kvplan capacity --vary` and the web
+    page show them: the rate rounded down (rate_cell), the costs (cost_cells), and the row's refusal or, for the best
+    row, its mark (best_mark)."""
+    cells = [str(row[n]) for n in names] + [str(row["gpus_per_replica"] or "-"), rate_cell(row["rate_per_replica"])]
+    if target_rate_per_s is not None:
+        cells += [str(row["replicas"] or "-"), str(row["gpus"] or "-")]
+    if priced:
+        cells += cost_cells(row)
+    return cells + [row["cell"] or (best_mark(priced, target_rate_per_s) if row.get("best") else "")]
+
+
+def compare_lines(rows: Sequence[dict], names: Sequence[str]) -> list[tuple[str, str]]:
+    """The lines under compared deployments' table, as `kvplan capacity --vary` prints them and the web page lists
+    them, (kind, text) each: why a row has no answer ("reason") and a rate above its answer that met the SLO again
+    ("again", met_again_line), once per deployment however many prices its GPU was given; then each plan's warnings
+    once with the rows they concern ("warning": which card a bare 'A100' was planned as, a first, compiling start that
+    may be refused) and the step-time model's caveats on a row's rate ("note": a card timed on bandwidth alone)."""
+    from kvplan.api import vary_setting
+    from kvplan.render import sweep_warnings
+
+    out: list[tuple[str, str]] = []
+    said = set()
+    for r in rows:
+        shown = vary_setting(r, names)
+        if shown in said:
+            continue
+        said.add(shown)
+        if r["reason"]:
+            out.append(("reason", f"{shown}: {r['cell']}: {r['reason']}"))
+        again = met_again_line(shown, r)
+        if again:
+            out.append(("again", again))
+    out += [("warning", t.plain) for t in sweep_warnings(rows, names)]
+    out += [("note", t.plain) for t in sweep_warnings(rows, names, "notes")]
+    return out
+
+
 def target_checked_alone(plan, workload: Workload) -> bool:
     """Whether find_capacity checks a target rate on one replica at its share of the rate (a data-parallel server, or
     a recorded trace, for which fleet_workload draws no fleet sample) rather than on the fleet behind the router."""

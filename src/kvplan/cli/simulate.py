@@ -544,12 +544,12 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
     first (or --json's rows); a progress line per row on stderr. Ends the command: 0 when a row meets the SLO."""
     from rich.table import Table
 
-    from kvplan.api import parse_vary, vary_names
+    from kvplan.api import parse_vary, vary_names, vary_setting
     from kvplan.cli.fit import refuse_replaced_flags
     from kvplan.errors import InputError
-    from kvplan.render import sweep_warnings, to_json
-    from kvplan.simulate import (capacity_rows, compare_heading, cost_cells, cost_columns_line, met_again_line,
-                                 rate_cell, rate_down)
+    from kvplan.render import to_json
+    from kvplan.simulate import (capacity_rows, compare_cells, compare_columns, compare_heading, compare_lines,
+                                 cost_columns_line, rate_down)
     from kvplan.workload import build_workload, with_rate
 
     if num_gpu_blocks is not None:
@@ -573,7 +573,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
 
     def on_row(i, n, row):
         if not json_out:
-            shown = ", ".join(f"{k}={row[k]}" for k in names)
+            shown = vary_setting(row, names)
             if row["rate_per_replica"]:
                 said = f"{rate_down(row['rate_per_replica'])} req/s per replica"
                 if row["replicas"]:
@@ -595,53 +595,28 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
         sys.stdout.write(to_json({"varied": names, "workload": base.name, "slo": slo_spec.describe(),
                                   "target_rate_per_s": target_rate, "rows": rows}) + "\n")
     else:
-        best = "cheapest" if prices is not None else ("fewest GPUs" if target_rate is not None else "most req/s per GPU")
+        priced = prices is not None
         # the model the rows share; with --vary model, no one model's (the first row's id headed rows of several)
         shown_model = "the models listed" if "model" in names else (rows[0]["model"] if rows else model)
         console.print(f"[bold]{shown_model}[/], {compare_heading(base.name, slo_spec.describe(), target_rate)}",
                       highlight=False)
+        from rich.text import Text
+
         from kvplan.render import whole_cells
 
         t = Table(show_edge=False, pad_edge=False, box=None)
-        for n in names:
-            t.add_column(n.replace("_", " ") if n != "tensor_parallel_size" else "TP")
-        t.add_column("GPUs/rep", justify="right", no_wrap=True)
-        t.add_column("req/s/rep", justify="right", no_wrap=True)
-        if target_rate is not None:
-            t.add_column("replicas", justify="right", no_wrap=True)
-            t.add_column("GPUs", justify="right", no_wrap=True)
-        if prices is not None:  # the price each row was costed at: a GPU given two (on-demand, spot) has a row for each
-            t.add_column("$/GPU-h", justify="right", no_wrap=True)
-            t.add_column("$/hour", justify="right", no_wrap=True)
-            t.add_column("$/M req", justify="right", no_wrap=True)
-        t.add_column("note")  # the best row's mark, or why a row has no answer ('KV pool too small')
+        for title, numeric in compare_columns(names, target_rate, priced):
+            t.add_column(title, justify="right", no_wrap=True) if numeric else t.add_column(title)
         for r in rows:
-            cells = [str(r[n]) for n in names]
-            cells += [str(r["gpus_per_replica"] or "-"),
-                      rate_cell(r["rate_per_replica"])]
-            if target_rate is not None:
-                cells += [str(r["replicas"] or "-"), str(r["gpus"] or "-")]
-            if prices is not None:
-                cells += cost_cells(r)
-            cells.append(r["cell"] or (best if r.get("best") else ""))
-            t.add_row(*cells)
+            t.add_row(*compare_cells(r, names, target_rate, priced))
         # at 80 columns a --vary model row cut its id to 'meta-ll…' and folded 'RTX PRO 6000' a word a line: every cell
         # whole, or each row a block where the columns cannot hold their words side by side (render.WholeOrStacked)
         console.print(whole_cells(t))
-        if prices is not None:
+        if priced:
             console.print(cost_columns_line(target_rate), highlight=False)
-        said = set()  # a deployment listed once per price of its GPU is spoken of once
-        for r in rows:
-            shown = ", ".join(f"{n}={r[n]}" for n in names)
-            if shown in said:
-                continue
-            said.add(shown)
-            if r["reason"]:
-                console.print(f"{shown}: {r['cell']}: {r['reason']}", highlight=False, soft_wrap=True)
-            again = met_again_line(shown, r)  # as a single search says it: a rate under a met one missed
-            if again:
-                console.print(again, highlight=False, soft_wrap=True)
-        # as sweep prints them: --vary gpu=A100 planned an A100 80GB SXM4 and said nothing of the 40 GB card
-        for w in sweep_warnings(rows, names) + sweep_warnings(rows, names, "notes"):
-            console.print(w, highlight=False, soft_wrap=True)
+        # why a row has no answer, a rate above one that met the SLO again, each plan's warnings and the step-time
+        # model's caveats (as sweep prints them: --vary gpu=A100 planned an A100 80GB SXM4 and said nothing of the 40 GB card)
+        for kind, text in compare_lines(rows, names):
+            console.print(Text(text, style={"warning": "yellow", "note": "dim"}.get(kind, "")), highlight=False,
+                          soft_wrap=True)
     raise typer.Exit(0 if any(r["rate_per_replica"] for r in rows) else 1)

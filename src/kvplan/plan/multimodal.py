@@ -157,6 +157,19 @@ _GEMMA4_ARCH_TYPES = ("gemma4", "gemma4_text", "gemma4_unified", "gemma4_unified
 # mllama4.py, mistral3.py, pixtral.py {"image"}; qwen2_vl.py (Qwen2.5-VL, Qwen3-VL and Qwen3.5/3.6 inherit it),
 # llava_onevision.py {"image", "video"}; gemma4_mm.py image and video, and audio where the config has an audio tower).
 # A text-only deployment sets 0 for each of them; a family not listed is taken to have image and video.
+def _has_encoder_pass(model: ModelSpec) -> bool:
+    """Whether vLLM's profile run has an encoder pass for this model: a multimodal model's, or Whisper's audio encoder
+    (an encoder-decoder model, no multimodal model to kvplan's other terms, which vLLM profiles like one: its processor
+    takes audio, WhisperForConditionalGeneration is SupportsMultiModal in models/whisper.py)."""
+    return model.is_multimodal or _mm_tower(model) == "whisper"
+
+
+def _profiled_modalities(model: ModelSpec) -> tuple[str, ...]:
+    """The modalities whose items the profile run's encoder pass encodes: Whisper's audio, a vision model's images
+    and video."""
+    return ("audio",) if _mm_tower(model) == "whisper" else ("image", "video")
+
+
 _SUPPORTED_MODALITIES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("gemma3", "llava", "llava_next", "llama4", "mistral3", "pixtral", "mllama"), ("image",)),
     **dict.fromkeys(("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe", "llava_onevision"),
@@ -275,7 +288,7 @@ def _mm_limit_warnings(model: ModelSpec, args: EngineArgs) -> list[str]:
     limits = args.mm_limits
     if not limits:
         return []
-    if not model.is_multimodal and _mm_tower(model) != "whisper":  # Whisper's processor takes audio
+    if not _has_encoder_pass(model):
         return [f"--limit-mm-per-prompt: {model.id} takes no image, video or audio input, so vLLM ignores the limits "
                 "(drop the flag)"]
     unknown = [k for k in limits if k not in _MODALITIES]
@@ -315,9 +328,9 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     way, its decoder's dummy run taking token ids: an encoder-decoder model is no multimodal model to kvplan's other
     terms."""
     tower = _mm_tower(model)
-    whisper = tower == "whisper"
-    if not model.is_multimodal and not whisper:
+    if not _has_encoder_pass(model):
         return None
+    whisper = tower == "whisper"
     v0 = rules.engine != "v1"
     if v0 and _hf_model_type(model) == "mllama" and isinstance((model.raw_config or {}).get("vision_config"), dict):
         return _mllama_v0_profile_bytes(model, args, rules, text_peak)
@@ -520,12 +533,12 @@ def mm_profiling_skipped(model: ModelSpec, args: EngineArgs, rules: VersionRules
     """Whether --skip-mm-profiling takes the encoder pass out of the profile run: a multimodal model on the V1 engine
     (the V0 runner, worker/model_runner.py of the 0.10.1 wheel, never reads the flag; a text model has no pass) with
     a modality allowed (with none the pass encodes nothing anyway). vLLM logs "Skipping memory profiling for
-    multimodal encoder and encoder cache." (the V1 runner; 0.27.1's second runner skips it silently)."""
-    whisper = _mm_tower(model) == "whisper"  # Whisper's audio encoder pass too (the V1 runner's profile_run reads it)
-    if not (args.skip_mm_profiling and (model.is_multimodal or whisper) and rules.is_v1):
+    multimodal encoder and encoder cache." (the V1 runner; 0.27.1's second runner skips it silently). Whisper's
+    audio encoder pass too (_has_encoder_pass: the V1 runner's profile_run reads the flag for it)."""
+    if not (args.skip_mm_profiling and _has_encoder_pass(model) and rules.is_v1):
         return False
     limits = {"image": 0, "video": 0, "audio": 0} if args.language_model_only else (args.mm_limits or {})
-    return not all(limits.get(m, 1) == 0 for m in (("audio",) if whisper else ("image", "video")))
+    return not all(limits.get(m, 1) == 0 for m in _profiled_modalities(model))
 
 
 def skip_mm_profiling_says(model: ModelSpec, args: EngineArgs, rules: VersionRules,
@@ -535,7 +548,7 @@ def skip_mm_profiling_says(model: ModelSpec, args: EngineArgs, rules: VersionRul
     MultiModalConfig.skip_mm_profiling), or why the flag changes nothing here."""
     if not args.skip_mm_profiling:
         return None, None
-    if not model.is_multimodal and _mm_tower(model) != "whisper":
+    if not _has_encoder_pass(model):
         return "--skip-mm-profiling: a text model has no encoder pass to skip; the flag changes nothing", None
     if not rules.is_v1:
         return None, ("--skip-mm-profiling: the V0 engine's profile run does not read the flag (worker/model_runner.py, "
@@ -545,6 +558,6 @@ def skip_mm_profiling_says(model: ModelSpec, args: EngineArgs, rules: VersionRul
     mm = _multimodal_profile_bytes(model, args, rules, text_peak)
     held = f"the {mm[0] / GIB:.2f} GiB" if mm and mm[0] else "the memory"
     return None, (f"--skip-mm-profiling: the KV pool takes {held} the encoder pass would have added to the profiled peak; "
-                  f"a step that encodes {'audio' if _mm_tower(model) == 'whisper' else 'images or video'} needs it beside the pool and may fail with CUDA out of memory "
+                  f"a step that encodes {'audio' if _profiled_modalities(model) == ('audio',) else 'images or video'} needs it beside the pool and may fail with CUDA out of memory "
                   "(vLLM leaves that estimate to the user; lower --gpu-memory-utilization or --limit-mm-per-prompt to "
                   "leave room)")

@@ -663,20 +663,21 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
                                  spec_acceptance=req.spec_acceptance())
     names = vary_names(varied)
     rows = models_as_given(rows, given)
-    for r in rows:  # each row's rate and 'not monotone' line as `kvplan capacity --vary` prints them, for the page as they stand
-        r["rate_per_replica_text"] = sim.rate_cell(r["rate_per_replica"])
-        r["met_again_line"] = sim.met_again_line(", ".join(f"{n}={r[n]}" for n in names), r)
-        # priced: the $/GPU-h, $/hour and $/M req cells as the command's table shows them (simulate.cost_cells)
-        r["cost_cells"] = sim.cost_cells(r) if prices is not None else None
+    priced = prices is not None
+    for r in rows:  # each row's cells as `kvplan capacity --vary`'s table shows them, for the page as they stand
+        r["cells"] = sim.compare_cells(r, names, req.target_rate_per_s, priced)
     notes = replaced_notes(replaced)
     return {"capacity_rows": {"varied": names, "rows": rows, "slo": slo.describe(),
                               "target_rate_per_s": req.target_rate_per_s,
-                              # what the cost columns price, the command's line under its table
-                              "cost_note": sim.cost_columns_line(req.target_rate_per_s) if prices is not None else None,
+                              # the table's columns, (title, numeric) each, and the lines under it (kind, text), as
+                              # the command heads its table and prints them (simulate.compare_columns, compare_lines)
+                              "columns": [{"title": t, "numeric": n}
+                                          for t, n in sim.compare_columns(names, req.target_rate_per_s, priced)],
+                              "lines": [{"kind": k, "text": t} for k, t in sim.compare_lines(rows, names)],
                               # the note under the page's table: the command's heading line (less the model), the
                               # requests per probe, the cost columns' line and the form's fields the vary replaced
                               "note": sim.compare_note(workload.name, len(workload), slo.describe(), req.target_rate_per_s,
-                                                       prices is not None, notes)},
+                                                       priced, notes)},
             "workload": workload.summary(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
             "replaced": replaced,
             "notes": notes}
@@ -694,15 +695,13 @@ def _catalog_models(search: Optional[str]) -> list[dict]:
 
 def _catalog_gpus() -> list[dict]:
     from kvplan.render import gpu_choice_label
-    from kvplan.resolve import MIB, gpu_catalog
+    from kvplan.resolve import gpu_catalog
 
     return [{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "total_bytes": g.total_bytes, "vendor": g.vendor,
              "compute_capability": g.compute_capability, "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases),
              "form": g.form, "kind": g.kind, "one_per_machine": g.one_per_machine,
-             # the total CUDA reports under WSL2 (resolve.wsl2_gpu: nvidia-smi's memory.total), None where the catalog
-             # lacks it: the page's GPU list shows it while the wsl2 box is checked, as the plans use it
-             "wsl2_total_bytes": g.nvidia_smi_total_mib * MIB if g.nvidia_smi_total_mib else None,
-             # the card as the page's GPU list names it, natively and under WSL2 (render.gpu_choice_label)
+             # the card as the page's GPU list names it, natively and under WSL2 (render.gpu_choice_label: the total
+             # each plan uses, under WSL2 the card's WSL2 total, nvidia-smi's memory.total)
              "label": gpu_choice_label(g), "wsl2_label": gpu_choice_label(g, wsl2=True)}
             for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes)]
 

@@ -259,7 +259,7 @@ async function refreshGpuTable(values, seq) {
   }
   $("gpu-table-note").textContent = data.gpu_table.note;
   $("gpu-more").hidden = fit.length <= GPU_TABLE_ROWS;
-  $("gpu-more").textContent = state.showAllGpus ? "show fewer" : `show all ${fit.length}`;
+  $("gpu-more").textContent = state.showAllGpus ? data.gpu_table.show_fewer : data.gpu_table.show_all;
   table.dataset.key = JSON.stringify([values.model || "", values.gpu || "", values.max_model_len || ""]);
   table.dataset.state = "ready";
 }
@@ -426,58 +426,35 @@ function renderSimulation(d) {
 // the rows of /api/simulate with vary (kvplan capacity --vary): one deployment each, best first, the best marked
 function renderComparison(d) {
   const c = d.capacity_rows;
-  const priced = c.cost_note != null;  // the server prices the rows where the request gave a price
-  const target = c.target_rate_per_s;
-  const best = priced ? "cheapest" : target != null ? "fewest GPUs" : "most req/s per GPU";
-  const heads = [...c.varied.map((n) => (n === "tensor_parallel_size" ? "TP" : n.replace(/_/g, " "))), "GPUs/rep", "req/s/rep"];
-  if (target != null) heads.push("replicas", "GPUs");
-  if (priced) heads.push("$/GPU-h", "$/hour", "$/M req");  // the price each row was costed at, as kvplan capacity shows it
-  heads.push("");
+  // the columns, each row's cells (its rate, costs, and the best row's mark or why a row has no answer) and the lines
+  // under the table (why a row has no answer, 'not monotone in the rate', each plan's warnings and the step-time
+  // model's caveats, with the rows they concern) as the server words them (simulate.compare_columns, compare_cells,
+  // compare_lines: `kvplan capacity --vary`'s table and lines): the page shows them as they stand
   const thead = document.querySelector("#cap-table thead");
   thead.innerHTML = "";
   const htr = document.createElement("tr");
-  for (const h of heads) { const th = document.createElement("th"); th.textContent = h; htr.appendChild(th); }
+  for (const col of c.columns) { const th = document.createElement("th"); th.textContent = col.title; htr.appendChild(th); }
   thead.appendChild(htr);
   const tbody = document.querySelector("#cap-table tbody");
   tbody.innerHTML = "";
-  $("cap-reasons").innerHTML = "";
   for (const r of c.rows) {
     const tr = document.createElement("tr");
     if (r.best) tr.className = "best";
-    const cells = c.varied.map((n) => [String(r[n]), ""]);
-    // the rate as kvplan capacity --vary's table shows it (the server's rate_per_replica_text: rounded down)
-    cells.push([r.gpus_per_replica ?? "-", "num"], [r.rate_per_replica_text, "num"]);
-    if (target != null) cells.push([r.replicas ?? "-", "num"], [r.gpus ?? "-", "num"]);
-    // the price and costs as kvplan capacity --vary's table shows them (the server's cost_cells: simulate.cost_cells)
-    if (priced) cells.push(...r.cost_cells.map((text) => [text, "num"]));
-    cells.push(r.cell ? [r.cell, "refused"] : [r.best ? best : "", "mark"]);
-    for (const [text, cls] of cells) {
-      const td = document.createElement("td"); td.textContent = String(text); if (cls) td.className = cls; tr.appendChild(td);
-    }
+    r.cells.forEach((text, i) => {
+      const td = document.createElement("td");
+      td.textContent = text;
+      const last = i === r.cells.length - 1;
+      td.className = last ? (r.cell ? "refused" : "mark") : c.columns[i].numeric ? "num" : "";
+      tr.appendChild(td);
+    });
     tbody.appendChild(tr);
-    if (r.reason) {
-      const li = document.createElement("li");
-      li.textContent = `${c.varied.map((n) => `${n}=${r[n]}`).join(", ")}: ${r.cell}: ${r.reason}`;
-      $("cap-reasons").appendChild(li);
-    }
-    if (r.met_again_line) { // a rate under a met one missed: the server's line, as kvplan capacity --vary prints it
-      const li = document.createElement("li");
-      li.textContent = r.met_again_line;
-      $("cap-reasons").appendChild(li);
-    }
   }
-  // each plan's warnings once, with the rows they concern (as `kvplan capacity --vary` prints them): which card a
-  // bare 'A100' was planned as, a first (compiling) start that may be refused;
-  // and the step-time model's caveats on a row's rate ("notes": a card without peak FLOPS timed on bandwidth alone)
-  for (const kind of ["warnings", "notes"]) {
-    const warned = new Map();
-    for (const r of c.rows) for (const w of r[kind] || []) warned.set(w, [...(warned.get(w) || []), r]);
-    for (const [w, rs] of warned) {
-      const li = document.createElement("li");
-      li.className = kind === "warnings" ? "warn" : "note";
-      li.textContent = `${kind === "warnings" ? "warning" : "note"} (${rs.map((r) => c.varied.map((n) => `${n}=${r[n]}`).join(", ")).join("; ")}): ${w}`;
-      $("cap-reasons").appendChild(li);
-    }
+  $("cap-reasons").innerHTML = "";
+  for (const line of c.lines) {
+    const li = document.createElement("li");
+    li.className = line.kind === "warning" ? "warn" : line.kind === "note" ? "note" : "";
+    li.textContent = line.text;
+    $("cap-reasons").appendChild(li);
   }
   // the workload, requests per probe, SLO, target, what the costs price and the fields the vary replaced, as the
   // server words them (simulate.compare_note: the command's heading line)
