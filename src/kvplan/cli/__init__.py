@@ -17,8 +17,6 @@ from dataclasses import fields
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from kvplan.api import DEPLOYABLE_CARDS, FIT_PARAMS, GPU_HELP, FitFlags, refuse_auto_length, refuse_unpublished_version
 from kvplan.errors import KvplanError
@@ -35,8 +33,60 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
-err_console = Console(stderr=True)
+
+
+class _ConsoleWhenUsed:
+    """rich's Console, made the first time a command prints through it: `kvplan fit --json` writes its answer itself and
+    never loads rich (its import is about a tenth of that command's start-up). The Console is made as it was when this
+    module was imported: from the environment as it stood then (COLUMNS and LINES fix its size, FORCE_COLOR, NO_COLOR,
+    TERM and the like its colours), while what a Console reads as it prints (COLUMNS where its size is not fixed, ...)
+    it reads as it stands then. Attributes set on it (a test's `_width`) are the Console's."""
+
+    __slots__ = ("_kwargs", "_environ", "_console")
+
+    def __init__(self, **kwargs):
+        object.__setattr__(self, "_kwargs", kwargs)
+        object.__setattr__(self, "_environ", dict(os.environ))
+        object.__setattr__(self, "_console", None)
+
+    def _made(self):
+        if self._console is None:
+            from rich.console import Console
+
+            made = Console(**self._kwargs, _environ=self._environ)
+            del made._environ  # the class's own, os.environ, for what it reads later
+            object.__setattr__(self, "_console", made)
+        return self._console
+
+    def __getattr__(self, name):
+        return getattr(self._made(), name)
+
+    def __setattr__(self, name, value):
+        setattr(self._made(), name, value)
+
+    def __delattr__(self, name):
+        delattr(self._made(), name)
+
+    # the methods Python looks up on the class, not through __getattr__ (rich's Live enters its console: `with console`)
+    def __enter__(self):
+        return self._made().__enter__()
+
+    def __exit__(self, *exc):
+        return self._made().__exit__(*exc)
+
+    def __repr__(self):
+        return repr(self._made())
+
+
+console = _ConsoleWhenUsed()
+err_console = _ConsoleWhenUsed(stderr=True)
+
+
+def escape(markup: str) -> str:
+    """rich.markup.escape, loaded when an error is printed."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(markup)
 
 
 def _help_cells_fold() -> None:
