@@ -8,6 +8,7 @@ cannot supply included).
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib
 import inspect
@@ -285,9 +286,33 @@ def main() -> None:
         warnings.showwarning = default_show
 
 
+def _app_for(args: list[str]) -> typer.Typer:
+    """The app that runs `kvplan ARGS`: for `kvplan COMMAND ...`, `app` holding COMMAND alone, since typer makes every
+    command it holds, options and all, before it parses a word (about 600 options for the twelve commands, several
+    hundredths of a second of `kvplan fit`). It stays a group, so `kvplan fit ...` parses, prints its help and its
+    errors ("Try 'kvplan fit --help'") as before. `kvplan`, `kvplan --help`, a command that is not one, and shell
+    completion (which reads its words from the environment) run the whole app, listing every command."""
+    if not args or any(k.endswith("_COMPLETE") or k.startswith("_TYPER_COMPLETE") for k in os.environ):
+        return app
+    asked = [c for c in app.registered_commands
+             if (c.name or getattr(c.callback, "__name__", "")).lower().replace("_", "-") == args[0]]
+    try:
+        from typer.models import TyperInfo
+    except ImportError:  # a typer that keeps its models elsewhere: the whole app
+        return app
+    if len(asked) != 1 or app.registered_groups or app.registered_callback is not None:
+        return app
+    alone = copy.copy(app)
+    alone.registered_commands = asked
+    # typer runs an app of one command as that command (`kvplan fit` would read "fit" as the model); an empty
+    # callback's defaults (all unset) keep it a group whose settings are app's own
+    alone.registered_callback = TyperInfo()
+    return alone
+
+
 def _run(debug: bool) -> None:
     try:
-        rv = app(standalone_mode=False)
+        rv = _app_for(sys.argv[1:])(standalone_mode=False)
         if isinstance(rv, int) and rv:
             sys.exit(rv)
     except KvplanError as exc:
