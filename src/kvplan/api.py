@@ -1686,6 +1686,13 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
     api.site_offsets_for, under "site_calibration");
     bad combinations become rows with the error. `plans`, when given, collects the plans made (in row order, errors
     left out)."""
+    from kvplan.resolve import answers_kept
+
+    with answers_kept():  # the card --gpu names and the weights on a rank are the same in rows that vary neither
+        return _sweep_rows(model, flags, varied, plans)
+
+
+def _sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, list]], plans: Optional[list]) -> list[dict]:
     from kvplan.errors import HubError
     from kvplan.plan import site_calibration_dict
 

@@ -5,7 +5,6 @@ No arithmetic lives here: every number shown comes from a `Plan` (or a list of t
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Iterable, Optional, Sequence
 
@@ -17,6 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from kvplan.json_out import plan_json, to_json  # noqa: F401  (kvplan.render's names too)
 from kvplan.plan import Plan
 from kvplan.resolve import GB, GIB, MIB
 
@@ -492,21 +492,6 @@ def sweep_release_changes(rows: Sequence[dict], varied: Sequence[str]) -> list[T
         moved = "; ".join(r["release_changes"]) or "nothing moved"
         out.append(Text(f"{_rows_named([r], varied)} vs {r['compared_with']}: {moved}"))
     return out
-
-
-def plan_json(p, note: Optional[str], band: Optional[dict]) -> dict:
-    """`kvplan fit --json` (the web API's /api/plan adds its charts): the plan, the answer to an inverse question
-    (`note`), the validated band."""
-    d = p.to_dict()
-    if note:
-        d["inverse"] = note
-    if band:
-        d["uncertainty"] = band
-    return d
-
-
-def to_json(obj) -> str:
-    return json.dumps(obj, indent=2, default=lambda o: o.__dict__ if hasattr(o, "__dict__") else str(o))
 
 
 def _sweep_value(v) -> str:

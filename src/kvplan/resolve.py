@@ -16,6 +16,8 @@ import re
 import struct
 import warnings
 from collections import Counter
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
@@ -509,7 +511,47 @@ def _mig_holders(base: str, profile: str) -> list[GPUSpec]:
     return [g for g in _mig_named(base) if parts.group(2).lower() in MIG_PROFILES[g.id]] if parts else []
 
 
+# answers kept for the length of a block (answers_kept): api.sweep_rows plans one deployment per varied value, and what
+# does not depend on the values varied (the card a --gpu names, the weights on a rank) is the same in every row
+_KEPT: ContextVar[dict | None] = ContextVar("kvplan_answers_kept", default=None)
+
+
+@contextmanager
+def answers_kept():
+    """Within the block, `once` answers a question it was asked before with the answer it gave then."""
+    token = _KEPT.set({})
+    try:
+        yield
+    finally:
+        _KEPT.reset(token)
+
+
+def once(make, kind: str, owner: object, values: tuple):
+    """make(), whose answer depends on `owner` (an object compared by identity: a ModelSpec whose configs do not take
+    part in its equality) and `values` (compared by value and type) alone. Inside answers_kept() the answer given for
+    the same kind, owner and values is given again; an error is raised again by make() each time."""
+    kept = _KEPT.get()
+    if kept is None:
+        return make()
+    key = (kind, id(owner), tuple((type(v), v) for v in values))
+    try:
+        hit = kept.get(key)
+    except TypeError:  # a value that cannot be compared as a key: asked afresh
+        return make()
+    if hit is not None and hit[0] is owner:
+        return hit[1]
+    answer = make()
+    kept[key] = (owner, answer)  # the owner kept alive with it: its id is not another object's while the block lasts
+    return answer
+
+
 def _find_gpu(ref: str, total_bytes: int | None = None, size_flag: str | None = None) -> tuple[GPUSpec, list[str]]:
+    spec, notes = once(lambda: _find_gpu_in_catalog(ref, total_bytes, size_flag), "find_gpu", None,
+                       (ref, total_bytes, size_flag))
+    return spec, list(notes)
+
+
+def _find_gpu_in_catalog(ref: str, total_bytes: int | None = None, size_flag: str | None = None) -> tuple[GPUSpec, list[str]]:
     """find_gpu, and notes: a ChoiceNote when the card was picked among variants of other memory by the cloud
     default, and what a count in the name ('2x L40S') was taken to mean. `size_flag`: the size flag given beside the
     name (resolve_gpu), which an unknown name's fix then says to use alone instead of asking for a size."""

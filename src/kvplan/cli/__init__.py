@@ -8,6 +8,7 @@ cannot supply included).
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib
 import inspect
@@ -17,8 +18,6 @@ from dataclasses import fields
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from kvplan.api import DEPLOYABLE_CARDS, FIT_PARAMS, GPU_HELP, FitFlags, refuse_auto_length, refuse_unpublished_version
 from kvplan.errors import KvplanError
@@ -35,8 +34,60 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
-err_console = Console(stderr=True)
+
+
+class _ConsoleWhenUsed:
+    """rich's Console, made the first time a command prints through it: `kvplan fit --json` writes its answer itself and
+    never loads rich (its import is about a tenth of that command's start-up). The Console is made as it was when this
+    module was imported: from the environment as it stood then (COLUMNS and LINES fix its size, FORCE_COLOR, NO_COLOR,
+    TERM and the like its colours), while what a Console reads as it prints (COLUMNS where its size is not fixed, ...)
+    it reads as it stands then. Attributes set on it (a test's `_width`) are the Console's."""
+
+    __slots__ = ("_kwargs", "_environ", "_console")
+
+    def __init__(self, **kwargs):
+        object.__setattr__(self, "_kwargs", kwargs)
+        object.__setattr__(self, "_environ", dict(os.environ))
+        object.__setattr__(self, "_console", None)
+
+    def _made(self):
+        if self._console is None:
+            from rich.console import Console
+
+            made = Console(**self._kwargs, _environ=self._environ)
+            del made._environ  # the class's own, os.environ, for what it reads later
+            object.__setattr__(self, "_console", made)
+        return self._console
+
+    def __getattr__(self, name):
+        return getattr(self._made(), name)
+
+    def __setattr__(self, name, value):
+        setattr(self._made(), name, value)
+
+    def __delattr__(self, name):
+        delattr(self._made(), name)
+
+    # the methods Python looks up on the class, not through __getattr__ (rich's Live enters its console: `with console`)
+    def __enter__(self):
+        return self._made().__enter__()
+
+    def __exit__(self, *exc):
+        return self._made().__exit__(*exc)
+
+    def __repr__(self):
+        return repr(self._made())
+
+
+console = _ConsoleWhenUsed()
+err_console = _ConsoleWhenUsed(stderr=True)
+
+
+def escape(markup: str) -> str:
+    """rich.markup.escape, loaded when an error is printed."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(markup)
 
 
 def _help_cells_fold() -> None:
@@ -235,9 +286,33 @@ def main() -> None:
         warnings.showwarning = default_show
 
 
+def _app_for(args: list[str]) -> typer.Typer:
+    """The app that runs `kvplan ARGS`: for `kvplan COMMAND ...`, `app` holding COMMAND alone, since typer makes every
+    command it holds, options and all, before it parses a word (about 600 options for the twelve commands, several
+    hundredths of a second of `kvplan fit`). It stays a group, so `kvplan fit ...` parses, prints its help and its
+    errors ("Try 'kvplan fit --help'") as before. `kvplan`, `kvplan --help`, a command that is not one, and shell
+    completion (which reads its words from the environment) run the whole app, listing every command."""
+    if not args or any(k.endswith("_COMPLETE") or k.startswith("_TYPER_COMPLETE") for k in os.environ):
+        return app
+    asked = [c for c in app.registered_commands
+             if (c.name or getattr(c.callback, "__name__", "")).lower().replace("_", "-") == args[0]]
+    try:
+        from typer.models import TyperInfo
+    except ImportError:  # a typer that keeps its models elsewhere: the whole app
+        return app
+    if len(asked) != 1 or app.registered_groups or app.registered_callback is not None:
+        return app
+    alone = copy.copy(app)
+    alone.registered_commands = asked
+    # typer runs an app of one command as that command (`kvplan fit` would read "fit" as the model); an empty
+    # callback's defaults (all unset) keep it a group whose settings are app's own
+    alone.registered_callback = TyperInfo()
+    return alone
+
+
 def _run(debug: bool) -> None:
     try:
-        rv = app(standalone_mode=False)
+        rv = _app_for(sys.argv[1:])(standalone_mode=False)
         if isinstance(rv, int) and rv:
             sys.exit(rv)
     except KvplanError as exc:

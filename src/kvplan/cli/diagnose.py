@@ -7,9 +7,8 @@ import sys
 from typing import Annotated, Optional
 
 import typer
-from rich.markup import escape
 
-from kvplan.cli import FitFlags, app, console, fit_options
+from kvplan.cli import FitFlags, app, console, escape, fit_options
 
 
 @app.command()

@@ -31,13 +31,15 @@ def fit(
     $ kvplan fit Qwen/Qwen3-8B --gpu auto --max-model-len 32768 --json
     $ kvplan fit --gpu-gb 16 --overhead-gb 1     # the seed's own arithmetic
     """
-    from kvplan.render import plan_json, print_plan, to_json
-
     p, note = plan_from_flags_and_inverse(model, flags, concurrency)
     band = uncertainty_band_of(p)
     if json_out:
+        from kvplan.json_out import plan_json, to_json
+
         sys.stdout.write(to_json(plan_json(p, note, band)) + "\n")
     else:
+        from kvplan.render import print_plan
+
         if note:
             console.print(f"[bold]{note}[/]")
         print_plan(console, p, explain=explain, band=band)

@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.markup import escape
 
-from kvplan.cli import FIT_OPTIONS, GPU_HELP, FitFlags, app, console, option_group
+from kvplan.cli import FIT_OPTIONS, GPU_HELP, FitFlags, app, console, escape, option_group
 from kvplan.errors import InputError
 
 

@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.markup import escape
 
 from kvplan.api import CAPACITY_REQUESTS  # requests per capacity probe (the page's too)
-from kvplan.cli import FitFlags, app, console, err_console, fit_options_gpu_auto, option_group, plan_from_flags
+from kvplan.cli import FitFlags, app, console, err_console, escape, fit_options_gpu_auto, option_group, plan_from_flags
 
 _WL = "Workload"
 _SIM = "Simulation"

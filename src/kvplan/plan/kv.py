@@ -16,7 +16,7 @@ from typing import Iterable, NamedTuple
 from kvplan.errors import InputError
 from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGroup, cdiv
 from kvplan.plan.multimodal import _text_only, mrope_cache_factor
-from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16
+from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16, once
 from kvplan.versions import (GDN_FLASHINFER_FALLBACK_WARNING, GDN_PREFILL_ROCM_MISSING, VersionRules, canonical_quant,
                              release_from)
 from kvplan.weights import (RankWeights, ct_experts_module, ct_module_scheme, kv_dtype_bytes, moe_layers, pp_layer_split,
@@ -102,32 +102,36 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     spec = args.speculative
     # a ModelOpt exclude list as apply_vllm_mapper rewrites it (weights.quant_as_read)
     split = splits_exclude_list(quant, model.architectures, rules.release, rules.modelopt_exclude_split)
-    return weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[args.dtype] if not model.checkpoint else None,
-                            gpu_cc=gpu.cc, ep=args.expert_parallel_size,
-                            mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
-                            vision=not _text_only(model, args, rules), dp=args.data_parallel_size,
-                            mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
-                            mxfp4_triton_cc_majors=rules.mxfp4_triton_cc_majors,
-                            mxfp4_triton_keeps_scales=rules.mxfp4_triton_keeps_scales,
-                            mxfp4_triton_swizzle_align=rules.mxfp4_triton_swizzle_align,
-                            mxfp4_marlin_forced=mxfp4_marlin_forced(args, rules, gpu.cc),
-                            mrope_cache_factor=mrope_cache_factor(model, rules),
-                            bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts,
-                            module_paths=rules.layer_module_paths, exclude_split=split,
-                            stages=pp_stages(model, args, rules) if pp > 1 else None,
-                            mla_kv_b_copy=rules.mla_kv_b_copy,
-                            marlin_moe=marlin_moe_experts(model, gpu, rules, quant),
-                            marlin_dense=marlin_dense_group(model, gpu, rules, quant),
-                            dense_zeros_freed=gptq_zero_points_freed(model, gpu, args, rules, quant),
-                            mtp_fc_unquantized=(model.model_type.startswith(rules.mtp_fc_unquantized)
-                                                or (quant is not None and quant.method == "modelopt"
-                                                    and str(quant.scheme or "").startswith("nvfp4")
-                                                    and model.model_type.startswith(rules.mtp_fc_nvfp4_unquantized))),
-                            ct_experts_ignore=rules.ct_moe_ignore_read, ct_fused_first=rules.ct_fused_match_first,
-                            mla_absorbed=rules.mla_absorbed_weights and runs_mla(model, args, rules)
-                            and args.env_value("VLLM_MLA_PERFORM_MATRIX_ABSORPTION") not in ("0",),
-                            mla_requantize=args.env_value("VLLM_MLA_DISABLE_REQUANTIZATION") in (None, "0"),
-                            redundant_experts=args.eplb_redundant)
+    kwargs = dict(tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[args.dtype] if not model.checkpoint else None,
+                  gpu_cc=gpu.cc, ep=args.expert_parallel_size,
+                  mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
+                  vision=not _text_only(model, args, rules), dp=args.data_parallel_size,
+                  mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
+                  mxfp4_triton_cc_majors=rules.mxfp4_triton_cc_majors,
+                  mxfp4_triton_keeps_scales=rules.mxfp4_triton_keeps_scales,
+                  mxfp4_triton_swizzle_align=rules.mxfp4_triton_swizzle_align,
+                  mxfp4_marlin_forced=mxfp4_marlin_forced(args, rules, gpu.cc),
+                  mrope_cache_factor=mrope_cache_factor(model, rules),
+                  bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts,
+                  module_paths=rules.layer_module_paths, exclude_split=split,
+                  stages=pp_stages(model, args, rules) if pp > 1 else None,
+                  mla_kv_b_copy=rules.mla_kv_b_copy,
+                  marlin_moe=marlin_moe_experts(model, gpu, rules, quant),
+                  marlin_dense=marlin_dense_group(model, gpu, rules, quant),
+                  dense_zeros_freed=gptq_zero_points_freed(model, gpu, args, rules, quant),
+                  mtp_fc_unquantized=(model.model_type.startswith(rules.mtp_fc_unquantized)
+                                      or (quant is not None and quant.method == "modelopt"
+                                          and str(quant.scheme or "").startswith("nvfp4")
+                                          and model.model_type.startswith(rules.mtp_fc_nvfp4_unquantized))),
+                  ct_experts_ignore=rules.ct_moe_ignore_read, ct_fused_first=rules.ct_fused_match_first,
+                  mla_absorbed=rules.mla_absorbed_weights and runs_mla(model, args, rules)
+                  and args.env_value("VLLM_MLA_PERFORM_MATRIX_ABSORPTION") not in ("0",),
+                  mla_requantize=args.env_value("VLLM_MLA_DISABLE_REQUANTIZATION") in (None, "0"),
+                  redundant_experts=args.eplb_redundant)
+    if kwargs["stages"] is not None:
+        kwargs["stages"] = tuple(kwargs["stages"])
+    # the same in every row of a sweep that varies what the weights do not depend on (resolve.answers_kept)
+    return once(lambda: weights_per_rank(model, **kwargs), "rank_weights", model, tuple(kwargs.items()))
 
 
 def _quantization_config(model: ModelSpec) -> dict:

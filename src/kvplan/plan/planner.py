@@ -36,7 +36,7 @@ from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buf
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
                                check_flashinfer_sampler_env, computed_profile_terms, measured_terms,
                                pipeline_cold_start_loss, sampler_kernel_note, trtllm_workspace_in_estimate_bytes)
-from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, mtp_n_predict
+from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, mtp_n_predict, once
 from kvplan.versions import (EXPERT_GROUP_ARCHS, LORA_UNSUPPORTED, NATIVE_LOW_PRECISION_CAPABILITY, VersionRules, architecture_refusal,
                              as_v0_engine, canonical_quant, check_serve_env, check_serve_values, eplb_architecture, lora_refusal,
                              newer_than_read, release_from, rule_span, rules_for)
@@ -578,7 +578,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if rules.window_inflight != "one":
         # the steps in flight follow the runner built (config/vllm.py VllmConfig.max_concurrent_batches, 0.26.0,
         # 0.29.0 and 0.33.0 wheels: pp + 1 on model runner v2, else 2 at PP=1 / pp): section 3.4
-        rules = replace(rules, window_inflight="mrv2" if runner == "v2" else "mrv1-async")
+        inflight = "mrv2" if runner == "v2" else "mrv1-async"
+        # the same rules in every row of a sweep (resolve.answers_kept): a VersionRules is hundreds of fields to copy
+        rules = once(lambda: replace(rules, window_inflight=inflight), "window_inflight", rules, (inflight,))
     if resolved.env_value(MRV2_ENV) is not None and rules.mrv2_env != "unread":
         env_notes = env_notes + [f"model runner {runner}: {runner_why}"]
     notes = list(extra_assumptions) + list(rules.notes) + env_notes + notes + list(model.notes)
@@ -652,9 +654,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
               and not quant.module_bytes)
     if quant is None or quant.bits == 8 and quant.scheme.startswith("fp8") or packed:
         linear_bytes = quant.bits / 8 if packed else 1 if quant is not None else DTYPE_BYTES[resolved.dtype]
-        rounding = allocator_rounding_bytes(model, tp=tp, dtype_bytes=linear_bytes,
-                                            ep=ep, dp=resolved.data_parallel_size, split_limit=rules.allocator_split_limit,
-                                            embed_bytes=DTYPE_BYTES[resolved.dtype], redundant_experts=resolved.eplb_redundant)
+        sizes = dict(tp=tp, dtype_bytes=linear_bytes, ep=ep, dp=resolved.data_parallel_size,
+                     split_limit=rules.allocator_split_limit, embed_bytes=DTYPE_BYTES[resolved.dtype],
+                     redundant_experts=resolved.eplb_redundant)
+        rounding = once(lambda: allocator_rounding_bytes(model, **sizes), "allocator_rounding", model,
+                        tuple(sizes.items()))
         if rounding and resolved.expandable_segments:
             # the same tensors with expandable_segments:True: blocks rounded to 512 B (see allocator_rounding_bytes)
             kept = allocator_rounding_bytes(model, tp=tp, dtype_bytes=linear_bytes, ep=ep,
