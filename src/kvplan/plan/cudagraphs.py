@@ -1157,6 +1157,12 @@ class CaptureRequest:
     given: bool
     mode: str
     mode_note: str = ""
+    # the target's decode query lengths, each with its most requests (decode_query_lens), where the default sizes were
+    # built from them; None where the sizes were given or no graph is captured (worked out where first needed)
+    query_lens: dict[int, int] | None = None
+    # 0.34's split sizes with adaptive verification's varlen graphs (_resolved_split), where
+    # adaptive_verification_refusal resolved them; None elsewhere
+    adaptive_split: SplitCaptureSizes | None = None
 
 
 def capture_request(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> CaptureRequest:
@@ -1167,11 +1173,11 @@ def capture_request(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rul
     given = given_capture_sizes(args, rules)
     if given is not None:
         return CaptureRequest(sizes=tuple(given[0]), source=given[1], given=True, mode=mode, mode_note=note)
+    lens = decode_query_lens(args, rules)
     sizes = cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens,
                                     num_speculative_tokens=args.speculative[1] if args.speculative else 0,
-                                    rules=rules, gpu=gpu, head=interactivity_head(args, rules),
-                                    query_lens=decode_query_lens(args, rules))
-    return CaptureRequest(sizes=tuple(sizes), source="default", given=False, mode=mode, mode_note=note)
+                                    rules=rules, gpu=gpu, head=interactivity_head(args, rules), query_lens=lens)
+    return CaptureRequest(sizes=tuple(sizes), source="default", given=False, mode=mode, mode_note=note, query_lens=lens)
 
 
 def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules,
@@ -1277,7 +1283,8 @@ def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, r
                                          "adaptive_verification.py resolve_adaptive_cudagraph_mode)") if n)
         mode = resolved
     method = _spec_method(args) if spec else None
-    split = _resolved_split(model, gpu, args, rules, request, adaptive)
+    split = (request.adaptive_split if adaptive and request.adaptive_split is not None
+             else _resolved_split(model, gpu, args, rules, request, adaptive))
     if not split.recorded and rules.cudagraph_no_sizes_left == "none":
         # config/vllm.py VllmConfig._split_cudagraph_capture_sizes (0.34.0 wheel): with no token count recorded, vLLM sets
         # cudagraph_mode NONE (logger.info_once), so neither the target nor a speculator captures a graph
@@ -1331,12 +1338,15 @@ def _resolved_split(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rul
     draft = (k >= 2 and method in rules.draft_decode_cudagraph_methods
              and not (method == "mtp" and multi_module_mtp(model, k)))
     prefill = _prefill_token_sizes(gpu, args, rules, given)  # vLLM resolves (and refuses) the prefill sizes first
+    requests = _decode_request_sizes(gpu, args, rules, given)  # then the decode ones
+    lens = request.query_lens if request.query_lens is not None else decode_query_lens(args, rules)
+    if requests is None:
+        requests = split_decode_requests(request.sizes, args.decode_query_len, int(args.max_num_seqs), lens)
     split = split_capture_sizes(request.sizes, q=1 + k, max_num_seqs=args.max_num_seqs,
                                 max_tokens=int(args.max_num_batched_tokens), wide=_wide_grids(gpu, rules, given),
                                 draft=draft, decode_only=request.mode == "FULL_DECODE_ONLY" and not given,
-                                head=interactivity_head(args, rules),
-                                requests=_decode_request_sizes(gpu, args, rules, list(request.sizes), given),
-                                varlen=adaptive, prefill_sizes=prefill, query_lens=decode_query_lens(args, rules))
+                                head=interactivity_head(args, rules), requests=requests, varlen=adaptive,
+                                prefill_sizes=prefill, query_lens=lens)
     return _legacy_with_split_sizes(split, args, request)
 
 
@@ -1503,16 +1513,16 @@ def _legacy_with_split_sizes(split: SplitCaptureSizes, args: EngineArgs, request
     return replace(split, recorded=tuple(shared))
 
 
-def _decode_request_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules, shared: list[int],
-                          given: bool) -> list[int]:
+def _decode_request_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules, given: bool) -> list[int] | None:
     """0.34's decode_cudagraph_capture_request_sizes as config/vllm.py VllmConfig._split_cudagraph_capture_sizes
     resolves them (0.34.0 wheel), for every mode and with or without adaptive verification: --compilation-config's
     decode_cudagraph_capture_request_sizes, kept within [1, max_num_seqs] (vLLM warns "Dropping ...") and refused
     above a given max_decode_cudagraph_capture_requests ("... holds N, above max_decode_cudagraph_capture_requests=M");
     else, with max_decode_cudagraph_capture_requests given or on compute capability 10.x with no deprecated sizes
     given (rules row cudagraph_wide_defaults_cc10), the request-count grid up to it (within max_num_seqs) or to
-    max_num_seqs; else the request counts the decode query length q rounds the shared sizes up to,
-    min(cdiv(s, q), max_num_seqs) for each shared size s with cdiv(s, q) x q within the largest."""
+    max_num_seqs; else None: the request counts the decode query lengths round the shared sizes up to
+    (split_decode_requests, min(cdiv(s, q), max_num_seqs) for each shared size s with cdiv(s, q) x q within the largest),
+    which _resolved_split works out from the decode query lengths it carries."""
     seqs = int(args.max_num_seqs)
     kept, cap = _split_list_and_cap(compilation_object(args.compilation_config), "decode_cudagraph_capture_request_sizes",
                                     "max_decode_cudagraph_capture_requests", seqs, "request", 64,
@@ -1521,7 +1531,7 @@ def _decode_request_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionR
         return kept
     if cap is not None or _wide_grids(gpu, rules, given):
         return decode_capture_grid(seqs if cap is None else min(cap, seqs))
-    return split_decode_requests(shared, args.decode_query_len, seqs, decode_query_lens(args, rules))
+    return None
 
 
 def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs,
@@ -1534,7 +1544,8 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
     _validate_v1_model_runner) and _validate_adaptive_verification: LoRA, no FULL CUDA graphs (cudagraph_mode NONE or
     PIECEWISE, --enforce-eager, or no capture size left), 0.34's separate decode routine without decode capture sizes,
     pipeline parallelism. Nothing where the release has no such setting or it is off. Returns the capture_request
-    it checked (None where it checked none), for cudagraph_plan to build the graphs from."""
+    it checked (None where it checked none), with the split sizes it resolved at 0.34 (adaptive_split), for
+    cudagraph_plan to build the graphs from."""
     check = rules.adaptive_verification
     if check == "unread" or not args.speculative or not adaptive_verification_on(args):
         return
@@ -1569,7 +1580,11 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
                "so vLLM sets cudagraph_mode NONE)")
         refuse("Adaptive verification requires full CUDA graphs. Use cudagraph mode FULL, FULL_DECODE_ONLY, or "
                "FULL_AND_PIECEWISE, or disable adaptive verification.", f"{_DROP_ADAPTIVE}, or {how}")
-    if rules.cudagraph_no_sizes_left == "none" and not _resolved_split(model, gpu, args, rules, request, True).recorded:
+    # the split sizes both 0.34 checks below read (vLLM resolves them, refusals included, before either), resolved once
+    # and handed on to cudagraph_plan
+    split = (_resolved_split(model, gpu, args, rules, request, True)
+             if rules.cudagraph_no_sizes_left == "none" or check == "decode_graphs" else None)
+    if rules.cudagraph_no_sizes_left == "none" and not split.recorded:
         # config/vllm.py (0.34.0 wheel): _split_cudagraph_capture_sizes has set cudagraph_mode NONE (no size is left)
         # before _validate_adaptive_verification checks for FULL graphs
         refuse("Adaptive verification requires full CUDA graphs. Use cudagraph mode FULL, FULL_DECODE_ONLY, or "
@@ -1577,8 +1592,7 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
                f"{_DROP_ADAPTIVE}, or give capture sizes that leave some within max_num_batched_tokens "
                f"{int(args.max_num_batched_tokens):,} (token counts) and max_num_seqs {int(args.max_num_seqs):,} "
                f"(request counts): none is left, so vLLM sets cudagraph_mode NONE ('{NO_SIZES_LEFT}')")
-    if (check == "decode_graphs" and mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")
-            and not _decode_request_sizes(gpu, args, rules, shared, request.given)):
+    if check == "decode_graphs" and mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY") and not split.decode_requests:
         refuse("Adaptive verification needs decode CUDA graphs, but decode_cudagraph_capture_request_sizes is empty. "
                "Capture decode graphs, or disable adaptive verification (e.g. on a prefill-only kv_producer instance, "
                "which never verifies drafts).",
@@ -1587,7 +1601,7 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
     if (args.pipeline_parallel_size or 1) > 1:
         refuse("Adaptive verification is not currently compatible with pipeline parallelism",
                f"{_DROP_ADAPTIVE}, or serve without pipeline parallelism (--pipeline-parallel-size 1)")
-    return request
+    return request if split is None else replace(request, adaptive_split=split)
 
 
 # a --compilation-config mode (or level) that compiles nothing: CompilationMode.NONE (0.11+), level 0 NO_COMPILATION
