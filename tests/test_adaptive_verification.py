@@ -12,7 +12,7 @@ import pytest
 import kvplan
 from kvplan.errors import RefusedByVLLMError
 from kvplan.plan.cudagraphs import ADAPTIVE_VERIFICATION, varlen_decode_capture_grid
-from kvplan.versions import rules_for
+from kvplan.versions import PUBLISHED_RELEASES, rules_for
 
 QWEN3 = "Qwen/Qwen3-8B"
 
@@ -43,6 +43,15 @@ def test_rows():
     assert rules_for("0.34.0").adaptive_verification == "decode_graphs"
     assert "suffix" not in rules_for("0.33.0").adaptive_verification_own_confidence_methods
     assert "suffix" in rules_for("0.34.0").adaptive_verification_own_confidence_methods
+
+
+def test_varlen_decode_graphs_only_where_decode_graphs_are_split():
+    # cudagraph_plan builds adaptive verification's varlen graphs in the split-size plan (_split_graph_plan), which it
+    # takes only where the release keys its decode graphs on requests: the rows must start together
+    for version in PUBLISHED_RELEASES:
+        rules = rules_for(version)
+        if rules.adaptive_verification == "decode_graphs":
+            assert rules.cudagraph_decode_keys == "requests", version
 
 
 @pytest.mark.parametrize("kw, message", [

@@ -1205,8 +1205,9 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
             mode, note = "PIECEWISE", f"with speculative decoding {why}, so vLLM downgrades the graphs to PIECEWISE"
     q, rounded_to = 1 + k, 1
     runner = model_runner(model, args, rules)
-    if rules.cudagraph_decode_keys == "requests" or (rules.adaptive_verification == "decode_graphs" and spec
-                                                     and mode in _FULL_DECODE_MODES and adaptive_verification_on(args)):
+    # adaptive verification's varlen decode graphs (rules row adaptive_verification "decode_graphs") are 0.34's split
+    # sizes, so every release with that row keys its decode graphs on requests (tests/test_adaptive_verification.py)
+    if rules.cudagraph_decode_keys == "requests":
         return _split_graph_plan(model, gpu, args, rules, request, mode, requested, note, runner)
 
     # an empty list (every given size above max_num_batched_tokens) is left as it is: adjust_cudagraph_sizes_for_spec_decode
