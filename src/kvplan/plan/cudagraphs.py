@@ -300,22 +300,28 @@ def decode_query_lens(args: EngineArgs, rules: VersionRules, query_len: int | No
     spec = args.speculative
     k = spec[1] if spec else 0
     q = 1 + k if query_len is None else query_len
-    schedule = (speculative_object(args.speculative_config) or {}).get("num_speculative_tokens_per_batch_size") \
-        if spec else None
-    if (rules.dynamic_sd_capture_tiers == "none" or schedule in (None, []) or k <= 0 or q - k <= 0
-            or (args.data_parallel_size or 1) > 1):
+    schedule = _dynamic_sd_schedule_given(args, rules)
+    if schedule in (None, []) or k <= 0 or q - k <= 0 or (args.data_parallel_size or 1) > 1:
         return {q: seqs}
     dense = _dynamic_sd_schedule(schedule, seqs, k)
     return {kk + q - k: b for b, kk in enumerate(dense) if b > 0}
 
 
+def _dynamic_sd_schedule_given(args: EngineArgs, rules: VersionRules):
+    """--speculative-config's num_speculative_tokens_per_batch_size as given (unchecked), where the release reads it
+    for the capture sizes (rules row dynamic_sd_capture_tiers); None where it is not given, there is no speculative
+    decoding, or the release does not read it."""
+    if rules.dynamic_sd_capture_tiers == "none" or not args.speculative:
+        return None
+    return (speculative_object(args.speculative_config) or {}).get("num_speculative_tokens_per_batch_size")
+
+
 def dynamic_sd_dp_warning(args: EngineArgs, rules: VersionRules) -> str:
     """vLLM's warning where data parallelism drops num_speculative_tokens_per_batch_size (config/vllm.py
     VllmConfig._maybe_disable_dynamic_sd_for_data_parallel, 0.29.0 and 0.34.0 wheels); '' elsewhere."""
-    spec = args.speculative
-    if (rules.dynamic_sd_capture_tiers == "none" or not spec or (args.data_parallel_size or 1) <= 1
-            or (speculative_object(args.speculative_config) or {}).get("num_speculative_tokens_per_batch_size") is None):
+    if (args.data_parallel_size or 1) <= 1 or _dynamic_sd_schedule_given(args, rules) is None:
         return ""
+    spec = args.speculative
     return ("Dynamic speculative decoding is not supported with data parallelism because data-parallel ranks can select "
             "different speculative-token counts, causing DP divergence and deadlocks. Disabling "
             f"num_speculative_tokens_per_batch_size and falling back to static num_speculative_tokens={spec[1]}.")
