@@ -73,11 +73,9 @@ def rocm_graph_units(graphs: "CudaGraphPlan", n_layers: int, max_num_seqs: int, 
     one per drafter layer and graph, as the CUDA formula counts them, its FULL ones (model runner v2:
     CudaGraphPlan.drafter_full_graphs) one each. --enable-lora captures the target's graphs once
     per LoRA case (CudaGraphPlan.lora_cases)."""
-    mode = graphs.mode or "PIECEWISE"
-    piecewise = graphs.piecewise_count
-    whole = graphs.full_count(max_num_seqs, q) if mode in _FULL_DECODE_MODES else 0
-    return (graphs.lora_cases * ((n_layers + 1) * piecewise + whole) + graphs.drafter_layers * graphs.drafter_graphs
-            + graphs.drafter_full_graphs)
+    whole = graphs.full_count(max_num_seqs, q)  # none where the mode has no FULL graph
+    return (graphs.lora_cases * ((n_layers + 1) * graphs.piecewise_count + whole)
+            + graphs.drafter_layers * graphs.drafter_graphs + graphs.drafter_full_graphs)
 
 
 def mrv2_env_value(args: EngineArgs, rules: VersionRules) -> bool | None:
@@ -264,7 +262,7 @@ def _dynamic_sd_schedule(schedule, max_batch: int, k: int) -> list[int]:
             refuse("num_speculative_tokens_per_batch_size values must be >= 0.")
         parsed.append((start, end, kk))
     parsed.sort(key=lambda e: e[0])
-    previous = 0
+    previous = 0  # past this check each range starts after the one before ends
     for start, end, _ in parsed:
         if start <= previous:
             refuse("Batch-size ranges must be non-overlapping and sorted.")
@@ -277,9 +275,9 @@ def _dynamic_sd_schedule(schedule, max_batch: int, k: int) -> list[int]:
         if start > nxt and last is not None:
             for b in range(nxt, min(start, max_batch + 1)):
                 dense[b] = min(k, last)
-        for b in range(max(start, nxt), min(end, max_batch) + 1):
+        for b in range(start, min(end, max_batch) + 1):  # start >= nxt: the ranges do not overlap
             dense[b] = min(k, kk)
-        nxt, last = max(nxt, end + 1), kk
+        nxt, last = end + 1, kk
         if nxt > max_batch:
             break
     for b in range(nxt, max_batch + 1):
@@ -816,8 +814,8 @@ class CudaGraphPlan:
         mode (v1/worker/gpu/cudagraph_utils.py CudaGraphManager._init_candidates, 0.29.0 and 0.33.0 wheels, whose
         profile_cudagraph_memory extrapolates over len(_capture_descs[FULL])): FULL_AND_PIECEWISE and FULL_DECODE_ONLY
         (a separate decode routine, decode mode FULL) the uniform-decode sizes (_full_graph_sizes); FULL (no separate
-        routine, mixed mode FULL) one graph per capture size; PIECEWISE and NONE none (decode and mixed mode are the
-        mode itself, so no FULL descriptor is made)."""
+        routine, mixed mode FULL) one graph per capture size; PIECEWISE, NONE and no mode none (decode and mixed mode
+        are the mode itself, so no FULL descriptor is made; _split_graph_plan sets full_decode_graphs 0 for them)."""
         if self.full_decode_graphs is not None:
             return self.full_decode_graphs
         if self.mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY"):

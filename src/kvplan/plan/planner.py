@@ -1799,19 +1799,18 @@ def _cudagraph_pool_line(capture: int, estimate: int) -> str:
 
 def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float, weights: int, nt: int, act: int, cg: int,
                capture: int, available: float, num_blocks: int, bytes_per_block: int, tokens: int, conc: float,
-               max_len: int, fits: bool, error: str | None, bs: int, args: EngineArgs, runner: str = "v1",
-               pool: MeasuredPool | None = None, capacity: float | None = None, after_warmup_error: bool = False,
-               util_warning: str | None = None, summary: SummaryFigures | None = None,
-               graphs_on: bool | None = None) -> tuple[str, ...]:
+               max_len: int, fits: bool, error: str | None, bs: int, args: EngineArgs, graphs_on: bool,
+               runner: str = "v1", pool: MeasuredPool | None = None, capacity: float | None = None,
+               after_warmup_error: bool = False, util_warning: str | None = None,
+               summary: SummaryFigures | None = None) -> tuple[str, ...]:
     """The startup lines this vLLM version would print (formats: section 8). Model runner v2 prints no "Estimated CUDA
     graph memory" line (v1/worker/gpu/model_runner.py). With the extensible KV cache (`pool`), "Available KV cache
     memory" is the `capacity`; the capacity lines follow the CUDA-graph capture and the post-warmup measurement
     (v1/engine/core.py _initialize_kv_caches, 0.34.0), and an error of the second fit check comes after them. After
     the capture V1 compares the capture with its estimate (where one was applied) and prints the `summary`
-    (summary_line; None where vLLM prints none). `graphs_on`: whether graphs are captured, where vLLM set
-    cudagraph_mode NONE itself (plan.cudagraphs.sizes_left); None: args.captures_cuda_graphs."""
+    (summary_line; None where vLLM prints none). `graphs_on`: whether graphs are captured (plan.cudagraphs.sizes_left:
+    args.captures_cuda_graphs, unless vLLM set cudagraph_mode NONE itself)."""
     lines = []
-    graphs_on = args.captures_cuda_graphs if graphs_on is None else graphs_on
 
     def after_capture() -> None:
         if rules.is_v1 and rules.log_cudagraph_pool_memory and cg > 0 and graphs_on:
