@@ -993,6 +993,17 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   wheel), before _validate_adaptive_verification, which then refuses adaptive verification ("requires full CUDA
     #   graphs"). plan.cudagraphs._split_graph_plan / sizes_left
     "cudagraph_no_sizes_left": [((0, 0, 0), "kept"), ((0, 34, 0), "none")],
+    # - the warning model runner v2's capture_model logs in place of "Graph capturing finished ... took X GiB" where it
+    #   has no decoder graph to capture (no capture size left, or cudagraph_mode NONE as 0.34 sets it for want of sizes)
+    #   and no encoder graph (cudagraph_mm_encoder, default False): it returns before capturing or timing anything
+    #   (v1/worker/gpu/model_runner.py GPUModelRunner.capture_model, CudaGraphManager.needs_capture in cudagraph_utils.py,
+    #   0.29.0, 0.33.0 and 0.34.0 wheels, the same text in each). "" where not read (model runner v2 before 0.29: kvplan
+    #   keeps the capture line there). Model runner v1's capture_model has no such return for an empty list: it loops
+    #   over no size and logs "Graph capturing finished" (v1/worker/gpu_model_runner.py, 0.33.0 wheel).
+    #   plan.cudagraphs.mrv2_capture_skipped
+    "mrv2_capture_skipped_log": [((0, 0, 0), ""), ((0, 29, 0), "Skipping encoder and decoder CUDA graph capture. To enable "
+                                 "encoder capture, ensure `cudagraph_mm_encoder` is enabled; to enable decoder capture, "
+                                 "ensure `cudagraph_mode` is not `NONE`.")],
     # - what --speculative-config's num_speculative_tokens_per_batch_size (dynamic speculative decoding: K by batch size,
     #   SpeculativeConfig, present in the 0.28.0-0.34.0 wheels) does to the capture sizes. The dense schedule
     #   (v1/spec_decode/dynamic/utils.py build_dynamic_sd_schedule_lookup) maps each query length 1 + K to the widest
@@ -2123,6 +2134,7 @@ class VersionRules:
     cudagraph_decode_keys: str
     compilation_split_capture_keys: str
     cudagraph_no_sizes_left: str
+    mrv2_capture_skipped_log: str
     dynamic_sd_capture_tiers: str
     draft_decode_cudagraph_methods: tuple[str, ...]
     cudagraph_interactivity_head: int

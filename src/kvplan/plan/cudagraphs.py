@@ -1361,6 +1361,21 @@ def sizes_left(args: EngineArgs, graphs: "CudaGraphPlan | None") -> bool:
     return args.captures_cuda_graphs and (graphs is None or graphs.mode != "NONE")
 
 
+def mrv2_capture_skipped(model: ModelSpec, args: EngineArgs, rules: VersionRules, runner: str,
+                         graphs: "CudaGraphPlan | None") -> str:
+    """The warning model runner v2 logs instead of "Graph capturing finished" where its capture_model finds no graph
+    to capture (rules row mrv2_capture_skipped_log): the start compiles (not --enforce-eager) and runs on model runner
+    v2, no capture size is left (0.33's empty list, 0.34's cudagraph_mode NONE for want of sizes), and no encoder graph
+    is asked for (--compilation-config cudagraph_mm_encoder true on a multimodal model). '' elsewhere, and where the
+    user's own cudagraph_mode NONE is given (kvplan predicts no capture line there)."""
+    if (runner != "v2" or not rules.mrv2_capture_skipped_log or not args.captures_cuda_graphs or graphs is None
+            or (graphs.sizes and graphs.mode != "NONE")):
+        return ""
+    if model.is_multimodal and compilation_object(args.compilation_config).get("cudagraph_mm_encoder") is True:
+        return ""
+    return rules.mrv2_capture_skipped_log
+
+
 def _span(counts: list[int]) -> str:
     return "none" if not counts else f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,} ... {counts[-1]:,}"
 
