@@ -1605,6 +1605,17 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # is not refused: method != "dspark" in SpeculativeConfig.__post_init__ (0.30.0-0.33.0 wheels); from 0.34.0 the
     # speculator config's adaptive_verification_uses_draft_logits, False for DSparkSpeculatorConfig and
     # SuffixSpeculatorConfig (v1/worker/gpu/spec_decode/dspark/config.py, suffix/config.py, 0.34.0 wheel)
+    # What adaptive verification does with no CUDA-graph capture size left (every given size above
+    # max_num_batched_tokens). "refused" from 0.34.0: vLLM has set cudagraph_mode NONE for want of sizes (row
+    # cudagraph_no_sizes_left) before _validate_adaptive_verification, which refuses ("requires full CUDA graphs").
+    # "first_verify_fails" 0.30.0-0.33.0 (0.30.0 and 0.33.0 wheels): the mode stays, so config/vllm.py
+    # VllmConfig._validate_adaptive_verification passes and the start completes, but model runner v2's capture_model
+    # (v1/worker/gpu/model_runner.py) finds no decoder graph and returns before the step-cost profile
+    # (AdaptiveVerificationManager.batches_to_profile / set_initial_cost_curves), so the cost tables stay None and the
+    # first step that verifies drafts stops at AdaptiveVerificationManager.get_num_tokens' `assert self.cost_tables is
+    # not None` (v1/worker/gpu/spec_decode/adaptive_verification.py). "unread" before 0.30 (0.29 takes adaptive
+    # verification only with dspark). plan.cudagraphs.adaptive_verification_refusal / adaptive_verification_warning
+    "adaptive_verification_no_sizes": [((0, 0, 0), "unread"), ((0, 30, 0), "first_verify_fails"), ((0, 34, 0), "refused")],
     "adaptive_verification_own_confidence_methods": [((0, 0, 0), ()), ((0, 30, 0), ("dspark",)),
                                                      ((0, 34, 0), ("dspark", "suffix"))],
     "mrv2_v1_spec_methods": [((0, 0, 0), ()), ((0, 22, 0), ("ngram", "suffix", "draft_model")),
@@ -2140,6 +2151,7 @@ class VersionRules:
     cudagraph_interactivity_head: int
     adaptive_verification: str
     adaptive_verification_own_confidence_methods: tuple[str, ...]
+    adaptive_verification_no_sizes: str
     performance_mode_throughput_factor: int
     fp8_e4m3_kv_pre_ada: str
     cudagraph_mode_default: str

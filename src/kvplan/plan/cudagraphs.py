@@ -1591,7 +1591,9 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
         refuse("Adaptive verification is not currently compatible with LoRA", f"{_DROP_ADAPTIVE}, or drop --enable-lora")
     request = capture_request(model, gpu, args, rules)
     mode, shared = request.mode, list(request.sizes)
-    if not args.captures_cuda_graphs or mode not in _FULL_DECODE_MODES or not shared:
+    # no size left: 0.34 has set cudagraph_mode NONE and refuses; 0.30-0.33 start (adaptive_verification_warning)
+    no_sizes_refused = not shared and rules.adaptive_verification_no_sizes != "first_verify_fails"
+    if not args.captures_cuda_graphs or mode not in _FULL_DECODE_MODES or no_sizes_refused:
         full = "--compilation-config '{\"cudagraph_mode\": \"FULL_AND_PIECEWISE\"}'"
         how = ("drop --enforce-eager, which captures no CUDA graphs" if args.enforce_eager else
                f"give {full} (cudagraph_mode NONE captures no CUDA graphs)" if not args.captures_cuda_graphs else
@@ -1622,6 +1624,23 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
         refuse("Adaptive verification is not currently compatible with pipeline parallelism",
                f"{_DROP_ADAPTIVE}, or serve without pipeline parallelism (--pipeline-parallel-size 1)")
     return request if split is None else replace(request, adaptive_split=split)
+
+
+def adaptive_verification_warning(args: EngineArgs, rules: VersionRules, graphs: CudaGraphPlan) -> str:
+    """What a start with adaptive verification and no CUDA-graph capture size left meets where the release starts it
+    (rules row adaptive_verification_no_sizes "first_verify_fails", 0.30-0.33): model runner v2 skips the capture and
+    with it the step-cost profile, so the first step that verifies drafts fails with vLLM's AssertionError; '' elsewhere
+    (adaptive_verification_refusal has passed: model runner v2, FULL graphs configured)."""
+    if (rules.adaptive_verification_no_sizes != "first_verify_fails" or not args.speculative
+            or not adaptive_verification_on(args) or not args.captures_cuda_graphs or graphs.sizes):
+        return ""
+    mnbt = int(args.max_num_batched_tokens)
+    return (f"adaptive verification with no CUDA-graph capture size left (none within max_num_batched_tokens {mnbt:,}): "
+            f"vLLM {rules.version} starts, but model runner v2 captures no graph and so skips the step-cost profile "
+            "adaptive verification prices its drafts with, and the first step that verifies drafts fails: AssertionError "
+            "at 'assert self.cost_tables is not None' (v1/worker/gpu/spec_decode/adaptive_verification.py "
+            f"AdaptiveVerificationManager.get_num_tokens). {_DROP_ADAPTIVE[0].upper()}{_DROP_ADAPTIVE[1:]}, or give "
+            f"capture sizes within max_num_batched_tokens {mnbt:,}")
 
 
 # a --compilation-config mode (or level) that compiles nothing: CompilationMode.NONE (0.11+), level 0 NO_COMPILATION

@@ -21,7 +21,7 @@ from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, C
                                     adaptive_verification_refusal, split_key_refusal,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, dynamic_sd_dp_warning,
-                                    mrv2_capture_skipped,
+                                    mrv2_capture_skipped, adaptive_verification_warning,
                                     inductor_compiles,
                                     interactivity_head, model_runner, model_runner_choice, sizes_left,
                                     split_graphs_note)
@@ -820,6 +820,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     notes += list(w.notes)
     graphs = cudagraph_plan(model, gpu, resolved, rules, requested_graphs)
     graphs_on = sizes_left(resolved, graphs)  # False where vLLM set cudagraph_mode NONE for want of capture sizes
+    adaptive_warning = adaptive_verification_warning(resolved, rules, graphs)
+    if adaptive_warning:
+        warns.append(adaptive_warning)
     measured = measured_terms(model, gpu, resolved, rules, graphs)
     act, act_f, src = measured["activation_peak"]
     sampler_note = sampler_kernel_note(rules, coefficients_for(rules.era), model)
