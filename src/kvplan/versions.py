@@ -993,6 +993,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   wheel), before _validate_adaptive_verification, which then refuses adaptive verification ("requires full CUDA
     #   graphs"). plan.cudagraphs._split_graph_plan / sizes_left
     "cudagraph_no_sizes_left": [((0, 0, 0), "kept"), ((0, 34, 0), "none")],
+    # - what a release does with a max_cudagraph_capture_size below 1 (--max-cudagraph-capture-size or
+    #   --compilation-config's field, neither bounded) where it captures graphs: "assert" from 0.11.1, the first
+    #   release with the field: VllmConfig._set_cudagraph_sizes asserts min(max_num_batched_tokens, it) >= 1, "Maximum
+    #   cudagraph size should be greater than or equal to 1 when using cuda graph." (config/vllm.py, 0.11.1, 0.14.0,
+    #   0.18.1, 0.30.0, 0.33.0 and 0.34.0 wheels, the same text; with --enforce-eager or cudagraph_mode NONE the branch
+    #   is skipped and the size set to 0). "unread" before. plan.cudagraphs._refuse_max_size_below_one
+    "cudagraph_max_size_below_one": [((0, 0, 0), "unread"), ((0, 11, 1), "assert")],
     # - the warning model runner v2's capture_model logs in place of "Graph capturing finished ... took X GiB" where it
     #   has no decoder graph to capture (no capture size left, or cudagraph_mode NONE as 0.34 sets it for want of sizes)
     #   and no encoder graph (cudagraph_mm_encoder, default False): it returns before capturing or timing anything
@@ -2146,6 +2153,7 @@ class VersionRules:
     compilation_split_capture_keys: str
     cudagraph_no_sizes_left: str
     mrv2_capture_skipped_log: str
+    cudagraph_max_size_below_one: str
     dynamic_sd_capture_tiers: str
     draft_decode_cudagraph_methods: tuple[str, ...]
     cudagraph_interactivity_head: int

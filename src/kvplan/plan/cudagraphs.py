@@ -583,8 +583,8 @@ def _capture_settings(args: EngineArgs, rules: VersionRules) -> tuple[tuple[int,
                 raise InputError("--compilation-config", f"cudagraph_capture_sizes: {exc.message}", exc.fix) from None
         else:
             v = comp[key]
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise InputError("--compilation-config", f"max_cudagraph_capture_size must be a positive whole number, "
+            if isinstance(v, bool) or not isinstance(v, int):  # one below 1: given_capture_sizes
+                raise InputError("--compilation-config", f"max_cudagraph_capture_size must be a whole number, "
                                  f"got {v!r}", 'e.g. {"max_cudagraph_capture_size": 64}')
             top = v
     return sizes, top, (names[0], names[1])
@@ -614,6 +614,8 @@ def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int
     if given is None and top is None:
         return None
     mnbt = int(args.max_num_batched_tokens)
+    if top is not None and top < 1:
+        _refuse_max_size_below_one(top, via[1], rules)
     if given is not None:
         sizes = sorted({s for s in given if s <= mnbt})
         valid = sizes[-1] if sizes else 0
@@ -643,6 +645,28 @@ def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int
         source += (f", truncated to {sizes[-1]:,} (max_num_batched_tokens {mnbt:,}; vLLM warns 'Truncating "
                    "max_cudagraph_capture_size')" if top > mnbt else f", whose largest size is {sizes[-1]:,}")
     return sizes, source
+
+
+# vLLM's assertion on a largest capture size below 1 where graphs are captured (rules row cudagraph_max_size_below_one)
+MAX_SIZE_BELOW_ONE = "Maximum cudagraph size should be greater than or equal to 1 when using cuda graph."
+
+
+def _refuse_max_size_below_one(top: int, via: str, rules: VersionRules) -> None:
+    """A max_cudagraph_capture_size below 1 (`via`: the flag or --compilation-config's field) where the start captures
+    CUDA graphs (given_capture_sizes runs only then): RefusedByVLLMError with vLLM's AssertionError where the release
+    asserts it (rules row cudagraph_max_size_below_one "assert", 0.11.1 on: config/vllm.py
+    VllmConfig._set_cudagraph_sizes, assert min(max_num_batched_tokens, max_cudagraph_capture_size) >= 1, read in the
+    0.11.1, 0.14.0, 0.18.1, 0.30.0, 0.33.0 and 0.34.0 wheels, before the check against cudagraph_capture_sizes); an
+    InputError where kvplan has not read what the release does. --enforce-eager or cudagraph_mode NONE capture nothing,
+    and vLLM then sets the size to 0 itself, unchecked."""
+    field = "--compilation-config" if via.startswith("--compilation-config") else "--max-cudagraph-capture-size"
+    if rules.cudagraph_max_size_below_one != "assert":
+        raise InputError(field, f"max_cudagraph_capture_size must be a positive whole number, got {top}",
+                         "e.g. 64 (graphs at batch sizes 1, 2, 4, 8, ... 64)")
+    raise RefusedByVLLMError(field, f"AssertionError: {MAX_SIZE_BELOW_ONE}",
+                             "give max_cudagraph_capture_size 1 or more (the largest CUDA-graph batch size), or drop it "
+                             "for vLLM's default; --enforce-eager (or cudagraph_mode NONE) captures no graph at all",
+                             rule="max_cudagraph_capture_size below 1")
 
 
 def _compilation_sizes_before_grid(args: EngineArgs, rules: VersionRules) -> tuple[list[int], str] | None:
