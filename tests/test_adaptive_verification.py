@@ -12,7 +12,7 @@ import pytest
 import kvplan
 from kvplan.errors import RefusedByVLLMError
 from kvplan.plan.cudagraphs import ADAPTIVE_VERIFICATION, varlen_decode_capture_grid
-from kvplan.versions import rules_for
+from kvplan.versions import PUBLISHED_RELEASES, rules_for
 
 QWEN3 = "Qwen/Qwen3-8B"
 
@@ -45,6 +45,15 @@ def test_rows():
     assert "suffix" in rules_for("0.34.0").adaptive_verification_own_confidence_methods
 
 
+def test_varlen_decode_graphs_only_where_decode_graphs_are_split():
+    # cudagraph_plan builds adaptive verification's varlen graphs in the split-size plan (_split_graph_plan), which it
+    # takes only where the release keys its decode graphs on requests: the rows must start together
+    for version in PUBLISHED_RELEASES:
+        rules = rules_for(version)
+        if rules.adaptive_verification == "decode_graphs":
+            assert rules.cudagraph_decode_keys == "requests", version
+
+
 @pytest.mark.parametrize("kw, message", [
     ({"enforce_eager": True}, "Adaptive verification requires full CUDA graphs."),
     ({"compilation_config": '{"cudagraph_mode": "PIECEWISE"}'}, "Adaptive verification requires full CUDA graphs."),
@@ -67,6 +76,27 @@ def test_0_34_refuses_decode_routine_without_decode_sizes():
     # with FULL graphs of one routine there are no decode sizes to need
     _fit(speculative_config=_spec(), cudagraph_capture_sizes="1,2",
          compilation_config='{"cudagraph_mode": "FULL", "mode": "NONE"}')
+
+
+def test_no_size_left_fails_at_the_first_verify_step_before_0_34():
+    # 0.30-0.33 keep the mode with no size left, so _validate_adaptive_verification passes; model runner v2 then skips
+    # the capture and the step-cost profile, and get_num_tokens asserts the cost tables (0.30.0 and 0.33.0 wheels)
+    assert rules_for("0.29.0").adaptive_verification_no_sizes == "unread"
+    assert rules_for("0.33.0").adaptive_verification_no_sizes == "first_verify_fails"
+    assert rules_for("0.34.0").adaptive_verification_no_sizes == "refused"
+    for version in ("0.32.0", "0.33.0"):
+        p = _fit(version=version, speculative_config=_spec(), cudagraph_capture_sizes="9000")
+        assert p.fits
+        [w] = [w for w in p.warnings if "cost_tables" in w]
+        assert "AssertionError" in w and "first step that verifies drafts fails" in w and version in w
+        assert "enable_adaptive_verification" in w
+    # MTP runs on model runner v2 at 0.30 too
+    p = kvplan.fit("Qwen/Qwen3.5-27B", "H200", vllm_version="0.30.0", max_model_len=8192, cudagraph_capture_sizes="9000",
+                   speculative_config=_spec("mtp"))
+    assert any("cost_tables" in w for w in p.warnings)
+    # sizes left: no warning; 0.34 refuses at startup (cudagraph_mode NONE first)
+    assert not any("cost_tables" in w for w in _fit(version="0.33.0", speculative_config=_spec()).warnings)
+    assert "requires full CUDA graphs" in _refusal(speculative_config=_spec(), cudagraph_capture_sizes="9000")
 
 
 def test_local_argmax_reduction():

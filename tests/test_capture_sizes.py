@@ -203,7 +203,24 @@ def test_compilation_config_sets_them_too_and_not_beside_the_flags():
                                                  "are mutually exclusive"):
         _fit(cudagraph_capture_sizes="1,2", compilation_config='{"cudagraph_capture_sizes": [1, 2]}')
     with pytest.raises(InputError, match="--compilation-config"):
-        _fit(compilation_config='{"max_cudagraph_capture_size": 0}')
+        _fit(compilation_config='{"max_cudagraph_capture_size": "big"}')
+
+
+@pytest.mark.parametrize("version", ["0.11.1", "0.20.0", "0.33.0", "0.34.0"])
+def test_a_largest_size_below_one_is_vllms_assertion(version):
+    # config/vllm.py VllmConfig._set_cudagraph_sizes asserts min(max_num_batched_tokens, max_cudagraph_capture_size)
+    # >= 1 where graphs are captured (0.11.1, 0.14.0, 0.18.1, 0.30.0, 0.33.0, 0.34.0 wheels), before the list check
+    assert rules_for(version).cudagraph_max_size_below_one == "assert"
+    for kw in ({"max_cudagraph_capture_size": 0}, {"compilation_config": '{"max_cudagraph_capture_size": 0}'},
+               {"max_cudagraph_capture_size": 0, "cudagraph_capture_sizes": "1,2"}):
+        with pytest.raises(RefusedByVLLMError) as e:
+            _fit(version, **kw)
+        assert e.value.message == ("AssertionError: Maximum cudagraph size should be greater than or equal to 1 when "
+                                   "using cuda graph.")
+        assert e.value.rule == "max_cudagraph_capture_size below 1"
+    # no graphs, no check: vLLM sets the size to 0 itself
+    assert _fit(version, max_cudagraph_capture_size=0, enforce_eager=True).fits
+    assert rules_for("0.11.0").cudagraph_max_size_below_one == "unread"
     # before 0.11.1 the JSON's list is kept whole (test_compilation_config_sizes_before_0_11_1_are_kept_whole)
     assert _fit("0.11.0", compilation_config={"cudagraph_capture_sizes": [1, 2]}).cudagraphs["capture_sizes"] == [1, 2]
 

@@ -76,6 +76,25 @@ def test_0_33_keeps_the_mode_with_no_size_left():
     assert not any(NO_SIZES_LEFT in a for a in p.assumptions)
 
 
+def _skipped(p) -> bool:
+    return any(line.startswith("WARNING Skipping encoder and decoder CUDA graph capture.") for line in p.vllm_log)
+
+
+def test_model_runner_v2_logs_that_it_skips_the_capture():
+    # v1/worker/gpu/model_runner.py capture_model (0.29.0, 0.33.0, 0.34.0 wheels): no graph to capture, a warning and
+    # no "Graph capturing finished" line; model runner v1 loops over no size and still logs the capture
+    assert rules_for("0.28.0").mrv2_capture_skipped_log == "" and rules_for("0.29.0").mrv2_capture_skipped_log
+    for version, extra in (("0.33.0", {"cudagraph_capture_sizes": "9000,10000"}), ("0.34.0", {"comp": CAPS_0})):
+        p = _fit(version=version, **extra)
+        assert _skipped(p) and not _captured(p), version
+    v1 = _fit(None, version="0.33.0", cudagraph_capture_sizes="9000,10000", env=["VLLM_USE_V2_MODEL_RUNNER=0"])
+    assert _captured(v1) and not _skipped(v1)
+    # sizes left, or cudagraph_mode NONE given: neither line changes
+    assert _captured(_fit(None, version="0.33.0")) and not _skipped(_fit(None, version="0.33.0"))
+    none = _fit({"cudagraph_mode": "NONE"}, version="0.33.0")
+    assert not _captured(none) and not _skipped(none)
+
+
 def _adaptive_refusal(comp: dict) -> RefusedByVLLMError:
     spec = json.dumps({"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4,
                        "enable_adaptive_verification": True})

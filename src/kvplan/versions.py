@@ -1050,6 +1050,24 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   wheel), before _validate_adaptive_verification, which then refuses adaptive verification ("requires full CUDA
     #   graphs"). plan.cudagraphs._split_graph_plan / sizes_left
     "cudagraph_no_sizes_left": [((0, 0, 0), "kept"), ((0, 34, 0), "none")],
+    # - what a release does with a max_cudagraph_capture_size below 1 (--max-cudagraph-capture-size or
+    #   --compilation-config's field, neither bounded) where it captures graphs: "assert" from 0.11.1, the first
+    #   release with the field: VllmConfig._set_cudagraph_sizes asserts min(max_num_batched_tokens, it) >= 1, "Maximum
+    #   cudagraph size should be greater than or equal to 1 when using cuda graph." (config/vllm.py, 0.11.1, 0.14.0,
+    #   0.18.1, 0.30.0, 0.33.0 and 0.34.0 wheels, the same text; with --enforce-eager or cudagraph_mode NONE the branch
+    #   is skipped and the size set to 0). "unread" before. plan.cudagraphs._refuse_max_size_below_one
+    "cudagraph_max_size_below_one": [((0, 0, 0), "unread"), ((0, 11, 1), "assert")],
+    # - the warning model runner v2's capture_model logs in place of "Graph capturing finished ... took X GiB" where it
+    #   has no decoder graph to capture (no capture size left, or cudagraph_mode NONE as 0.34 sets it for want of sizes)
+    #   and no encoder graph (cudagraph_mm_encoder, default False): it returns before capturing or timing anything
+    #   (v1/worker/gpu/model_runner.py GPUModelRunner.capture_model, CudaGraphManager.needs_capture in cudagraph_utils.py,
+    #   0.29.0, 0.33.0 and 0.34.0 wheels, the same text in each). "" where not read (model runner v2 before 0.29: kvplan
+    #   keeps the capture line there). Model runner v1's capture_model has no such return for an empty list: it loops
+    #   over no size and logs "Graph capturing finished" (v1/worker/gpu_model_runner.py, 0.33.0 wheel).
+    #   plan.cudagraphs.mrv2_capture_skipped
+    "mrv2_capture_skipped_log": [((0, 0, 0), ""), ((0, 29, 0), "Skipping encoder and decoder CUDA graph capture. To enable "
+                                 "encoder capture, ensure `cudagraph_mm_encoder` is enabled; to enable decoder capture, "
+                                 "ensure `cudagraph_mode` is not `NONE`.")],
     # - what --speculative-config's num_speculative_tokens_per_batch_size (dynamic speculative decoding: K by batch size,
     #   SpeculativeConfig, present in the 0.28.0-0.34.0 wheels) does to the capture sizes. The dense schedule
     #   (v1/spec_decode/dynamic/utils.py build_dynamic_sd_schedule_lookup) maps each query length 1 + K to the widest
@@ -1666,6 +1684,17 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # is not refused: method != "dspark" in SpeculativeConfig.__post_init__ (0.30.0-0.33.0 wheels); from 0.34.0 the
     # speculator config's adaptive_verification_uses_draft_logits, False for DSparkSpeculatorConfig and
     # SuffixSpeculatorConfig (v1/worker/gpu/spec_decode/dspark/config.py, suffix/config.py, 0.34.0 wheel)
+    # What adaptive verification does with no CUDA-graph capture size left (every given size above
+    # max_num_batched_tokens). "refused" from 0.34.0: vLLM has set cudagraph_mode NONE for want of sizes (row
+    # cudagraph_no_sizes_left) before _validate_adaptive_verification, which refuses ("requires full CUDA graphs").
+    # "first_verify_fails" 0.30.0-0.33.0 (0.30.0 and 0.33.0 wheels): the mode stays, so config/vllm.py
+    # VllmConfig._validate_adaptive_verification passes and the start completes, but model runner v2's capture_model
+    # (v1/worker/gpu/model_runner.py) finds no decoder graph and returns before the step-cost profile
+    # (AdaptiveVerificationManager.batches_to_profile / set_initial_cost_curves), so the cost tables stay None and the
+    # first step that verifies drafts stops at AdaptiveVerificationManager.get_num_tokens' `assert self.cost_tables is
+    # not None` (v1/worker/gpu/spec_decode/adaptive_verification.py). "unread" before 0.30 (0.29 takes adaptive
+    # verification only with dspark). plan.cudagraphs.adaptive_verification_refusal / adaptive_verification_warning
+    "adaptive_verification_no_sizes": [((0, 0, 0), "unread"), ((0, 30, 0), "first_verify_fails"), ((0, 34, 0), "refused")],
     "adaptive_verification_own_confidence_methods": [((0, 0, 0), ()), ((0, 30, 0), ("dspark",)),
                                                      ((0, 34, 0), ("dspark", "suffix"))],
     "mrv2_v1_spec_methods": [((0, 0, 0), ()), ((0, 22, 0), ("ngram", "suffix", "draft_model")),
@@ -2196,11 +2225,14 @@ class VersionRules:
     cudagraph_decode_keys: str
     compilation_split_capture_keys: str
     cudagraph_no_sizes_left: str
+    mrv2_capture_skipped_log: str
+    cudagraph_max_size_below_one: str
     dynamic_sd_capture_tiers: str
     draft_decode_cudagraph_methods: tuple[str, ...]
     cudagraph_interactivity_head: int
     adaptive_verification: str
     adaptive_verification_own_confidence_methods: tuple[str, ...]
+    adaptive_verification_no_sizes: str
     performance_mode_throughput_factor: int
     fp8_e4m3_kv_pre_ada: str
     cudagraph_mode_default: str

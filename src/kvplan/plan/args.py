@@ -989,7 +989,11 @@ class EngineArgs:
         for name, example in (("max_loras", "e.g. 4"), ("max_lora_rank", "e.g. 4"), ("max_cpu_loras", "e.g. 32"),
                               ("max_cudagraph_capture_size", "e.g. 64 (graphs at batch sizes 1, 2, 4, 8, ... 64)")):
             v = getattr(self, name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            # a whole max_cudagraph_capture_size below 1 is vLLM's to refuse where it captures graphs
+            # (plan.cudagraphs.given_capture_sizes; rules row cudagraph_max_size_below_one)
+            low = v is not None and not isinstance(v, bool) and isinstance(v, int) and v < 1
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1) and not (
+                    low and name == "max_cudagraph_capture_size"):
                 raise InputError("--" + name.replace("_", "-"), f"must be a positive whole number, got {v!r}", example)
         if self.max_lora_rank is not None and self.max_lora_rank not in LORA_RANKS:
             raise InputError("--max-lora-rank", f"vLLM accepts ranks {', '.join(map(str, LORA_RANKS))}, got {self.max_lora_rank}", "e.g. 16")

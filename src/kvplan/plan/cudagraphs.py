@@ -73,11 +73,9 @@ def rocm_graph_units(graphs: "CudaGraphPlan", n_layers: int, max_num_seqs: int, 
     one per drafter layer and graph, as the CUDA formula counts them, its FULL ones (model runner v2:
     CudaGraphPlan.drafter_full_graphs) one each. --enable-lora captures the target's graphs once
     per LoRA case (CudaGraphPlan.lora_cases)."""
-    mode = graphs.mode or "PIECEWISE"
-    piecewise = graphs.piecewise_count
-    whole = graphs.full_count(max_num_seqs, q) if mode in _FULL_DECODE_MODES else 0
-    return (graphs.lora_cases * ((n_layers + 1) * piecewise + whole) + graphs.drafter_layers * graphs.drafter_graphs
-            + graphs.drafter_full_graphs)
+    whole = graphs.full_count(max_num_seqs, q)  # none where the mode has no FULL graph
+    return (graphs.lora_cases * ((n_layers + 1) * graphs.piecewise_count + whole)
+            + graphs.drafter_layers * graphs.drafter_graphs + graphs.drafter_full_graphs)
 
 
 def mrv2_env_value(args: EngineArgs, rules: VersionRules) -> bool | None:
@@ -264,7 +262,7 @@ def _dynamic_sd_schedule(schedule, max_batch: int, k: int) -> list[int]:
             refuse("num_speculative_tokens_per_batch_size values must be >= 0.")
         parsed.append((start, end, kk))
     parsed.sort(key=lambda e: e[0])
-    previous = 0
+    previous = 0  # past this check each range starts after the one before ends
     for start, end, _ in parsed:
         if start <= previous:
             refuse("Batch-size ranges must be non-overlapping and sorted.")
@@ -277,9 +275,9 @@ def _dynamic_sd_schedule(schedule, max_batch: int, k: int) -> list[int]:
         if start > nxt and last is not None:
             for b in range(nxt, min(start, max_batch + 1)):
                 dense[b] = min(k, last)
-        for b in range(max(start, nxt), min(end, max_batch) + 1):
+        for b in range(start, min(end, max_batch) + 1):  # start >= nxt: the ranges do not overlap
             dense[b] = min(k, kk)
-        nxt, last = max(nxt, end + 1), kk
+        nxt, last = end + 1, kk
         if nxt > max_batch:
             break
     for b in range(nxt, max_batch + 1):
@@ -300,22 +298,28 @@ def decode_query_lens(args: EngineArgs, rules: VersionRules, query_len: int | No
     spec = args.speculative
     k = spec[1] if spec else 0
     q = 1 + k if query_len is None else query_len
-    schedule = (speculative_object(args.speculative_config) or {}).get("num_speculative_tokens_per_batch_size") \
-        if spec else None
-    if (rules.dynamic_sd_capture_tiers == "none" or schedule in (None, []) or k <= 0 or q - k <= 0
-            or (args.data_parallel_size or 1) > 1):
+    schedule = _dynamic_sd_schedule_given(args, rules)
+    if schedule in (None, []) or k <= 0 or q - k <= 0 or (args.data_parallel_size or 1) > 1:
         return {q: seqs}
     dense = _dynamic_sd_schedule(schedule, seqs, k)
     return {kk + q - k: b for b, kk in enumerate(dense) if b > 0}
 
 
+def _dynamic_sd_schedule_given(args: EngineArgs, rules: VersionRules):
+    """--speculative-config's num_speculative_tokens_per_batch_size as given (unchecked), where the release reads it
+    for the capture sizes (rules row dynamic_sd_capture_tiers); None where it is not given, there is no speculative
+    decoding, or the release does not read it."""
+    if rules.dynamic_sd_capture_tiers == "none" or not args.speculative:
+        return None
+    return (speculative_object(args.speculative_config) or {}).get("num_speculative_tokens_per_batch_size")
+
+
 def dynamic_sd_dp_warning(args: EngineArgs, rules: VersionRules) -> str:
     """vLLM's warning where data parallelism drops num_speculative_tokens_per_batch_size (config/vllm.py
     VllmConfig._maybe_disable_dynamic_sd_for_data_parallel, 0.29.0 and 0.34.0 wheels); '' elsewhere."""
-    spec = args.speculative
-    if (rules.dynamic_sd_capture_tiers == "none" or not spec or (args.data_parallel_size or 1) <= 1
-            or (speculative_object(args.speculative_config) or {}).get("num_speculative_tokens_per_batch_size") is None):
+    if (args.data_parallel_size or 1) <= 1 or _dynamic_sd_schedule_given(args, rules) is None:
         return ""
+    spec = args.speculative
     return ("Dynamic speculative decoding is not supported with data parallelism because data-parallel ranks can select "
             "different speculative-token counts, causing DP divergence and deadlocks. Disabling "
             f"num_speculative_tokens_per_batch_size and falling back to static num_speculative_tokens={spec[1]}.")
@@ -579,8 +583,8 @@ def _capture_settings(args: EngineArgs, rules: VersionRules) -> tuple[tuple[int,
                 raise InputError("--compilation-config", f"cudagraph_capture_sizes: {exc.message}", exc.fix) from None
         else:
             v = comp[key]
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise InputError("--compilation-config", f"max_cudagraph_capture_size must be a positive whole number, "
+            if isinstance(v, bool) or not isinstance(v, int):  # one below 1: given_capture_sizes
+                raise InputError("--compilation-config", f"max_cudagraph_capture_size must be a whole number, "
                                  f"got {v!r}", 'e.g. {"max_cudagraph_capture_size": 64}')
             top = v
     return sizes, top, (names[0], names[1])
@@ -610,6 +614,8 @@ def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int
     if given is None and top is None:
         return None
     mnbt = int(args.max_num_batched_tokens)
+    if top is not None and top < 1:
+        _refuse_max_size_below_one(top, via[1], rules)
     if given is not None:
         sizes = sorted({s for s in given if s <= mnbt})
         valid = sizes[-1] if sizes else 0
@@ -639,6 +645,28 @@ def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int
         source += (f", truncated to {sizes[-1]:,} (max_num_batched_tokens {mnbt:,}; vLLM warns 'Truncating "
                    "max_cudagraph_capture_size')" if top > mnbt else f", whose largest size is {sizes[-1]:,}")
     return sizes, source
+
+
+# vLLM's assertion on a largest capture size below 1 where graphs are captured (rules row cudagraph_max_size_below_one)
+MAX_SIZE_BELOW_ONE = "Maximum cudagraph size should be greater than or equal to 1 when using cuda graph."
+
+
+def _refuse_max_size_below_one(top: int, via: str, rules: VersionRules) -> None:
+    """A max_cudagraph_capture_size below 1 (`via`: the flag or --compilation-config's field) where the start captures
+    CUDA graphs (given_capture_sizes runs only then): RefusedByVLLMError with vLLM's AssertionError where the release
+    asserts it (rules row cudagraph_max_size_below_one "assert", 0.11.1 on: config/vllm.py
+    VllmConfig._set_cudagraph_sizes, assert min(max_num_batched_tokens, max_cudagraph_capture_size) >= 1, read in the
+    0.11.1, 0.14.0, 0.18.1, 0.30.0, 0.33.0 and 0.34.0 wheels, before the check against cudagraph_capture_sizes); an
+    InputError where kvplan has not read what the release does. --enforce-eager or cudagraph_mode NONE capture nothing,
+    and vLLM then sets the size to 0 itself, unchecked."""
+    field = "--compilation-config" if via.startswith("--compilation-config") else "--max-cudagraph-capture-size"
+    if rules.cudagraph_max_size_below_one != "assert":
+        raise InputError(field, f"max_cudagraph_capture_size must be a positive whole number, got {top}",
+                         "e.g. 64 (graphs at batch sizes 1, 2, 4, 8, ... 64)")
+    raise RefusedByVLLMError(field, f"AssertionError: {MAX_SIZE_BELOW_ONE}",
+                             "give max_cudagraph_capture_size 1 or more (the largest CUDA-graph batch size), or drop it "
+                             "for vLLM's default; --enforce-eager (or cudagraph_mode NONE) captures no graph at all",
+                             rule="max_cudagraph_capture_size below 1")
 
 
 def _compilation_sizes_before_grid(args: EngineArgs, rules: VersionRules) -> tuple[list[int], str] | None:
@@ -810,8 +838,8 @@ class CudaGraphPlan:
         mode (v1/worker/gpu/cudagraph_utils.py CudaGraphManager._init_candidates, 0.29.0 and 0.33.0 wheels, whose
         profile_cudagraph_memory extrapolates over len(_capture_descs[FULL])): FULL_AND_PIECEWISE and FULL_DECODE_ONLY
         (a separate decode routine, decode mode FULL) the uniform-decode sizes (_full_graph_sizes); FULL (no separate
-        routine, mixed mode FULL) one graph per capture size; PIECEWISE and NONE none (decode and mixed mode are the
-        mode itself, so no FULL descriptor is made)."""
+        routine, mixed mode FULL) one graph per capture size; PIECEWISE, NONE and no mode none (decode and mixed mode
+        are the mode itself, so no FULL descriptor is made; _split_graph_plan sets full_decode_graphs 0 for them)."""
         if self.full_decode_graphs is not None:
             return self.full_decode_graphs
         if self.mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY"):
@@ -1157,6 +1185,12 @@ class CaptureRequest:
     given: bool
     mode: str
     mode_note: str = ""
+    # the target's decode query lengths, each with its most requests (decode_query_lens), where the default sizes were
+    # built from them; None where the sizes were given or no graph is captured (worked out where first needed)
+    query_lens: dict[int, int] | None = None
+    # 0.34's split sizes with adaptive verification's varlen graphs (_resolved_split), where
+    # adaptive_verification_refusal resolved them; None elsewhere
+    adaptive_split: SplitCaptureSizes | None = None
 
 
 def capture_request(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> CaptureRequest:
@@ -1167,11 +1201,11 @@ def capture_request(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rul
     given = given_capture_sizes(args, rules)
     if given is not None:
         return CaptureRequest(sizes=tuple(given[0]), source=given[1], given=True, mode=mode, mode_note=note)
+    lens = decode_query_lens(args, rules)
     sizes = cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens,
                                     num_speculative_tokens=args.speculative[1] if args.speculative else 0,
-                                    rules=rules, gpu=gpu, head=interactivity_head(args, rules),
-                                    query_lens=decode_query_lens(args, rules))
-    return CaptureRequest(sizes=tuple(sizes), source="default", given=False, mode=mode, mode_note=note)
+                                    rules=rules, gpu=gpu, head=interactivity_head(args, rules), query_lens=lens)
+    return CaptureRequest(sizes=tuple(sizes), source="default", given=False, mode=mode, mode_note=note, query_lens=lens)
 
 
 def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules,
@@ -1199,8 +1233,9 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
             mode, note = "PIECEWISE", f"with speculative decoding {why}, so vLLM downgrades the graphs to PIECEWISE"
     q, rounded_to = 1 + k, 1
     runner = model_runner(model, args, rules)
-    if rules.cudagraph_decode_keys == "requests" or (rules.adaptive_verification == "decode_graphs" and spec
-                                                     and mode in _FULL_DECODE_MODES and adaptive_verification_on(args)):
+    # adaptive verification's varlen decode graphs (rules row adaptive_verification "decode_graphs") are 0.34's split
+    # sizes, so every release with that row keys its decode graphs on requests (tests/test_adaptive_verification.py)
+    if rules.cudagraph_decode_keys == "requests":
         return _split_graph_plan(model, gpu, args, rules, request, mode, requested, note, runner)
 
     # an empty list (every given size above max_num_batched_tokens) is left as it is: adjust_cudagraph_sizes_for_spec_decode
@@ -1277,7 +1312,8 @@ def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, r
                                          "adaptive_verification.py resolve_adaptive_cudagraph_mode)") if n)
         mode = resolved
     method = _spec_method(args) if spec else None
-    split = _resolved_split(model, gpu, args, rules, request, adaptive)
+    split = (request.adaptive_split if adaptive and request.adaptive_split is not None
+             else _resolved_split(model, gpu, args, rules, request, adaptive))
     if not split.recorded and rules.cudagraph_no_sizes_left == "none":
         # config/vllm.py VllmConfig._split_cudagraph_capture_sizes (0.34.0 wheel): with no token count recorded, vLLM sets
         # cudagraph_mode NONE (logger.info_once), so neither the target nor a speculator captures a graph
@@ -1331,12 +1367,15 @@ def _resolved_split(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rul
     draft = (k >= 2 and method in rules.draft_decode_cudagraph_methods
              and not (method == "mtp" and multi_module_mtp(model, k)))
     prefill = _prefill_token_sizes(gpu, args, rules, given)  # vLLM resolves (and refuses) the prefill sizes first
+    requests = _decode_request_sizes(gpu, args, rules, given)  # then the decode ones
+    lens = request.query_lens if request.query_lens is not None else decode_query_lens(args, rules)
+    if requests is None:
+        requests = split_decode_requests(request.sizes, args.decode_query_len, int(args.max_num_seqs), lens)
     split = split_capture_sizes(request.sizes, q=1 + k, max_num_seqs=args.max_num_seqs,
                                 max_tokens=int(args.max_num_batched_tokens), wide=_wide_grids(gpu, rules, given),
                                 draft=draft, decode_only=request.mode == "FULL_DECODE_ONLY" and not given,
-                                head=interactivity_head(args, rules),
-                                requests=_decode_request_sizes(gpu, args, rules, list(request.sizes), given),
-                                varlen=adaptive, prefill_sizes=prefill, query_lens=decode_query_lens(args, rules))
+                                head=interactivity_head(args, rules), requests=requests, varlen=adaptive,
+                                prefill_sizes=prefill, query_lens=lens)
     return _legacy_with_split_sizes(split, args, request)
 
 
@@ -1344,6 +1383,21 @@ def sizes_left(args: EngineArgs, graphs: "CudaGraphPlan | None") -> bool:
     """Whether the start captures CUDA graphs: args.captures_cuda_graphs, unless vLLM set cudagraph_mode NONE because no
     capture size was left (rules row cudagraph_no_sizes_left "none": the graph plan's mode is NONE)."""
     return args.captures_cuda_graphs and (graphs is None or graphs.mode != "NONE")
+
+
+def mrv2_capture_skipped(model: ModelSpec, args: EngineArgs, rules: VersionRules, runner: str,
+                         graphs: "CudaGraphPlan | None") -> str:
+    """The warning model runner v2 logs instead of "Graph capturing finished" where its capture_model finds no graph
+    to capture (rules row mrv2_capture_skipped_log): the start compiles (not --enforce-eager) and runs on model runner
+    v2, no capture size is left (0.33's empty list, 0.34's cudagraph_mode NONE for want of sizes), and no encoder graph
+    is asked for (--compilation-config cudagraph_mm_encoder true on a multimodal model). '' elsewhere, and where the
+    user's own cudagraph_mode NONE is given (kvplan predicts no capture line there)."""
+    if (runner != "v2" or not rules.mrv2_capture_skipped_log or not args.captures_cuda_graphs or graphs is None
+            or (graphs.sizes and graphs.mode != "NONE")):
+        return ""
+    if model.is_multimodal and compilation_object(args.compilation_config).get("cudagraph_mm_encoder") is True:
+        return ""
+    return rules.mrv2_capture_skipped_log
 
 
 def _span(counts: list[int]) -> str:
@@ -1503,16 +1557,16 @@ def _legacy_with_split_sizes(split: SplitCaptureSizes, args: EngineArgs, request
     return replace(split, recorded=tuple(shared))
 
 
-def _decode_request_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules, shared: list[int],
-                          given: bool) -> list[int]:
+def _decode_request_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules, given: bool) -> list[int] | None:
     """0.34's decode_cudagraph_capture_request_sizes as config/vllm.py VllmConfig._split_cudagraph_capture_sizes
     resolves them (0.34.0 wheel), for every mode and with or without adaptive verification: --compilation-config's
     decode_cudagraph_capture_request_sizes, kept within [1, max_num_seqs] (vLLM warns "Dropping ...") and refused
     above a given max_decode_cudagraph_capture_requests ("... holds N, above max_decode_cudagraph_capture_requests=M");
     else, with max_decode_cudagraph_capture_requests given or on compute capability 10.x with no deprecated sizes
     given (rules row cudagraph_wide_defaults_cc10), the request-count grid up to it (within max_num_seqs) or to
-    max_num_seqs; else the request counts the decode query length q rounds the shared sizes up to,
-    min(cdiv(s, q), max_num_seqs) for each shared size s with cdiv(s, q) x q within the largest."""
+    max_num_seqs; else None: the request counts the decode query lengths round the shared sizes up to
+    (split_decode_requests, min(cdiv(s, q), max_num_seqs) for each shared size s with cdiv(s, q) x q within the largest),
+    which _resolved_split works out from the decode query lengths it carries."""
     seqs = int(args.max_num_seqs)
     kept, cap = _split_list_and_cap(compilation_object(args.compilation_config), "decode_cudagraph_capture_request_sizes",
                                     "max_decode_cudagraph_capture_requests", seqs, "request", 64,
@@ -1521,7 +1575,7 @@ def _decode_request_sizes(gpu: GPUSpec | None, args: EngineArgs, rules: VersionR
         return kept
     if cap is not None or _wide_grids(gpu, rules, given):
         return decode_capture_grid(seqs if cap is None else min(cap, seqs))
-    return split_decode_requests(shared, args.decode_query_len, seqs, decode_query_lens(args, rules))
+    return None
 
 
 def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs,
@@ -1534,7 +1588,8 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
     _validate_v1_model_runner) and _validate_adaptive_verification: LoRA, no FULL CUDA graphs (cudagraph_mode NONE or
     PIECEWISE, --enforce-eager, or no capture size left), 0.34's separate decode routine without decode capture sizes,
     pipeline parallelism. Nothing where the release has no such setting or it is off. Returns the capture_request
-    it checked (None where it checked none), for cudagraph_plan to build the graphs from."""
+    it checked (None where it checked none), with the split sizes it resolved at 0.34 (adaptive_split), for
+    cudagraph_plan to build the graphs from."""
     check = rules.adaptive_verification
     if check == "unread" or not args.speculative or not adaptive_verification_on(args):
         return
@@ -1560,7 +1615,9 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
         refuse("Adaptive verification is not currently compatible with LoRA", f"{_DROP_ADAPTIVE}, or drop --enable-lora")
     request = capture_request(model, gpu, args, rules)
     mode, shared = request.mode, list(request.sizes)
-    if not args.captures_cuda_graphs or mode not in _FULL_DECODE_MODES or not shared:
+    # no size left: 0.34 has set cudagraph_mode NONE and refuses; 0.30-0.33 start (adaptive_verification_warning)
+    no_sizes_refused = not shared and rules.adaptive_verification_no_sizes != "first_verify_fails"
+    if not args.captures_cuda_graphs or mode not in _FULL_DECODE_MODES or no_sizes_refused:
         full = "--compilation-config '{\"cudagraph_mode\": \"FULL_AND_PIECEWISE\"}'"
         how = ("drop --enforce-eager, which captures no CUDA graphs" if args.enforce_eager else
                f"give {full} (cudagraph_mode NONE captures no CUDA graphs)" if not args.captures_cuda_graphs else
@@ -1569,7 +1626,11 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
                "so vLLM sets cudagraph_mode NONE)")
         refuse("Adaptive verification requires full CUDA graphs. Use cudagraph mode FULL, FULL_DECODE_ONLY, or "
                "FULL_AND_PIECEWISE, or disable adaptive verification.", f"{_DROP_ADAPTIVE}, or {how}")
-    if rules.cudagraph_no_sizes_left == "none" and not _resolved_split(model, gpu, args, rules, request, True).recorded:
+    # the split sizes both 0.34 checks below read (vLLM resolves them, refusals included, before either), resolved once
+    # and handed on to cudagraph_plan
+    split = (_resolved_split(model, gpu, args, rules, request, True)
+             if rules.cudagraph_no_sizes_left == "none" or check == "decode_graphs" else None)
+    if rules.cudagraph_no_sizes_left == "none" and not split.recorded:
         # config/vllm.py (0.34.0 wheel): _split_cudagraph_capture_sizes has set cudagraph_mode NONE (no size is left)
         # before _validate_adaptive_verification checks for FULL graphs
         refuse("Adaptive verification requires full CUDA graphs. Use cudagraph mode FULL, FULL_DECODE_ONLY, or "
@@ -1577,8 +1638,7 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
                f"{_DROP_ADAPTIVE}, or give capture sizes that leave some within max_num_batched_tokens "
                f"{int(args.max_num_batched_tokens):,} (token counts) and max_num_seqs {int(args.max_num_seqs):,} "
                f"(request counts): none is left, so vLLM sets cudagraph_mode NONE ('{NO_SIZES_LEFT}')")
-    if (check == "decode_graphs" and mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")
-            and not _decode_request_sizes(gpu, args, rules, shared, request.given)):
+    if check == "decode_graphs" and mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY") and not split.decode_requests:
         refuse("Adaptive verification needs decode CUDA graphs, but decode_cudagraph_capture_request_sizes is empty. "
                "Capture decode graphs, or disable adaptive verification (e.g. on a prefill-only kv_producer instance, "
                "which never verifies drafts).",
@@ -1587,7 +1647,24 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
     if (args.pipeline_parallel_size or 1) > 1:
         refuse("Adaptive verification is not currently compatible with pipeline parallelism",
                f"{_DROP_ADAPTIVE}, or serve without pipeline parallelism (--pipeline-parallel-size 1)")
-    return request
+    return request if split is None else replace(request, adaptive_split=split)
+
+
+def adaptive_verification_warning(args: EngineArgs, rules: VersionRules, graphs: CudaGraphPlan) -> str:
+    """What a start with adaptive verification and no CUDA-graph capture size left meets where the release starts it
+    (rules row adaptive_verification_no_sizes "first_verify_fails", 0.30-0.33): model runner v2 skips the capture and
+    with it the step-cost profile, so the first step that verifies drafts fails with vLLM's AssertionError; '' elsewhere
+    (adaptive_verification_refusal has passed: model runner v2, FULL graphs configured)."""
+    if (rules.adaptive_verification_no_sizes != "first_verify_fails" or not args.speculative
+            or not adaptive_verification_on(args) or not args.captures_cuda_graphs or graphs.sizes):
+        return ""
+    mnbt = int(args.max_num_batched_tokens)
+    return (f"adaptive verification with no CUDA-graph capture size left (none within max_num_batched_tokens {mnbt:,}): "
+            f"vLLM {rules.version} starts, but model runner v2 captures no graph and so skips the step-cost profile "
+            "adaptive verification prices its drafts with, and the first step that verifies drafts fails: AssertionError "
+            "at 'assert self.cost_tables is not None' (v1/worker/gpu/spec_decode/adaptive_verification.py "
+            f"AdaptiveVerificationManager.get_num_tokens). {_DROP_ADAPTIVE[0].upper()}{_DROP_ADAPTIVE[1:]}, or give "
+            f"capture sizes within max_num_batched_tokens {mnbt:,}")
 
 
 # a --compilation-config mode (or level) that compiles nothing: CompilationMode.NONE (0.11+), level 0 NO_COMPILATION

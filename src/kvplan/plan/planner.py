@@ -21,6 +21,7 @@ from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, C
                                     adaptive_verification_refusal, split_key_refusal,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, dynamic_sd_dp_warning,
+                                    mrv2_capture_skipped, adaptive_verification_warning,
                                     inductor_compiles,
                                     interactivity_head, model_runner, model_runner_choice, sizes_left,
                                     split_graphs_note)
@@ -825,6 +826,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     notes += list(w.notes)
     graphs = cudagraph_plan(model, gpu, resolved, rules, requested_graphs)
     graphs_on = sizes_left(resolved, graphs)  # False where vLLM set cudagraph_mode NONE for want of capture sizes
+    adaptive_warning = adaptive_verification_warning(resolved, rules, graphs)
+    if adaptive_warning:
+        warns.append(adaptive_warning)
     measured = measured_terms(model, gpu, resolved, rules, graphs)
     act, act_f, src = measured["activation_peak"]
     sampler_note = sampler_kernel_note(rules, coefficients_for(rules.era), model)
@@ -1231,7 +1235,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
                      tokens, conc, max_len, fits, None if state_refused else error, bs, resolved,
                      runner=runner, pool=pool, capacity=capacity, after_warmup_error=after_warmup_error,
-                     util_warning=util_warning, summary=summary, graphs_on=graphs_on)
+                     util_warning=util_warning, summary=summary, graphs_on=graphs_on,
+                     capture_skipped=mrv2_capture_skipped(model, resolved, rules, runner, graphs))
     if state_refused:
         log += ("ValueError: " + error,)
     if failure == "load":  # the weights' allocations fail mid-load: no "Model loading took", budget or pool line
@@ -1817,19 +1822,26 @@ def _cudagraph_pool_line(capture: int, estimate: int) -> str:
 
 def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float, weights: int, nt: int, act: int, cg: int,
                capture: int, available: float, num_blocks: int, bytes_per_block: int, tokens: int, conc: float,
-               max_len: int, fits: bool, error: str | None, bs: int, args: EngineArgs, runner: str = "v1",
-               pool: MeasuredPool | None = None, capacity: float | None = None, after_warmup_error: bool = False,
-               util_warning: str | None = None, summary: SummaryFigures | None = None,
-               graphs_on: bool | None = None) -> tuple[str, ...]:
+               max_len: int, fits: bool, error: str | None, bs: int, args: EngineArgs, graphs_on: bool,
+               runner: str = "v1", pool: MeasuredPool | None = None, capacity: float | None = None,
+               after_warmup_error: bool = False, util_warning: str | None = None,
+               summary: SummaryFigures | None = None, capture_skipped: str = "") -> tuple[str, ...]:
     """The startup lines this vLLM version would print (formats: section 8). Model runner v2 prints no "Estimated CUDA
     graph memory" line (v1/worker/gpu/model_runner.py). With the extensible KV cache (`pool`), "Available KV cache
     memory" is the `capacity`; the capacity lines follow the CUDA-graph capture and the post-warmup measurement
     (v1/engine/core.py _initialize_kv_caches, 0.34.0), and an error of the second fit check comes after them. After
     the capture V1 compares the capture with its estimate (where one was applied) and prints the `summary`
-    (summary_line; None where vLLM prints none). `graphs_on`: whether graphs are captured, where vLLM set
-    cudagraph_mode NONE itself (plan.cudagraphs.sizes_left); None: args.captures_cuda_graphs."""
+    (summary_line; None where vLLM prints none). `graphs_on`: whether graphs are captured (plan.cudagraphs.sizes_left:
+    args.captures_cuda_graphs, unless vLLM set cudagraph_mode NONE itself). `capture_skipped`: model runner v2's
+    warning where its capture finds no graph (plan.cudagraphs.mrv2_capture_skipped), logged in place of the capture
+    line."""
     lines = []
-    graphs_on = args.captures_cuda_graphs if graphs_on is None else graphs_on
+
+    def capture_line() -> None:
+        if capture_skipped:
+            lines.append("WARNING " + capture_skipped)
+        elif graphs_on:
+            lines.append(f"Graph capturing finished in … secs, took {capture / GIB:.2f} GiB")
 
     def after_capture() -> None:
         if rules.is_v1 and rules.log_cudagraph_pool_memory and cg > 0 and graphs_on:
@@ -1856,8 +1868,7 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
         shown = capacity if pool is not None else available
         lines.append(f"Available KV cache memory: {_format_gib(shown) if rules.available_kv_log == 'format_gib' else f'{shown / GIB:.2f}'} GiB")
     if pool is not None and (fits or after_warmup_error):
-        if graphs_on:
-            lines.append(f"Graph capturing finished in … secs, took {capture / GIB:.2f} GiB")
+        capture_line()
         after_capture()
         if util_warning:
             lines.append("WARNING " + util_warning)
@@ -1880,8 +1891,8 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
     else:
         lines.append(f"GPU KV cache size: {tokens:,} tokens")
         lines.append(f"Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
-    if graphs_on and fits:
-        lines.append(f"Graph capturing finished in … secs, took {capture / GIB:.2f} GiB")
+    if fits:
+        capture_line()
     if fits and not error:
         after_capture()
     if error:
