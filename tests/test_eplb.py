@@ -379,5 +379,44 @@ def test_awq_and_gptq_experts_refusal_names_the_class_vllm_builds():
     assert refusal("gptq", "0.19.1") == "EPLB is not supported GPTQMarlinMoEMethod."
     assert refusal("gptq", "0.19.1", quantization="gptq") == "EPLB is not supported MoeWNA16Method."
     assert refusal("gptq", "0.19.1", narrow) == "EPLB is not supported MoeWNA16Method."
-    # 0.21.0 on: not read, the class is not named
-    assert "which kvplan does not name" in refusal("gptq", "0.22.0")
+    # 0.21.0 on: GPTQMarlinMoEMethod while gptq_marlin.py converts the checkpoint (0.21), AutoGPTQMoEMethod from 0.22.0
+    # whatever GPTQ name --quantization gives; AWQMarlinMoEMethod up to 0.23, AutoAWQMoEMethod from 0.24.0
+    assert refusal("gptq", "0.21.0") == "EPLB is not supported GPTQMarlinMoEMethod."
+    assert refusal("gptq", "0.21.0", quantization="gptq") == "EPLB is not supported MoeWNA16Method."
+    for version in ("0.22.0", "0.28.0", "0.34.0"):
+        assert refusal("gptq", version) == "EPLB is not supported AutoGPTQMoEMethod."
+        assert refusal("gptq", version, quantization="gptq") == "EPLB is not supported AutoGPTQMoEMethod."
+        assert refusal("gptq", version, dict(moe_intermediate_size=1000)) == "EPLB is not supported MoeWNA16Method."
+    assert refusal("awq", "0.23.0") == "EPLB is not supported AWQMarlinMoEMethod."
+    for version in ("0.24.0", "0.30.0", "0.33.0"):
+        assert refusal("awq", version) == "EPLB is not supported AutoAWQMoEMethod."
+        assert refusal("awq", version, dict(moe_intermediate_size=1000)) == "EPLB is not supported MoeWNA16Method."
+
+
+def test_awq_and_gptq_experts_marlin_check_pads_and_drops_the_router_check_by_release():
+    """check_moe_marlin_supports_layer as each release asks it (plan.eplb.wna16_marlin_fits): strict up to 0.24 (the
+    width a multiple of max(64, group)), allow_tile_padding from 0.25.0 (the width a multiple of the group; GPTQ with
+    act order strict until 0.30.0), the router-on-input refusal (Llama 4) up to 0.26."""
+    from dataclasses import replace
+    from kvplan.plan.eplb import resolve_eplb
+    from kvplan.resolve import QuantSpec
+    p = _fit(enable_expert_parallel=True, vllm_version="0.24.0")
+    args = replace(p.args, enable_eplb=True)
+
+    def cls(method, version, group=32, desc_act=False, **model_kw):
+        qc = {"quant_method": method, "bits": 4, "group_size": group, "sym": True, "desc_act": desc_act,
+              "zero_point": True}
+        model = replace(p.model, raw_config={**p.model.raw_config, "quantization_config": qc}, **model_kw)
+        with pytest.raises(RefusedByVLLMError) as e:
+            resolve_eplb(model, QuantSpec(method, 4, group, "int4"), args, rules_for(version), [], gpu=p.gpu)
+        return e.value.message.removeprefix("EPLB is not supported ").removesuffix(".")
+    # experts 96 wide in groups of 32: 96 % 64 fails the strict shape, 96 % 32 passes the padded one
+    assert cls("awq", "0.24.0", moe_intermediate_size=96) == "MoeWNA16Method"
+    assert cls("awq", "0.25.0", moe_intermediate_size=96) == "AutoAWQMoEMethod"
+    assert cls("gptq", "0.24.0", moe_intermediate_size=96) == "MoeWNA16Method"
+    assert cls("gptq", "0.26.0", moe_intermediate_size=96) == "AutoGPTQMoEMethod"
+    assert cls("gptq", "0.26.0", desc_act=True, moe_intermediate_size=96) == "MoeWNA16Method"
+    assert cls("gptq", "0.30.0", desc_act=True, moe_intermediate_size=96) == "AutoGPTQMoEMethod"
+    # Llama 4's router weight on the input: refused by the check up to 0.26, not from 0.27.0
+    assert cls("awq", "0.26.0", model_type="llama4_text") == "MoeWNA16Method"
+    assert cls("awq", "0.27.0", model_type="llama4_text") == "AutoAWQMoEMethod"

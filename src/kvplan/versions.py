@@ -410,15 +410,23 @@ EPLB_MOE_CLASSES: dict[str, list[tuple[V, str | None]]] = {
                  ((0, 12, 0), "CompressedTensorsW4A4Nvfp4MoEMethod"), ((0, 21, 0), None)],
     "ct_mxfp4": [((0, 0, 0), None), ((0, 15, 0), "CompressedTensorsW4A4Mxfp4MoEMethod"), ((0, 21, 0), None)],
     # AWQ and GPTQ experts (plan.eplb.wna16_moe_class picks among these): the Marlin MoE class where
-    # check_moe_marlin_supports_layer passes (AWQ: awq.py and awq_marlin.py alike -- awq.py builds AWQMoEMethod in
-    # 0.11.1-0.11.2 and AWQMarlinMoEMethod in 0.12.0-0.14.1, from 0.15.0 it hands the layer to AWQMarlinConfig; GPTQ:
-    # only GPTQMarlinConfig, the checkpoint converted to gptq_marlin), else MoeWNA16Config's MoeWNA16Method (plain
-    # GPTQConfig always: gptq.py). awq.py, awq_marlin.py, gptq.py, gptq_marlin.py, moe_wna16.py of the 0.11.1, 0.11.2,
-    # 0.12.0, 0.13.0, 0.14.1, 0.15.0, 0.16.0, 0.17.1, 0.18.1, 0.19.1, 0.20.0 wheels; none of these classes sets
-    # supports_eplb. 0.21.0 on not read for it
-    "awq_marlin": [((0, 0, 0), None), ((0, 11, 1), "AWQMoEMethod"), ((0, 12, 0), "AWQMarlinMoEMethod"), ((0, 21, 0), None)],
-    "gptq_marlin": [((0, 0, 0), None), ((0, 11, 1), "GPTQMarlinMoEMethod"), ((0, 21, 0), None)],
-    "moe_wna16": [((0, 0, 0), None), ((0, 11, 1), "MoeWNA16Method"), ((0, 21, 0), None)],
+    # check_moe_marlin_supports_layer passes (plan.eplb.wna16_marlin_fits), else MoeWNA16Config's MoeWNA16Method.
+    # AWQ: awq.py and awq_marlin.py alike -- awq.py builds AWQMoEMethod in 0.11.1-0.11.2 and AWQMarlinMoEMethod in
+    # 0.12.0-0.14.1, from 0.15.0 to 0.23.0 it hands the layer to AWQMarlinConfig (AWQMarlinMoEMethod); from 0.24.0
+    # AutoAWQConfig serves awq / awq_marlin / auto_awq (quantization/__init__.py method map) and builds
+    # AutoAWQMoEMethod (auto_awq.py get_quant_method). GPTQ: GPTQMarlinMoEMethod only where the checkpoint is converted
+    # to gptq_marlin (GPTQMarlinConfig, up to 0.21.0; plain GPTQConfig builds MoeWNA16Method always: gptq.py); from
+    # 0.22.0 AutoGPTQConfig serves gptq / gptq_marlin / auto_gptq and builds AutoGPTQMoEMethod (auto_gptq.py
+    # get_quant_method). awq.py, awq_marlin.py, gptq.py, gptq_marlin.py, auto_awq.py, auto_gptq.py, moe_wna16.py of the
+    # 0.11.1, 0.11.2, 0.12.0, 0.13.0, 0.14.1, 0.15.0, 0.16.0, 0.17.1, 0.18.1, 0.19.1, 0.20.0, 0.21.0, 0.22.0, 0.22.1,
+    # 0.23.0, 0.24.0, 0.25.0, 0.25.1, 0.26.0, 0.27.0, 0.27.1, 0.28.0, 0.29.0, 0.30.0, 0.31.0, 0.32.0, 0.33.0, 0.34.0
+    # wheels: none of these classes sets supports_eplb (FusedMoEMethodBase.supports_eplb: False), and FusedMoE /
+    # RoutedExperts.__init__ refuses right after get_quant_method ("EPLB is not supported {class}.", fused_moe/layer.py
+    # 0.21.0-0.23.0, fused_moe/routed_experts.py 0.24.0-0.34.0)
+    "awq_marlin": [((0, 0, 0), None), ((0, 11, 1), "AWQMoEMethod"), ((0, 12, 0), "AWQMarlinMoEMethod"),
+                   ((0, 24, 0), "AutoAWQMoEMethod")],
+    "gptq_marlin": [((0, 0, 0), None), ((0, 11, 1), "GPTQMarlinMoEMethod"), ((0, 22, 0), "AutoGPTQMoEMethod")],
+    "moe_wna16": [((0, 0, 0), None), ((0, 11, 1), "MoeWNA16Method")],
 }
 
 
@@ -1548,6 +1556,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (plan.eplb.ct_wna16_marlin). 0.33.0-0.34.0 decide by the kernel backend instead (EPLB_QUANT_METHODS);
     # 0.21.0-0.32.0 not read for it
     "eplb_ct_wna16_marlin": [((0, 0, 0), False), ((0, 11, 1), True), ((0, 21, 0), False)],
+    # ... whether check_moe_marlin_supports_layer, which picks the Marlin MoE class for AWQ / GPTQ experts (plan.eplb.
+    # wna16_marlin_fits), also refuses a layer that applies the router weight on its input (Llama 4's MoE):
+    # quantization/utils/marlin_utils.py of the 0.12.0, 0.15.0, 0.19.1, 0.20.0, 0.21.0-0.26.0 wheels read
+    # (supports_router_weight; plan.eplb.ct_wna16_marlin); gone from the
+    # 0.27.0, 0.27.1, 0.28.0-0.34.0 wheels (check_moe_marlin_supports_config reads the hidden size, the width and the
+    # group alone)
+    "moe_marlin_router_check": [((0, 0, 0), True), ((0, 27, 0), False)],
     # ... FP8 experts (Fp8MoEMethod) on FlashInfer's TRTLLM kernel, which the method picks at load on Blackwell (compute
     # capability 10.x) with VLLM_USE_FLASHINFER_MOE_FP8=1 and VLLM_FLASHINFER_MOE_BACKEND "latency" (its default):
     # "forward" (0.13.0, 0.14.0, 0.14.1 wheels: get_fp8_moe_backend takes TRTLLM whatever EPLB, and Fp8MoEMethod.apply
@@ -2358,6 +2373,7 @@ class VersionRules:
     eplb_async_nccl_refused: bool
     eplb_quant_message: str | None
     eplb_ct_wna16_marlin: bool
+    moe_marlin_router_check: bool
     eplb_fp8_flashinfer_trtllm: str | None
     eplb_state_measured: str
     lora_moe_fully_sharded: bool

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from kvplan.errors import InputError, RefusedByVLLMError, UndeterminedError
 from kvplan.plan.args import EngineArgs
-from kvplan.plan.kv import experts_quant, marlin_method, pp_stages
+from kvplan.plan.kv import _quantization_config, experts_quant, marlin_method, pp_stages
 from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec
 from kvplan.versions import (EPLB_ARCHITECTURES, VersionRules, canonical_quant, eplb_architecture, eplb_config_keys,
                              eplb_moe_class, eplb_quant_support, first_release_where, release_text)
@@ -51,19 +51,54 @@ def ct_wna16_marlin(model: ModelSpec, q: QuantSpec, gpu: GPUSpec | None) -> bool
     return (hidden % 128 == 0 and width % max(64, group) == 0 and group in (-1, 32, 64, 128) and not on_input)
 
 
+def wna16_marlin_fits(model: ModelSpec, q: QuantSpec, rules: VersionRules, gpu: GPUSpec | None) -> bool | None:
+    """check_moe_marlin_supports_layer as vLLM `rules.version` asks it for AWQ / GPTQ experts under expert parallelism
+    (a rank holds whole experts: the width is moe_intermediate_size), None where the group size or the experts' shape
+    is not known. False on a GPU not NVIDIA's (current_platform.is_rocm()). The hidden size a multiple of 128 and the
+    group one of -1 / 32 / 64 / 128; the width a multiple of max(64, group), or, where the Marlin weight prep pads the
+    width (allow_tile_padding: rules marlin_moe_tile_pad -- AWQ from 0.25.0, GPTQ without act order 0.25.0-0.29.x and
+    with it from 0.30.0; auto_awq.py / auto_gptq.py get_quant_method), only of the group; and, up to 0.26
+    (rules moe_marlin_router_check), no router weight applied on the input (Llama 4's MoE). utils/marlin_utils.py
+    check_moe_marlin_supports_layer / check_moe_marlin_supports_config of the 0.21.0-0.34.0 wheels."""
+    if gpu is not None and gpu.vendor != "NVIDIA":
+        return False
+    group = q.group_size
+    width, hidden = int(model.moe_intermediate_size or 0), int(model.hidden_size or 0)
+    if group is None or not width or not hidden:
+        return None
+    group = -1 if group <= 0 else int(group)
+    scope = rules.marlin_moe_tile_pad
+    actorder = q.method == "gptq" and bool(_quantization_config(model).get("desc_act")) and group > 0
+    padded = scope == "all" or (scope == "no_actorder" and not actorder)
+    if padded:
+        shape = hidden % 128 == 0 and (group <= 0 or width % group == 0)
+    else:
+        shape = hidden % 128 == 0 and width % max(64, group) == 0
+    on_input = rules.moe_marlin_router_check and str(model.model_type or "").startswith("llama4")
+    return shape and group in (-1, 32, 64, 128) and not on_input
+
+
 def wna16_moe_class(model: ModelSpec, experts: QuantSpec, args: EngineArgs, rules: VersionRules,
                     gpu: GPUSpec | None) -> str | None:
-    """The MoE method class vLLM `rules.version` builds for AWQ / GPTQ experts under expert parallelism (0.11.1-0.20.0:
-    versions.EPLB_MOE_CLASSES awq_marlin / gptq_marlin / moe_wna16), None where kvplan cannot tell. The Marlin class
-    where check_moe_marlin_supports_layer passes (ct_wna16_marlin's shape, group and router checks; AWQ takes it
-    whichever of awq / awq_marlin serves the checkpoint), for GPTQ only where vLLM converts the checkpoint to
-    gptq_marlin (kv.marlin_method, unless --quantization gptq forces the plain method); MoeWNA16Method otherwise."""
-    fits = ct_wna16_marlin(model, experts, None)  # the check reads no platform
-    if experts.method == "awq":
-        return None if fits is None else eplb_moe_class("awq_marlin" if fits else "moe_wna16", rules.release)
+    """The MoE method class vLLM `rules.version` builds for AWQ / GPTQ experts under expert parallelism
+    (versions.EPLB_MOE_CLASSES awq_marlin / gptq_marlin / moe_wna16), None where kvplan cannot tell. The Marlin class
+    where check_moe_marlin_supports_layer passes (wna16_marlin_fits; AWQ takes it whichever of awq / awq_marlin serves
+    the checkpoint), for GPTQ up to 0.21 only where vLLM converts the checkpoint to gptq_marlin (kv.marlin_method,
+    unless --quantization gptq forces the plain method; from 0.22.0 AutoGPTQConfig serves every GPTQ name: rules
+    gptq_flag_auto_kernel); MoeWNA16Method otherwise."""
+    fits = wna16_marlin_fits(model, experts, rules, gpu)
     if fits is False:
         return eplb_moe_class("moe_wna16", rules.release)
-    if gpu is None or fits is None:
+    if fits is None:
+        return None
+    # AutoAWQMoEMethod / AutoGPTQMoEMethod refuse other bit widths as they are built ("... only supports 4bit now.",
+    # "... only supports int4 and int8 now.": auto_awq.py, auto_gptq.py), before FusedMoE asks for EPLB
+    if experts.method == "awq":
+        # (AutoAWQConfig from 0.24.0: rules awq_auto_marlin)
+        return None if rules.awq_auto_marlin and experts.bits != 4 else eplb_moe_class("awq_marlin", rules.release)
+    if rules.gptq_flag_auto_kernel:
+        return eplb_moe_class("gptq_marlin", rules.release) if experts.bits in (4, 8) else None
+    if gpu is None:
         return None
     converts = (canonical_quant(args.quantization or "") != "gptq"
                 and marlin_method(replace(model, quant=experts), gpu, rules.version) is not None)
