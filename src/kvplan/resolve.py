@@ -35,7 +35,7 @@ from kvplan.errors import (
     UnknownModelError,
 )
 from kvplan.inputs import read_json_file, read_json_object
-from kvplan.versions import INTEGRATED_MEMORY_CC
+from kvplan.versions import INTEGRATED_MEMORY_CC, rule_values
 
 GIB = 1024 ** 3
 MIB = 1024 ** 2
@@ -1037,6 +1037,9 @@ class ModelSpec:
     is_encoder_only: bool = False  # bidirectional encoder (BERT family): vLLM keeps no KV cache for it
     # the checkpoint ships a sentence-transformers Pooling module, whose pooling mode overrides the class default
     st_pooling: bool = False
+    # that module's modules.json type, exactly as written (one of ST_POOLING_MODULE_TYPES; which releases read it is
+    # the rules row st_pooling_module_types); None where not known (a spec built without a modules.json read)
+    st_pooling_type: str | None = None
     # that module's config.json entries vLLM may read as the mode (resolve.st_pooling_modes), in the file's order;
     # None where it was not read (a Hub checkpoint's not fetched, an unreadable file): the mode is then an assumption
     st_pooling_modes: tuple[tuple[str, Any], ...] | None = None
@@ -1364,18 +1367,34 @@ def _read_modules(path: Path) -> object:
         return None
 
 
+# the modules.json types some vLLM release takes as a sentence-transformers Pooling module, matched exactly (rules row
+# st_pooling_module_types: which release reads which); any other type is no Pooling module to vLLM
+ST_POOLING_MODULE_TYPES = frozenset(t for types in rule_values("st_pooling_module_types") for t in types)
+# the note normalize() adds for a Pooling module (plan.args.st_module_as_read drops it where the release does not read it)
+ST_POOLING_NOTE = ("sentence-transformers modules.json with a Pooling module: vLLM's --runner auto serves it as a "
+                   "pooling model (no lm_head, no sampler)")
+
+
 def has_pooling_module(modules: object) -> bool:
     """A sentence-transformers modules.json that lists a Pooling module: vLLM's `--runner auto` then serves the
     checkpoint as a pooling model even when its architecture is a *ForCausalLM (vllm/config/model.py,
-    `_get_default_runner_type`, which asks `get_pooling_config` first)."""
+    `_get_default_runner_type`, which asks `get_pooling_config` first), where the release reads its type."""
     return _pooling_module(modules) is not None
 
 
+def pooling_module_type(modules: object) -> str | None:
+    """The type of the Pooling module a modules.json lists (pooling_module), exactly as written; None without one."""
+    module = _pooling_module(modules)
+    return str(module["type"]) if module is not None else None
+
+
 def _pooling_module(modules: object) -> dict | None:
-    """The first Pooling module a modules.json lists (vLLM's get_pooling_config takes the first, `next(...)`)."""
+    """The first Pooling module a modules.json lists (vLLM's get_pooling_config takes the first, `next(...)`): a type
+    in ST_POOLING_MODULE_TYPES, matched exactly as vLLM matches it."""
     if not isinstance(modules, list):
         return None
-    return next((m for m in modules if isinstance(m, dict) and str(m.get("type", "")).endswith("models.Pooling")), None)
+    return next((m for m in modules if isinstance(m, dict) and isinstance(m.get("type"), str)
+                 and m["type"] in ST_POOLING_MODULE_TYPES), None)
 
 
 def st_pooling_modes(modules: object, read) -> tuple[tuple[str, Any], ...] | None:
@@ -1469,7 +1488,8 @@ def _from_folder(folder: Path) -> ModelSpec:
     spec = normalize(config, model_id=local_model_id(folder), source=str(folder), hf_quant_config=hfq, checkpoint=ckpt,
                      sentence_transformers_pooling=pooling, extra_notes=notes)
     modes = st_pooling_modes(modules, lambda rel: _read_json_or_none(folder / rel)) if pooling else None
-    return replace(spec, local_dir=str(folder.resolve()), st_pooling_modes=modes)
+    return replace(spec, local_dir=str(folder.resolve()), st_pooling_modes=modes,
+                   st_pooling_type=pooling_module_type(modules))
 
 
 SAFETENSORS_INDEX = "model.safetensors.index.json"
@@ -1759,7 +1779,8 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
     spec = normalize(config, model_id=repo, source=f"hub: {repo}@{revision or 'main'}" + (f" (commit {commit[:12]})" if commit and commit != revision else ""),
                      revision=revision, hf_quant_config=hfq, checkpoint=ckpt, gated=gated, extra_notes=notes,
                      sentence_transformers_pooling=pooling)
-    return replace(spec, commit=commit, st_pooling_modes=modes)
+    return replace(spec, commit=commit, st_pooling_modes=modes,
+                   st_pooling_type=pooling_module_type(modules) if pooling else None)
 
 
 def is_commit_sha(revision: str | None) -> bool:
@@ -2140,8 +2161,7 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
                     or any(a.endswith("ForMaskedLM") for a in archs))
     if sentence_transformers_pooling and not pooling:
         pooling = True
-        notes.append("sentence-transformers modules.json with a Pooling module: vLLM's --runner auto serves it as a "
-                     "pooling model (no lm_head, no sampler)")
+        notes.append(ST_POOLING_NOTE)
     return ModelSpec(
         id=model_id, source=source, revision=revision, model_type=model_type, architectures=archs, dtype=dtype,
         hidden_size=hidden, num_layers=n_layers, num_attention_heads=n_heads, num_kv_heads=n_kv, head_dim=head_dim,

@@ -656,6 +656,17 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # - "each_or_mode" from 0.30: also a string "pooling_mode" (0.30.0, 0.31.0 and 0.34.0 wheels).
     "st_pooling_mode_read": [((0, 0, 0), "first_or_none"), ((0, 10, 1), "first_or_error"), ((0, 14, 0), "each"),
                              ((0, 30, 0), "each_or_mode")],
+    # The modules.json types vLLM takes as the sentence-transformers Pooling module, matched exactly
+    # (transformers_utils/config.py get_pooling_config: `item["type"] == "sentence_transformers.models.Pooling"` in the
+    # 0.6.4-0.23.0 and 0.25.0-0.29.0 wheels; `item["type"] in _ST_POOLING_MODULE_TYPES`, which adds
+    # sentence-transformers' newer module path, in the 0.30.0-0.34.0 wheels). The same call decides --runner auto
+    # (config/model.py ModelConfig._get_default_runner_type asks get_pooling_config before the architecture, 0.10.1
+    # to 0.34.0 wheels; before 0.10.1 --task auto asks it too: config.py _get_preferred_task, 0.8.5 and 0.9.2 wheels):
+    # a module of a type the release does not list leaves the checkpoint to its architecture and the pooling mode to
+    # the class default (resolve.ST_POOLING_MODULE_TYPES, plan.args.st_module_as_read).
+    "st_pooling_module_types": [((0, 0, 0), ("sentence_transformers.models.Pooling",)),
+                                ((0, 30, 0), ("sentence_transformers.models.Pooling",
+                                              "sentence_transformers.sentence_transformer.modules.pooling.Pooling"))],
     # The pooling types a PoolerConfig holds: "single" (pooling_type) up to 0.13; "split" from 0.14, where
     # seq_pooling_type (CLS/LAST/MEAN) and tok_pooling_type (ALL/STEP) are filled apart, each from the class default
     # (default_seq_pooling_type LAST, default_tok_pooling_type ALL) where neither --pooler-config nor the Pooling
@@ -2266,6 +2277,7 @@ class VersionRules:
     v1_chunked_prefill_flag: str
     pooling_chunked_prefill_default: str
     st_pooling_mode_read: str
+    st_pooling_module_types: tuple[str, ...]
     pooler_type_fields: str
     cross_attention_tokens: str
     encoder_decoder_budget_default: str

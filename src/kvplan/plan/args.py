@@ -20,8 +20,9 @@ from typing import Collection, Sequence
 
 from kvplan.calibration import GIB
 from kvplan.errors import InputError
-from kvplan.resolve import MAX_MEMORY_BYTES, GPUSpec, ModelSpec
-from kvplan.versions import GDN_PREFILL_BACKENDS, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, canonical_quant
+from kvplan.resolve import MAX_MEMORY_BYTES, ST_POOLING_NOTE, GPUSpec, ModelSpec, served_as_pooling
+from kvplan.versions import (GDN_PREFILL_BACKENDS, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, canonical_quant,
+                             first_release_where)
 
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
@@ -343,6 +344,34 @@ def speculative_draft(value) -> tuple[str, str | None] | None:
 
 _POOLING_TASKS = ("embed", "embedding", "classify", "score", "reward", "encode")
 LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)  # vllm/config/lora.py MaxLoRARanks (0.33)
+
+
+def st_module_as_read(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[ModelSpec, str | None]:
+    """The model as vLLM `rules.version` sees its sentence-transformers Pooling module, and what that changed. A
+    release matches the module's modules.json type exactly against its own list (rules row st_pooling_module_types:
+    transformers_utils/config.py get_pooling_config). Where the type is not listed, get_pooling_config finds no
+    Pooling module: --runner auto takes the architecture's runner (config/model.py _get_default_runner_type, which
+    asks get_pooling_config first), so a *ForCausalLM checkpoint is served as a generative model, and a pooling model
+    takes its class default pooling type, the module's mode unread. A module of unknown type (a spec built without
+    a modules.json read) is taken as read."""
+    kind, seen = model.st_pooling_type, rules.st_pooling_module_types
+    if not model.st_pooling or kind is None or kind in seen:
+        return model, None
+    pooling = served_as_pooling(model.architectures) or model.is_encoder_only
+    unread = replace(model, st_pooling=False, st_pooling_modes=None, is_pooling=pooling,
+                     notes=tuple(n for n in model.notes if n != ST_POOLING_NOTE))
+    since = first_release_where("st_pooling_module_types", lambda types: kind in types)
+    why = (f"vLLM {rules.version} does not read this checkpoint's sentence-transformers Pooling module: its modules.json "
+           f"type {kind!r} is not one get_pooling_config matches ({', '.join(repr(t) for t in seen)}; "
+           f"transformers_utils/config.py; {kind!r} is read from vLLM {since})")
+    if args.runner_type == "generate":
+        return unread, None
+    if args.runner_type is None and not pooling:
+        arch = model.architectures[0] if model.architectures else "architecture"
+        return unread, (f"{why}, so --runner auto serves the {arch} by its architecture, as a generative model (lm_head "
+                        f"and sampler counted): give --runner pooling to serve it as a pooling model (its pooling type "
+                        f"then the class default), --runner generate to say so, or vLLM {since} or newer")
+    return unread, f"{why}, so its pooling mode is not read: the pooling type is the class default"
 
 
 def serve_as(model: ModelSpec, args: EngineArgs) -> tuple[ModelSpec, str | None]:

@@ -16,7 +16,7 @@ from typing import Iterable
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, with_suffix_token_default, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
-                              _env_rules, cdiv, serve_as, v1_fallback)
+                              _env_rules, cdiv, serve_as, st_module_as_read, v1_fallback)
 from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
                                     adaptive_verification_refusal, split_key_refusal,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
@@ -561,6 +561,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         env_notes = env_notes + [f"ROCm: vLLM {rules.version} takes no CUDA-graph memory estimate on ROCm "
                                  "(gpu_worker.py determine_available_memory profiles it on CUDA only until 0.26.0); "
                                  "the graphs are captured after the KV allocation, beyond the budget"]
+    # a Pooling module of a type the release does not read: neither the runner nor the pooling mode comes from it
+    model, st_note = st_module_as_read(model, args, rules)
+    if st_note:
+        extra_assumptions = tuple(extra_assumptions) + (st_note,)
     why_v0 = v1_fallback(model, gpu, args, rules)
     if why_v0:
         rules = as_v0_engine(rules, why_v0)
