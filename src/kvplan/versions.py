@@ -1077,16 +1077,34 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   is skipped and the size set to 0). "unread" before. plan.cudagraphs._refuse_max_size_below_one
     "cudagraph_max_size_below_one": [((0, 0, 0), "unread"), ((0, 11, 1), "assert")],
     # - the warning model runner v2's capture_model logs in place of "Graph capturing finished ... took X GiB" where it
-    #   has no decoder graph to capture (no capture size left, or cudagraph_mode NONE as 0.34 sets it for want of sizes)
-    #   and no encoder graph (cudagraph_mm_encoder, default False): it returns before capturing or timing anything
-    #   (v1/worker/gpu/model_runner.py GPUModelRunner.capture_model, CudaGraphManager.needs_capture in cudagraph_utils.py,
-    #   0.29.0, 0.33.0 and 0.34.0 wheels, the same text in each). "" where not read (model runner v2 before 0.29: kvplan
-    #   keeps the capture line there). Model runner v1's capture_model has no such return for an empty list: it loops
-    #   over no size and logs "Graph capturing finished" (v1/worker/gpu_model_runner.py, 0.33.0 wheel).
-    #   plan.cudagraphs.mrv2_capture_skipped
-    "mrv2_capture_skipped_log": [((0, 0, 0), ""), ((0, 29, 0), "Skipping encoder and decoder CUDA graph capture. To enable "
-                                 "encoder capture, ensure `cudagraph_mm_encoder` is enabled; to enable decoder capture, "
-                                 "ensure `cudagraph_mode` is not `NONE`.")],
+    #   has no decoder graph to capture (CudaGraphManager.needs_capture() false: no capture size left, or cudagraph_mode
+    #   NONE, the user's own or as 0.34 sets it for want of sizes): it returns before capturing or timing anything
+    #   (v1/worker/gpu/model_runner.py GPUModelRunner.capture_model, cudagraph_utils.py). 0.12-0.27 (0.12.0, 0.16.0,
+    #   0.20.0, 0.25.0, 0.27.0 wheels) ask only the decoder and log v1's text; from 0.28 (0.28.0, 0.29.0, 0.33.0, 0.34.0
+    #   wheels) capture_model also asks for encoder graphs (cudagraph_mm_encoder, default False, on a multimodal model)
+    #   and logs the encoder-and-decoder text. --enforce-eager logs neither: the worker does not call capture_model
+    #   (v1/worker/gpu_worker.py compile_or_warm_up_model, "if not self.model_config.enforce_eager", every wheel read).
+    #   Model runner v1's capture_model has no such return for an empty list: it loops over no size and logs "Graph
+    #   capturing finished" (v1/worker/gpu_model_runner.py, 0.33.0 wheel); its own warning is row
+    #   capture_none_log_v1. plan.cudagraphs.capture_skipped
+    "mrv2_capture_skipped_log": [((0, 0, 0), ""),
+                                 ((0, 12, 0), "Skipping CUDA graph capture. To turn on CUDA graph capture, ensure "
+                                  "`cudagraph_mode` was not manually set to `NONE`"),
+                                 ((0, 28, 0), "Skipping encoder and decoder CUDA graph capture. To enable "
+                                  "encoder capture, ensure `cudagraph_mm_encoder` is enabled; to enable decoder capture, "
+                                  "ensure `cudagraph_mode` is not `NONE`.")],
+    # - whether model runner v2's capture_model asks for encoder graphs before it skips (capture_encoder: a multimodal
+    #   model with cudagraph_mm_encoder true captures them and logs no warning): from 0.28 (0.28.0 wheel; absent in
+    #   0.27.0's). plan.cudagraphs.capture_skipped
+    "mrv2_capture_asks_encoder": [((0, 0, 0), False), ((0, 28, 0), True)],
+    # - the warning model runner v1's capture_model logs, capturing nothing and logging no "Graph capturing finished",
+    #   where the compilation config's cudagraph_mode is NONE and the start is not --enforce-eager (with it the worker
+    #   never calls capture_model): "Skipping CUDA graph capture. To turn on CUDA graph capture, ensure `cudagraph_mode`
+    #   was not manually set to `NONE`" from 0.10.1, when cudagraph_mode arrived (v1/worker/gpu_model_runner.py
+    #   GPUModelRunner.capture_model, the same text in the 0.10.1, 0.10.2, 0.11.0, 0.12.0, 0.14.0, 0.20.0, 0.25.0, 0.28.0
+    #   and 0.33.0 wheels; 0.34.0 has no model runner v1). "" before (no cudagraph_mode). plan.cudagraphs.capture_skipped
+    "capture_none_log_v1": [((0, 0, 0), ""), ((0, 10, 1), "Skipping CUDA graph capture. To turn on CUDA graph capture, "
+                            "ensure `cudagraph_mode` was not manually set to `NONE`")],
     # - what --speculative-config's num_speculative_tokens_per_batch_size (dynamic speculative decoding: K by batch size,
     #   SpeculativeConfig, present in the 0.28.0-0.34.0 wheels) does to the capture sizes. The dense schedule
     #   (v1/spec_decode/dynamic/utils.py build_dynamic_sd_schedule_lookup) maps each query length 1 + K to the widest
@@ -2252,6 +2270,8 @@ class VersionRules:
     compilation_split_capture_keys: str
     cudagraph_no_sizes_left: str
     mrv2_capture_skipped_log: str
+    mrv2_capture_asks_encoder: bool
+    capture_none_log_v1: str
     cudagraph_max_size_below_one: str
     dynamic_sd_capture_tiers: str
     draft_decode_cudagraph_methods: tuple[str, ...]

@@ -1385,17 +1385,24 @@ def sizes_left(args: EngineArgs, graphs: "CudaGraphPlan | None") -> bool:
     return args.captures_cuda_graphs and (graphs is None or graphs.mode != "NONE")
 
 
-def mrv2_capture_skipped(model: ModelSpec, args: EngineArgs, rules: VersionRules, runner: str,
-                         graphs: "CudaGraphPlan | None") -> str:
-    """The warning model runner v2 logs instead of "Graph capturing finished" where its capture_model finds no graph
-    to capture (rules row mrv2_capture_skipped_log): the start compiles (not --enforce-eager) and runs on model runner
-    v2, no capture size is left (0.33's empty list, 0.34's cudagraph_mode NONE for want of sizes), and no encoder graph
-    is asked for (--compilation-config cudagraph_mm_encoder true on a multimodal model). '' elsewhere, and where the
-    user's own cudagraph_mode NONE is given (kvplan predicts no capture line there)."""
-    if (runner != "v2" or not rules.mrv2_capture_skipped_log or not args.captures_cuda_graphs or graphs is None
-            or (graphs.sizes and graphs.mode != "NONE")):
+def capture_skipped(model: ModelSpec, args: EngineArgs, rules: VersionRules, runner: str,
+                    graphs: "CudaGraphPlan | None") -> str:
+    """The warning vLLM's capture_model logs in place of "Graph capturing finished" where it has no graph to capture,
+    '' where it logs none. --enforce-eager: '' (v1/worker/gpu_worker.py compile_or_warm_up_model never calls
+    capture_model). Model runner v1: where cudagraph_mode is NONE, the user's own or as vLLM sets it (rules row
+    capture_none_log_v1); an empty capture list keeps the mode and logs the capture. Model runner v2 (rules row
+    mrv2_capture_skipped_log): where no decoder graph is left (cudagraph_mode NONE, or no capture size: 0.33's empty
+    list, 0.34's NONE for want of sizes), unless it asks for encoder graphs (rules row mrv2_capture_asks_encoder) and
+    --compilation-config cudagraph_mm_encoder is true on a multimodal model."""
+    if args.enforce_eager or not rules.is_v1:
         return ""
-    if model.is_multimodal and compilation_object(args.compilation_config).get("cudagraph_mm_encoder") is True:
+    mode_none = args.cudagraph_mode == "NONE" or (graphs is not None and graphs.mode == "NONE")
+    if runner != "v2":
+        return rules.capture_none_log_v1 if mode_none else ""
+    if not rules.mrv2_capture_skipped_log or not (mode_none or (graphs is not None and not graphs.sizes)):
+        return ""
+    if (rules.mrv2_capture_asks_encoder and model.is_multimodal
+            and compilation_object(args.compilation_config).get("cudagraph_mm_encoder") is True):
         return ""
     return rules.mrv2_capture_skipped_log
 

@@ -21,7 +21,7 @@ from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, C
                                     adaptive_verification_refusal, split_key_refusal,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, dynamic_sd_dp_warning,
-                                    mrv2_capture_skipped, adaptive_verification_warning,
+                                    capture_skipped, adaptive_verification_warning,
                                     inductor_compiles,
                                     interactivity_head, model_runner, model_runner_choice, sizes_left,
                                     split_graphs_note)
@@ -841,6 +841,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     nt, nt_f, _ = measured["non_torch"]
     estimate, cg_f, _ = measured["cudagraph"]
     capture = measured["cudagraph_capture"][0]
+    skipped = capture_skipped(model, resolved, rules, runner, graphs)
+    if skipped:  # capture_model returns before capturing (model runner v2 with no size left): no graph pool
+        capture = 0
     if site_offsets:
         act += int(site_offsets.get("activation_peak_bytes", 0))
         nt += int(site_offsets.get("non_torch_bytes", 0))
@@ -1240,7 +1243,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      tokens, conc, max_len, fits, None if state_refused else error, bs, resolved,
                      runner=runner, pool=pool, capacity=capacity, after_warmup_error=after_warmup_error,
                      util_warning=util_warning, summary=summary, graphs_on=graphs_on,
-                     capture_skipped=mrv2_capture_skipped(model, resolved, rules, runner, graphs))
+                     capture_skipped=skipped)
     if state_refused:
         log += ("ValueError: " + error,)
     if failure == "load":  # the weights' allocations fail mid-load: no "Model loading took", budget or pool line
@@ -1836,9 +1839,9 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
     (v1/engine/core.py _initialize_kv_caches, 0.34.0), and an error of the second fit check comes after them. After
     the capture V1 compares the capture with its estimate (where one was applied) and prints the `summary`
     (summary_line; None where vLLM prints none). `graphs_on`: whether graphs are captured (plan.cudagraphs.sizes_left:
-    args.captures_cuda_graphs, unless vLLM set cudagraph_mode NONE itself). `capture_skipped`: model runner v2's
-    warning where its capture finds no graph (plan.cudagraphs.mrv2_capture_skipped), logged in place of the capture
-    line."""
+    args.captures_cuda_graphs, unless vLLM set cudagraph_mode NONE itself). `capture_skipped`: the
+    warning capture_model logs where it finds no graph to capture (plan.cudagraphs.capture_skipped: cudagraph_mode
+    NONE without --enforce-eager, or model runner v2 with no size left), in place of the capture line."""
     lines = []
 
     def capture_line() -> None:
