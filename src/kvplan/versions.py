@@ -1093,6 +1093,26 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                                  ((0, 28, 0), "Skipping encoder and decoder CUDA graph capture. To enable "
                                   "encoder capture, ensure `cudagraph_mm_encoder` is enabled; to enable decoder capture, "
                                   "ensure `cudagraph_mode` is not `NONE`.")],
+    # - whether model runner v2 captures FULL graphs only, so that a cudagraph_mode without full graphs (PIECEWISE, the
+    #   user's or as the config sets it: a pooling or encoder-decoder model) leaves CudaGraphManager.needs_capture()
+    #   false and capture_model logs row mrv2_capture_skipped_log and captures nothing (the speculator's graphs
+    #   neither: they are captured after that return): get_cudagraph_sizes returns {} where
+    #   "not cudagraph_mode.has_full_cudagraphs()" (v1/worker/gpu/cudagraph_utils.py, 0.12.0, 0.13.0, 0.14.0, 0.14.1,
+    #   0.15.0, 0.15.1 and 0.16.0 wheels); from 0.17 it "Support[s] both FULL and PIECEWISE cudagraph modes" and
+    #   CudaGraphManager captures PIECEWISE graphs too (0.17.0, 0.17.1, 0.18.0-0.34.0 wheels). False before 0.12 (no
+    #   model runner v2). plan.cudagraphs.capture_skipped
+    "mrv2_full_graphs_only": [((0, 0, 0), False), ((0, 12, 0), True), ((0, 17, 0), False)],
+    # - the once-only warning model runner v2's capture_model logs, capturing nothing (the speculator's graphs neither),
+    #   under pipeline parallelism (pipeline_parallel_size > 1) where it has graphs to capture (after the
+    #   needs_capture() check, whose warning comes first): "Skipping CUDA graph capture because pipeline parallel is
+    #   enabled. Pipeline parallel is currently eager-only." (v1/worker/gpu/model_runner.py GPUModelRunner.capture_model,
+    #   `if self.use_pp: logger.warning_once(...); return 0`, 0.17.0, 0.17.1, 0.18.0 and 0.18.1 wheels; absent from the
+    #   0.12.0-0.16.0 wheels, whose model runner v2 has no pipeline-parallel code, and from 0.19.0 on, which captures
+    #   under pipeline parallelism with intermediate tensors). "" elsewhere. plan.cudagraphs.capture_skipped
+    "mrv2_pp_capture_skipped_log": [((0, 0, 0), ""),
+                                    ((0, 17, 0), "Skipping CUDA graph capture because pipeline parallel is enabled. "
+                                     "Pipeline parallel is currently eager-only."),
+                                    ((0, 19, 0), "")],
     # - whether model runner v2's capture_model asks for encoder graphs before it skips (capture_encoder: a multimodal
     #   model with cudagraph_mm_encoder true captures them and logs no warning): from 0.28 (0.28.0 wheel; absent in
     #   0.27.0's). plan.cudagraphs.capture_skipped
@@ -2271,6 +2291,8 @@ class VersionRules:
     cudagraph_no_sizes_left: str
     mrv2_capture_skipped_log: str
     mrv2_capture_asks_encoder: bool
+    mrv2_full_graphs_only: bool
+    mrv2_pp_capture_skipped_log: str
     capture_none_log_v1: str
     cudagraph_max_size_below_one: str
     dynamic_sd_capture_tiers: str

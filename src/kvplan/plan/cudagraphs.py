@@ -1392,15 +1392,20 @@ def capture_skipped(model: ModelSpec, args: EngineArgs, rules: VersionRules, run
     capture_model). Model runner v1: where cudagraph_mode is NONE, the user's own or as vLLM sets it (rules row
     capture_none_log_v1); an empty capture list keeps the mode and logs the capture. Model runner v2 (rules row
     mrv2_capture_skipped_log): where no decoder graph is left (cudagraph_mode NONE, or no capture size: 0.33's empty
-    list, 0.34's NONE for want of sizes), unless it asks for encoder graphs (rules row mrv2_capture_asks_encoder) and
-    --compilation-config cudagraph_mm_encoder is true on a multimodal model."""
+    list, 0.34's NONE for want of sizes; 0.12-0.16, rules row mrv2_full_graphs_only, also a mode without full graphs,
+    PIECEWISE, as the config holds it: model runner v2 reads compilation_config.cudagraph_mode itself, without model
+    runner v1's runner-time downgrades), unless it asks for encoder graphs (rules row mrv2_capture_asks_encoder) and
+    --compilation-config cudagraph_mm_encoder is true on a multimodal model; else, with graphs to capture, under
+    pipeline parallelism in 0.17-0.18 (rules row mrv2_pp_capture_skipped_log)."""
     if args.enforce_eager or not rules.is_v1:
         return ""
     mode_none = args.cudagraph_mode == "NONE" or (graphs is not None and graphs.mode == "NONE")
     if runner != "v2":
         return rules.capture_none_log_v1 if mode_none else ""
-    if not rules.mrv2_capture_skipped_log or not (mode_none or (graphs is not None and not graphs.sizes)):
-        return ""
+    no_full = rules.mrv2_full_graphs_only and _encoder_decoder_mode(model, args, rules)[0] not in _FULL_DECODE_MODES
+    if not rules.mrv2_capture_skipped_log or not (mode_none or no_full or (graphs is not None and not graphs.sizes)):
+        # needs_capture() is true: 0.17-0.18 still return before capturing under pipeline parallelism
+        return rules.mrv2_pp_capture_skipped_log if (args.pipeline_parallel_size or 1) > 1 else ""
     if (rules.mrv2_capture_asks_encoder and model.is_multimodal
             and compilation_object(args.compilation_config).get("cudagraph_mm_encoder") is True):
         return ""
