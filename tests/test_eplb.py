@@ -1,6 +1,8 @@
 """Expert-parallel load balancing (--enable-eplb): redundant experts per rank, the balancer's state, vLLM's refusals,
 the flags' form per release in the launch files and their reading back from a startup log."""
 
+import json
+
 import pytest
 
 import kvplan
@@ -420,3 +422,25 @@ def test_awq_and_gptq_experts_marlin_check_pads_and_drops_the_router_check_by_re
     # Llama 4's router weight on the input: refused by the check up to 0.26, not from 0.27.0
     assert cls("awq", "0.26.0", model_type="llama4_text") == "MoeWNA16Method"
     assert cls("awq", "0.27.0", model_type="llama4_text") == "AutoAWQMoEMethod"
+
+
+@pytest.mark.parametrize("key,value", [("window_size", "--5"), ("num_redundant_experts", "--2"),
+                                       ("step_interval", "abc"), ("log_balancedness_interval", "1.5"),
+                                       ("window_size", "²")])
+def test_an_eplb_config_value_that_is_not_a_whole_number_is_an_input_error(key, value):
+    # vLLM's EPLBConfig types these fields int: pydantic refuses what is not one; kvplan names the key, never crashes
+    with pytest.raises(InputError) as e:
+        _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config=json.dumps({key: value}),
+             vllm_version="0.20.0")
+    assert e.value.field == "--eplb-config" and f"{key} must be a whole number" in e.value.message
+    # a signed whole number is read (and then held to the release's bound)
+    with pytest.raises(RefusedByVLLMError, match=f"{key}: Input should be greater than"):
+        _fit(enable_expert_parallel=True, enable_eplb=True, eplb_config=json.dumps({key: " -5 "}),
+             vllm_version="0.20.0")
+
+
+def test_a_flashinfer_fp8_variable_vllm_cannot_read_as_int_is_an_input_error():
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen3-30B-A3B-FP8", "B200", tensor_parallel_size=4, enable_expert_parallel=True,
+                   enable_eplb=True, vllm_version="0.20.0", env=(("VLLM_USE_FLASHINFER_MOE_FP8", "--1"),))
+    assert e.value.field == "--env" and "VLLM_USE_FLASHINFER_MOE_FP8" in e.value.message

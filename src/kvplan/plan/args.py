@@ -703,6 +703,19 @@ def _eplb_config_json(text: str):
                          "give a JSON object, e.g. '{\"num_redundant_experts\": 32}'") from None
 
 
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+
+
+def whole_number(v) -> int | None:
+    """A value vLLM reads as an int (an int, or the ASCII digits of one with an optional sign, as pydantic's int field
+    and envs.py's int() take them), else None."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    text = v.strip() if isinstance(v, str) else ""
+    return int(text) if _WHOLE_NUMBER.fullmatch(text) else None
+
 @_keywords_named
 @dataclass(frozen=True)
 class EngineArgs:
@@ -1005,11 +1018,10 @@ class EngineArgs:
         # to (num_redundant_experts >= 0, window_size > 0) are checked with the release (plan.eplb.resolve_eplb, rules
         # eplb_config_bounds)
         eplb = self.eplb_settings
-        for key, example in (("num_redundant_experts", 32), ("window_size", 1000)):
+        for key, example in (("num_redundant_experts", 32), ("window_size", 1000), ("step_interval", 3000),
+                             ("log_balancedness_interval", 1)):
             v = eplb.get(key)
-            if v is None:
-                continue
-            if isinstance(v, bool) or not isinstance(v, int) and not (isinstance(v, str) and v.strip().lstrip("-").isdigit()):
+            if v is not None and whole_number(v) is None:
                 flag = ("--num-redundant-experts" if key == "num_redundant_experts" and self.num_redundant_experts
                         is not None else "--eplb-config")
                 raise InputError(flag, f"{key} must be a whole number, got {v!r}", f"e.g. {{\"{key}\": {example}}}")

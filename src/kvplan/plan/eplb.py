@@ -15,7 +15,7 @@ import math
 from dataclasses import replace
 
 from kvplan.errors import InputError, RefusedByVLLMError, UndeterminedError
-from kvplan.plan.args import EngineArgs
+from kvplan.plan.args import EngineArgs, whole_number
 from kvplan.plan.kv import _quantization_config, experts_quant, marlin_method, pp_stages
 from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec
 from kvplan.versions import (EPLB_ARCHITECTURES, VersionRules, canonical_quant, eplb_architecture, eplb_config_keys,
@@ -150,16 +150,6 @@ _EPLB_BOUNDS = (("window_size", "Input should be greater than 0", 1, "fields"),
                 ("log_balancedness_interval", "Input should be greater than 0", 1, "fields"))
 
 
-def _whole(v) -> int | None:
-    """An --eplb-config value as the whole number pydantic reads (an int or its digits), else None."""
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    text = str(v).strip() if isinstance(v, str) else ""
-    return int(text) if text.lstrip("-").isdigit() else None
-
-
 def _out_of_bounds(settings: dict, args: EngineArgs, rules: VersionRules) -> list[tuple[str, str, int]]:
     """(key, pydantic's words, the least value taken) for each --eplb-config value below the bound of its EPLBConfig
     Field in vLLM `rules.version`, in the fields' order. --num-redundant-experts (0.11.1-0.11.2) is assigned to the
@@ -173,7 +163,7 @@ def _out_of_bounds(settings: dict, args: EngineArgs, rules: VersionRules) -> lis
             continue
         if key == "num_redundant_experts" and args.num_redundant_experts is not None:
             continue
-        v = _whole(settings.get(key))
+        v = whole_number(settings.get(key))
         if v is not None and v < least:
             out.append((key, words, least))
     return out
@@ -234,7 +224,7 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
                          f"{rules.version} does not check the deprecated flag (EngineArgs.create_engine_config assigns it "
                          "to the EPLBConfig already built, which pydantic does not validate again), and kvplan does not "
                          "plan fewer physical experts than the model has", "give num_redundant_experts of 0 or more")
-    window = _whole(settings.get("window_size"))
+    window = whole_number(settings.get("window_size"))
     if window is not None and window < 1:
         # 0.10.2-0.19.x: EPLBConfig.window_size has no bound (config/parallel.py; Field(gt=0) from 0.20.0); the load
         # window is torch.zeros((window_size, MoE layers, physical experts)) in EplbState.build / add_model, and each
@@ -349,8 +339,12 @@ def fp8_trtllm_refusal(experts: QuantSpec | None, args: EngineArgs, rules: Versi
     how = rules.eplb_fp8_flashinfer_trtllm
     if not how or gpu is None or gpu.vendor != "NVIDIA" or not gpu.cc or gpu.cc[0] != 10:
         return None
-    flag = str(args.env_value("VLLM_USE_FLASHINFER_MOE_FP8") or "0").strip()
-    if not flag.lstrip("-").isdigit() or int(flag) == 0:  # envs.py reads bool(int(...))
+    text = str(args.env_value("VLLM_USE_FLASHINFER_MOE_FP8") or "0")
+    flag = whole_number(text)
+    if flag is None:  # envs.py reads bool(int(...)): vLLM's ValueError
+        raise InputError("--env", f"VLLM_USE_FLASHINFER_MOE_FP8={text!r}: vLLM reads it with int(), which refuses it",
+                         "give VLLM_USE_FLASHINFER_MOE_FP8=1 or 0")
+    if not flag:
         return None
     backend = args.env_value("VLLM_FLASHINFER_MOE_BACKEND")
     if how == "forward":
