@@ -163,6 +163,16 @@ def test_a_mode_vllm_has_no_type_for(tmp_path, version, outcome):
             kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384)
     else:
         assert _defaults_off(model, version)[0] is (outcome == "off")
+    if outcome == "refused":
+        # ModelConfig reads the checkpoint's Pooling config for a pooling model whatever flags are given: neither the
+        # chunked-prefill / prefix-caching flags nor a pooling type given on the command line start it
+        for flags in (dict(enable_chunked_prefill=True, enable_prefix_caching=True),
+                      dict(pooler_config='{"pooling_type": "MEAN"}')):
+            with pytest.raises(RefusedByVLLMError, match="Pooling type MAX not supported") as e:
+                kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384, **flags)
+            assert "--pooler-config does not help" in e.value.fix and "vLLM 0.14.0 or newer" in e.value.fix
+        # a generative run never reads it
+        kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384, runner="generate")
 
 
 def test_two_modes_set_the_first_wins_up_to_0_13_and_the_last_from_0_14(tmp_path):

@@ -676,6 +676,12 @@ def _st_pooling_name(key: str) -> str:
     return ("last" if "lasttoken" in name else name).upper()
 
 
+# the first releases that skip a Pooling-config mode without a type, and that split PoolerConfig's pooling type into
+# seq_pooling_type / tok_pooling_type (rules rows st_pooling_mode_read, pooler_type_fields)
+_ST_SKIPS_UNKNOWN_FROM = first_release_where("st_pooling_mode_read", lambda kind: kind.startswith("each"))
+_SPLIT_TYPES_FROM = first_release_where("pooler_type_fields", lambda kind: kind == "split")
+
+
 def st_pooling_types(model: ModelSpec, rules: VersionRules) -> tuple[dict[str, str | None], str] | None:
     """The pooling types vLLM `rules.version` takes from the checkpoint's sentence-transformers Pooling config, as
     {PoolerConfig field: type} ({"pooling_type": ...} up to 0.13, seq_pooling_type / tok_pooling_type from 0.14), and
@@ -698,8 +704,9 @@ def st_pooling_types(model: ModelSpec, rules: VersionRules) -> tuple[dict[str, s
                 "model", f"vLLM {rules.version} does not start this checkpoint: its sentence-transformers Pooling "
                 f"config's first mode set to true is {first}, which get_pooling_config reads as {name} and refuses "
                 f"(NotImplementedError: Pooling type {name} not supported; transformers_utils/config.py)",
-                "give --pooler-config / --override-pooler-config '{\"pooling_type\": \"MEAN\"}' (a type vLLM has: "
-                f"{', '.join(POOLING_TYPES)}), or vLLM 0.14 or newer (which skips modes it has no type for)",
+                f"set one of its modes vLLM has a type for ({', '.join(POOLING_TYPES)}) first in the checkpoint's "
+                f"Pooling config, or vLLM {_ST_SKIPS_UNKNOWN_FROM} or newer (which skips modes it has no type for); "
+                "--pooler-config does not help: ModelConfig reads the checkpoint's Pooling config whatever is given",
                 rule="sentence-transformers pooling mode")
         return {"pooling_type": None}, f"{first}: true, which vLLM {rules.version} has no type for"
     out: dict[str, str | None] = {}
@@ -752,9 +759,10 @@ def pooler_given(args: EngineArgs, rules: VersionRules) -> tuple[dict[str, str],
         if value is None:
             continue
         if key not in allowed:
-            raise RefusedByVLLMError(flag, f"vLLM {rules.version}'s PoolerConfig has no {key} (it came in vLLM 0.14.0; "
-                                     "up to 0.13 the one type is pooling_type)",
-                                     f"give {flag} '{{\"pooling_type\": \"{value}\"}}', or vLLM 0.14 or newer",
+            raise RefusedByVLLMError(flag, f"vLLM {rules.version}'s PoolerConfig has no {key} (it came in vLLM "
+                                     f"{_SPLIT_TYPES_FROM}; before, the one type is pooling_type)",
+                                     f"give {flag} '{{\"pooling_type\": \"{value}\"}}', or vLLM {_SPLIT_TYPES_FROM} or "
+                                     "newer",
                                      rule="pooler_config keys")
         if value not in allowed[key]:
             how = (f"the pooler looks it up as PoolingType[{value!r}] when the model is built and raises KeyError"
@@ -779,17 +787,16 @@ def _class_pooling_type(model: ModelSpec) -> str:
 
 
 def pooling_incremental_prefill(model: ModelSpec, rules: VersionRules,
-                                args: EngineArgs | None = None) -> tuple[bool, str]:
+                                flag_given: tuple[dict[str, str], str] | None) -> tuple[bool, str]:
     """(whether V1 turns chunked prefill and prefix caching on by default for this pooling model, why), by the rules row
     pooling_chunked_prefill_default. The pooling type is --pooler-config's (--override-pooler-config's) where it gives
-    one (pooler_given), else the checkpoint's sentence-transformers Pooling config's where it sets one
+    one (`flag_given`, pooler_given's answer), else the checkpoint's sentence-transformers Pooling config's where it sets one
     (st_pooling_types), else the class default read from the architecture (up to 0.10.0 the class default is not
     applied), field by field as vLLM fills its PoolerConfig; a Pooling config kvplan could not read leaves the class
     default as an assumption the reason says."""
     kind = rules.pooling_chunked_prefill_default
     encoder = model.is_encoder_only
     cls_type = _class_pooling_type(model)
-    flag_given = pooler_given(args, rules) if args is not None else None
     flag_types, flag = flag_given if flag_given is not None else ({}, "")
     st = st_pooling_types(model, rules)
     st_types, st_read = st if st is not None else ({}, "")
@@ -965,11 +972,14 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs,
     # V1 turns chunked prefill and prefix caching on for a pooling model only where it supports incremental prefill
     # (rules row pooling_chunked_prefill_default); a given flag stands
     pool_on = None
-    if args.runner_type != "generate" and (model.is_pooling or args.runner_type == "pooling"):
-        pooler_given(args, rules)  # what the release's PoolerConfig refuses, V0 too (PoolingType from 0.6.4)
-    if (rules.is_v1 and (args.enable_chunked_prefill is None or args.enable_prefix_caching is None)
-            and args.runner_type != "generate" and (model.is_pooling or args.runner_type == "pooling")):
-        pool_on, pool_why = pooling_incremental_prefill(model, rules, args)
+    pooling_run = args.runner_type != "generate" and (model.is_pooling or args.runner_type == "pooling")
+    if pooling_run:
+        # what the release's PoolerConfig refuses, V0 too (PoolingType from 0.6.4); and the checkpoint's Pooling config,
+        # which ModelConfig reads for a pooling model whatever flags are given (config/model.py __post_init__, 0.11.0)
+        flag_given = pooler_given(args, rules)
+        st_pooling_types(model, rules)
+    if (rules.is_v1 and (args.enable_chunked_prefill is None or args.enable_prefix_caching is None) and pooling_run):
+        pool_on, pool_why = pooling_incremental_prefill(model, rules, flag_given)
         unset = " and ".join(what for what, flag in (("chunked prefill", args.enable_chunked_prefill),
                                                       ("prefix caching", args.enable_prefix_caching)) if flag is None)
         # the generative default (on) is said only where something beside the class decides it
