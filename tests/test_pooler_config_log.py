@@ -163,3 +163,19 @@ def test_a_release_without_the_logged_name_takes_the_other(logged, version, plan
     kw.pop("model", None)
     plan = kvplan.fit("Qwen/Qwen3-8B", "H100", **kw)
     assert plan.args.enable_prefix_caching is False  # MEAN: off in every release from 0.9.2
+
+
+def test_the_record_reconcile_writes_keeps_the_name_its_release_takes():
+    from kvplan.cli import FitFlags
+    from kvplan.reconcile import _given_into_record, plan_from_log
+    log = _log_012("'override_pooler_config': " + REPR_012 + ", ")
+    flags = FitFlags(gpu="H100", vllm_version="0.12.0")
+    plan, _ = plan_from_log(log, "Qwen/Qwen3-8B", flags)
+    record = log.to_record()
+    assert record["args"]["override_pooler_config"] == '{"pooling_type": "MEAN"}'
+    _given_into_record(record, {"gpu": "H100", "vllm_version": "0.12.0"}, plan, log)
+    assert record["vllm_version"] == "0.12.0" and "override_pooler_config" not in record["args"]
+    assert record["args"]["pooler_config"] == '{"pooling_type": "MEAN"}'
+    record["model"]["id"] = "Qwen/Qwen3-8B"
+    again, _ = predict_record(record)
+    assert _key(again) == _key(plan)

@@ -336,6 +336,15 @@ def _given_into_record(record: dict, given: Mapping[str, Any], plan, log: Startu
         args[name] = planned if isinstance(planned, (bool, int, float, str)) else value
     if given.get("vllm_version"):
         record["vllm_version"] = str(given["vllm_version"])
+    pooler = ("override_pooler_config", "pooler_config")
+    if any(args.get(n) for n in pooler) and not any(n in given for n in pooler):
+        # the log's pooler config under the name the plan's release takes (_pooler_flag_of_release)
+        for name in pooler:
+            planned = getattr(plan.args, name, None)
+            if planned:
+                args[name] = planned if isinstance(planned, str) else json.dumps(planned)
+            else:
+                args.pop(name, None)
     gpu = record.setdefault("gpu", {})
     if {"gpu", "gpu_gib", "gpu_gb", "wsl2"} & set(given):  # the card the plan was given, with its total where one was
         gpu["name"] = plan.gpu.name
