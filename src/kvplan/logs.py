@@ -3042,6 +3042,26 @@ class StartupLog:
             found["hf_overrides"] = self.arg("hf_config_overridden")
         return found
 
+    def pooler_config_given(self) -> dict:
+        """--pooler-config / --override-pooler-config as the server was given them, by the name the log gives, as the
+        JSON of the pooling types they set ({"pooler_config": '{"pooling_type": "MEAN"}'}: pooler_types), read from its
+        'non-default args' dict, Namespace line or command line (whole, or field by field: --pooler-config.pooling_type
+        MEAN). Not the engine-config line's pooler_config=...: vLLM prints there the PoolerConfig its ModelConfig
+        resolved (the checkpoint's sentence-transformers Pooling config filled in: ModelConfig._init_pooler_config,
+        config/model.py, 0.12.0 wheel), a result and not a setting. {} where the log gives no pooling type."""
+        found: dict[str, str] = {}
+        for name in _POOLER_ARGS:
+            for source in (self.engine_args, self.command_args):
+                value = source.get(name)
+                if value in (None, "", "None"):  # the fields a command line gives one by one
+                    value = {key[len(name) + 1:]: v for key, v in source.items()
+                             if key.startswith(name + ".") and isinstance(v, str)} or None
+                types = pooler_types(value) if value is not None else {}
+                if types:
+                    found[name] = json.dumps(types)
+                    break
+        return found
+
     def to_record(self) -> dict:
         """The realized startup in the startup-record format; what the log does not say is null."""
         tp = as_int(self.arg("tensor_parallel_size"))
@@ -3087,6 +3107,7 @@ class StartupLog:
             args["performance_mode"] = perf
         args.update(self.capture_settings_given())  # the CUDA-graph capture sizes the server was told to capture at
         args.update(self.config_overrides_given())  # the keys set on the model's config: the plan derives from them
+        args.update(self.pooler_config_given())  # a pooling model's pooling type: V1's chunked-prefill / prefix-caching default
         for name in PRINTED_ARGS:
             args[name] = self.arg_or_printed(name)
         if args["max_model_len"] is None:  # else the concurrency line's length: vLLM prints it for max_model_len
@@ -3162,6 +3183,8 @@ def _literal(text: str):
 def parse_dict_args(body: str) -> dict:
     """The `non-default args: {...}` dict; a truncated one is read pair by pair."""
     body = body.strip()
+    # a PoolerConfig's repr is no Python literal: read as its text, so the rest of the dict is still read whole
+    body = re.sub(r"PoolerConfig\([^)]*\)", lambda m: repr(m.group(0)), body)
     end = body.rfind("}")
     if end != -1:
         value = _literal(body[: end + 1])
@@ -3173,6 +3196,53 @@ def parse_dict_args(body: str) -> dict:
     m = re.search(r"'eplb_config':\s*(EPLBConfig\([^)]*\)|\{[^}]*\})", body)
     if m and not out.get("eplb_config"):
         out["eplb_config"] = m.group(1)
+    # --pooler-config / --override-pooler-config: argparse builds the PoolerConfig from the JSON given
+    # (engine/arg_utils.py _compute_kwargs parse_dataclass, TypeAdapter(cls).validate_json, 0.10.0 / 0.12.0 wheels), so
+    # the dict prints its dataclass repr, PoolerConfig(pooling_type='MEAN', normalize=None, ...); a line cut inside it
+    # keeps what it holds
+    for name in _POOLER_ARGS:
+        m = re.search(rf"'{name}':\s*(PoolerConfig\([^)]*\)?|\{{[^}}]*\}}?)", body)
+        if m and not out.get(name):
+            out[name] = m.group(1)
+    return out
+
+
+# the engine arguments that carry a pooling model's PoolerConfig: --pooler-config (vLLM >= 0.11) and its older name
+# --override-pooler-config (0.6.4-0.11.x)
+_POOLER_ARGS = ("pooler_config", "override_pooler_config")
+# the PoolerConfig fields that hold a pooling type: pooling_type, and from 0.14 seq_pooling_type / tok_pooling_type
+# (config/pooler.py PoolerConfig, 0.12.0 / 0.14.0 / 0.33.0 wheels)
+_POOLER_TYPE_FIELDS = ("pooling_type", "seq_pooling_type", "tok_pooling_type")
+
+
+def pooler_types(value) -> dict:
+    """The pooling types a logged --pooler-config / --override-pooler-config value sets, as {PoolerConfig field: type}:
+    from a dict (vllm.LLM(pooler_config={...})), JSON or a Python dict's text (a command line), a PoolerConfig repr
+    (the 'non-default args' dict and the Namespace line print the object argparse built), or the fields a command line
+    gives one by one (--pooler-config.pooling_type MEAN, read as {'pooling_type': 'MEAN'}). The repr is printed after
+    PoolerConfig.__post_init__ (0.14 on) copied a given pooling_type into seq_pooling_type or tok_pooling_type: where
+    one of those equals pooling_type, pooling_type alone is what was given (setting both raises "Cannot set both",
+    config/pooler.py, 0.14.0 / 0.33.0 wheels). Fields without a type (normalize, dimensions, ...) change nothing
+    kvplan plans and are left out. {} where none is set or the value cannot be read."""
+    if isinstance(value, str):
+        text = value.strip().strip("'\"") if not value.strip().startswith(("{", "PoolerConfig(")) else value.strip()
+        if text.startswith("PoolerConfig("):
+            value = parse_keyword_args(text[len("PoolerConfig("):].rstrip(")"))
+        elif text.startswith("{"):
+            value = parse_config_text(text)
+        else:
+            return {}
+    if not isinstance(value, Mapping):
+        return {}
+    out = {}
+    for key in _POOLER_TYPE_FIELDS:
+        v = value.get(key)
+        if isinstance(v, str) and v.strip().strip("'\"") not in ("", "None"):
+            out[key] = v.strip().strip("'\"")
+    if "pooling_type" in out:
+        for key in ("seq_pooling_type", "tok_pooling_type"):
+            if out.get(key) == out["pooling_type"]:
+                del out[key]
     return out
 
 
@@ -3440,11 +3510,16 @@ def _h_namespace(acc, g):
         value = _braced_value(g["body"], name)
         if value is not None:
             args[name] = value
+    for name in _POOLER_ARGS:  # the PoolerConfig argparse built, printed by its repr ('override_pooler_config=
+        # PoolerConfig(pooling_type='MEAN', ...)'), which parse_keyword_args cuts at its parenthesis
+        m = re.search(rf"(?:^|[\s,(]){name}=(PoolerConfig\([^)]*\)?)", g["body"])
+        if m:
+            args[name] = m.group(1)
     _merge_args(acc, acc.engine_args, args)
 
 
 # engine arguments whose value is a dict, read whole from a Namespace line
-_DICT_ARGS = ("hf_overrides", "rope_scaling")
+_DICT_ARGS = ("hf_overrides", "rope_scaling", "pooler_config", "override_pooler_config")
 
 
 def _braced_value(body: str, name: str):

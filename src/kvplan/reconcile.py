@@ -27,7 +27,8 @@ from kvplan.resolve import GIB
 # the file's path and reader live in kvplan.site_calibration (read by every plan without this module); they stay
 # importable from here beside store_site_calibration, which writes the file
 from kvplan.site_calibration import calibration_path, load_site_calibration
-from kvplan.versions import release_token, removed_flag, rules_for, untagged_unplaced
+from kvplan.versions import (DEFAULT_RELEASE, SERVE_FLAG_SINCE, parse_version, release_text, release_token, removed_flag,
+                             rules_for, untagged_unplaced)
 
 # Why a term differs from the prediction: vllm-memory-model.md §7 ("Why predicted and real pools differ").
 LIKELY_CAUSE: Mapping[str, str] = {
@@ -335,6 +336,15 @@ def _given_into_record(record: dict, given: Mapping[str, Any], plan, log: Startu
         args[name] = planned if isinstance(planned, (bool, int, float, str)) else value
     if given.get("vllm_version"):
         record["vllm_version"] = str(given["vllm_version"])
+    pooler = ("override_pooler_config", "pooler_config")
+    if any(args.get(n) for n in pooler) and not any(n in given for n in pooler):
+        # the log's pooler config under the name the plan's release takes (_pooler_flag_of_release)
+        for name in pooler:
+            planned = getattr(plan.args, name, None)
+            if planned:
+                args[name] = planned if isinstance(planned, str) else json.dumps(planned)
+            else:
+                args.pop(name, None)
     gpu = record.setdefault("gpu", {})
     if {"gpu", "gpu_gib", "gpu_gb", "wsl2"} & set(given):  # the card the plan was given, with its total where one was
         gpu["name"] = plan.gpu.name
@@ -644,12 +654,39 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
         # as `kvplan validate` plans a record
         kwargs["allow_long_max_model_len"] = True
     kwargs.update({k: v for k, v in given.items() if k not in _GPU_FLAGS})  # (_gpu_kwargs took those)
+    _pooler_flag_of_release(kwargs, given)
     env = parse_env(kwargs.get("env"))
     if log.flashinfer_sampling and "VLLM_USE_FLASHINFER_SAMPLER" not in dict(env):
         # the sampler logged FlashInfer's top-k/top-p kernel: planned as VLLM_USE_FLASHINFER_SAMPLER=1 runs it (where a
         # release takes it unset whenever flashinfer imports, 0.7-0.11.0, that is the same path: versions.py)
         kwargs["env"] = env + (("VLLM_USE_FLASHINFER_SAMPLER", "1"),)
     return kwargs
+
+
+def _pooler_flag_of_release(kwargs: dict, given: Mapping[str, Any]) -> None:
+    """The log's --override-pooler-config / --pooler-config under the name the planned release takes, where it lacks
+    the log's: the same PoolerConfig JSON under its other name (--override-pooler-config 0.6.4-0.11.x, --pooler-config
+    from 0.11.0: versions.SERVE_FLAG_SINCE / SERVE_FLAG_UNTIL), so a log planned at a release it did not run (none
+    printed, or --vllm-version given) keeps the pooling type its server ran with. One given as a flag stays as given;
+    so does a log that names both (0.11.x, where the override wins: plan.defaults.pooler_given)."""
+    names = ("override_pooler_config", "pooler_config")
+    logged = [n for n in names if n in kwargs and n not in given]
+    if len(logged) != 1 or any(n in given for n in names):
+        return
+    old = logged[0]
+    new = names[1 - names.index(old)]
+    try:
+        release = parse_version(str(kwargs.get("vllm_version") or DEFAULT_RELEASE))
+    except (InputError, ValueError):  # a version the plan itself refuses, with its own error
+        return
+    flag = "--" + old.replace("_", "-")
+    lacks = (removed_flag(flag, release_text(release)) is not None
+             or release < SERVE_FLAG_SINCE.get(flag, release))
+    other = "--" + new.replace("_", "-")
+    has_other = (removed_flag(other, release_text(release)) is None
+                 and release >= SERVE_FLAG_SINCE.get(other, release))
+    if lacks and has_other:
+        kwargs[new] = kwargs.pop(old)
 
 
 # the flags that name the GPU or its total
