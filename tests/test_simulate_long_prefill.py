@@ -10,6 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+import kvplan
 from kvplan.simulate import EngineConfig, StepCoefficients, StepModel, scheduler_rules, simulate
 from kvplan.workload import Workload
 
@@ -117,3 +118,17 @@ def test_a_threshold_above_max_model_len_is_refused_where_vllm_refuses_it(versio
     for ok in ("4096", "0"):
         code, out = _cli(*base, "--long-prefill-token-threshold", ok)
         assert code == 0, out
+
+
+def test_every_simulating_caller_gets_vllms_refusal_of_a_threshold_above_max_model_len():
+    # the check lives where every command builds its server (simulate.serving_setup), as vLLM's own refusal
+    from kvplan.errors import RefusedByVLLMError
+    from kvplan.simulate import serving_setup
+
+    plan = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", max_model_len=4096, vllm_version="0.27.0")
+    with pytest.raises(RefusedByVLLMError) as e:
+        serving_setup(plan, long_prefill_token_threshold=4097)
+    assert e.value.field == "--long-prefill-token-threshold" and "cannot be greater than the max_model_len" in e.value.message
+    serving_setup(plan, long_prefill_token_threshold=4096)
+    serving_setup(kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", max_model_len=4096, vllm_version="0.26.0"),
+                  long_prefill_token_threshold=4097)

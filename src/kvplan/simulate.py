@@ -65,7 +65,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from kvplan.errors import InputError
+from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.workload import Workload, fleet_workload, lowest_simulated_rate, recorded_arrivals, with_rate
 
 # =====================================================================================
@@ -355,6 +355,15 @@ def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token
     speculative decoding in the step model (`spec_decode_for`)."""
     from kvplan.plan import prefix_caching_on
 
+    mml = int(plan.args.max_model_len)
+    if long_prefill_token_threshold > mml and plan.rules.long_prefill_threshold_checked:
+        # vLLM refuses to start (versions row long_prefill_threshold_checked: config/scheduler.py
+        # SchedulerConfig.verify_max_model_len); earlier releases take it, a cap no prompt reaches
+        raise RefusedByVLLMError(
+            "--long-prefill-token-threshold", f"{long_prefill_token_threshold} is above max_model_len {mml:,}: vLLM "
+            f"{plan.vllm_version} refuses to start (\"long_prefill_token_threshold ({long_prefill_token_threshold}) "
+            f"cannot be greater than the max_model_len ({mml})\")", f"give at most {mml}, or 0 for no cap",
+            rule="long_prefill_token_threshold > max_model_len")
     pc = prefix_caching_on(plan.args, plan.rules, plan.model.is_hybrid)
     cfg = engine_config_from_plan(plan, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
                                   long_prefill_token_threshold=long_prefill_token_threshold)

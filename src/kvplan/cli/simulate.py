@@ -95,14 +95,6 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
         err_console.print("`kvplan fit` with the same flags lists every fix; or give --num-gpu-blocks N (a pool from "
                           "vLLM's log)", highlight=False)
         raise typer.Exit(1)
-    mml = int(p.args.max_model_len)
-    if long_prefill_threshold and long_prefill_threshold > mml and p.rules.long_prefill_threshold_checked:
-        # vLLM refuses to start (versions row long_prefill_threshold_checked: config/scheduler.py
-        # SchedulerConfig.verify_max_model_len from 0.27.0); earlier releases take it, a cap no prompt reaches
-        raise InputError("--long-prefill-token-threshold",
-                         f"{long_prefill_threshold} is above max_model_len {mml:,}: vLLM {p.vllm_version} refuses to start "
-                         f"(\"long_prefill_token_threshold ({long_prefill_threshold}) cannot be greater than the max_model_len "
-                         f"({mml})\", from 0.27.0)", f"give at most {mml}, or 0 for no cap")
     if num_gpu_blocks is not None and num_gpu_blocks < 2:
         raise InputError("--num-gpu-blocks", f"{num_gpu_blocks} leaves no usable block", "vLLM needs >= 2 (one is the null block)")
     cfg, sm, rules = serving_setup(p, num_gpu_blocks=num_gpu_blocks, long_prefill_token_threshold=long_prefill_threshold or 0,
@@ -319,7 +311,7 @@ def simulate(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
     num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool (e.g. from vLLM's startup log) instead of the plan's.", rich_help_panel=_SIM),
     prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_ALIAS, hidden=True),
-    long_prefill_threshold: int = typer.Option(0, "--long-prefill-token-threshold", help="Per-request prefill chunk cap (vLLM flag; 0 = none). As the release applies it: from 0.31 not in a step where one request is running or waiting, from 0.34 only with chunked prefill.", rich_help_panel=_SIM),
+    long_prefill_threshold: int = typer.Option(0, "--long-prefill-token-threshold", help="Per-request prefill chunk cap (vLLM flag; 0 = none), applied as the release applies it (newer releases skip it in a step where one request is running or waiting, or without chunked prefill).", rich_help_panel=_SIM),
     slo: Optional[str] = typer.Option(None, "--slo", help="Service-level objectives for goodput, e.g. ttft=500ms,tpot=50ms (ms or s; a bare number is ms), or vllm bench serve --goodput's 'ttft:500 tpot:50'.", rich_help_panel=_SIM),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write PNGs (concurrency, KV usage, latency CDFs) to this folder."),
