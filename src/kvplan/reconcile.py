@@ -28,7 +28,7 @@ from kvplan.resolve import GIB
 # importable from here beside store_site_calibration, which writes the file
 from kvplan.site_calibration import calibration_path, load_site_calibration
 from kvplan.versions import (DEFAULT_RELEASE, SERVE_FLAG_SINCE, parse_version, release_text, release_token, removed_flag,
-                             rules_for, untagged_unplaced)
+                             VersionRules, rules_for, untagged_unplaced)
 
 # Why a term differs from the prediction: vllm-memory-model.md §7 ("Why predicted and real pools differ").
 LIKELY_CAUSE: Mapping[str, str] = {
@@ -174,13 +174,13 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
     if plan is not None:
         largest = largest_gap(rows, graphs_in_pool=bool(getattr(plan, "cudagraph_bytes", 0)))
         largest = measured_pool_gap(log, rows, largest)
-        rocm_note = rocm_weights_log_note(log, plan, rows)
-        if rocm_note:
-            notes.append(rocm_note)
+        rocm_rules = _rocm_device_used_rules(log, plan, rows)
+        if rocm_rules is not None:
+            notes.append(rocm_weights_log_note(rocm_rules, plan, rows))
             if largest is not None and largest["term"] == "weights_gib":
                 largest = dict(largest, likely_cause=largest["likely_cause"].replace(LIKELY_CAUSE["weights_gib"],
                                                                                      ROCM_WEIGHTS_CAUSE))
-            largest = rocm_budget_cause(log, plan, rows, largest)
+            largest = rocm_budget_cause(rocm_rules, plan, rows, largest)
         headline = headline_gap(rows, largest)
         if largest is not None and abs(largest["gap_gib"]) < GAP_NAMED_GIB:
             largest = None  # (the headline keeps its cause: a figure off beside a term planned to the hundredth)
@@ -436,7 +436,7 @@ ROCM_BUDGET_CAUSE = ("the KV budget subtracts that logged figure as the weights 
                      "above the planned weights")
 
 
-def _rocm_device_used_rules(log: StartupLog, plan, rows):
+def _rocm_device_used_rules(log: StartupLog, plan, rows) -> Optional[VersionRules]:
     """The rules of a ROCm startup (the log's own line, or the plan's AMD GPU) whose release logs the device memory in
     use as 'Model loading took' and whose log reads above the planned weights: the log's release, else the plan's (the
     plan's own where they are the same release, so a V0 engine's accounting stays); None elsewhere."""
@@ -459,21 +459,17 @@ def _rocm_device_used_rules(log: StartupLog, plan, rows):
     return rules
 
 
-def _budget_takes_load_figure(rules, plan) -> bool:
+def _budget_takes_load_figure(rules: VersionRules, plan) -> bool:
     """Whether the startup's KV budget subtracts the logged load figure: the release's budget_weights_term, and a pool
     the profile sizes (not one --kv-cache-memory-bytes gives)."""
     given = getattr(getattr(plan, "args", None), "kv_cache_memory_bytes", None)
-    return getattr(rules, "budget_weights_term", None) == "load_measure" and given is None
+    return rules.budget_weights_term == "load_measure" and given is None
 
 
-def rocm_weights_log_note(log: StartupLog, plan, rows) -> Optional[str]:
+def rocm_weights_log_note(rules: VersionRules, plan, rows) -> str:
     """Why the weights read higher than planned on a ROCm startup whose release logs the device memory in use as
-    'Model loading took' (ROCm: the log's own line, else the plan's AMD GPU; the release: the log's, else the plan's
-    rules), and, where that release's budget subtracts the figure, what it takes from the pool; None elsewhere, and
-    where the log reads no higher than the plan."""
-    rules = _rocm_device_used_rules(log, plan, rows)
-    if rules is None:
-        return None
+    'Model loading took' (`rules`: _rocm_device_used_rules' answer for the log, not None), and, where that release's
+    budget subtracts the figure, what it takes from the pool."""
     weights = next(r for r in rows if r.term == "weights_gib")
     share = f" ({100 * weights.gap / weights.predicted:+.1f} %)" if weights.predicted else ""
     note = (f"weights: the log reads {weights.gap:+.2f} GiB{share} against the plan's {weights.predicted:.2f} GiB: "
@@ -488,14 +484,13 @@ def rocm_weights_log_note(log: StartupLog, plan, rows) -> Optional[str]:
     return note + f"; {ROCM_BUDGET_CAUSE}, {weights.gap:.2f} GiB here{pool}"
 
 
-def rocm_budget_cause(log: StartupLog, plan, rows, largest: Optional[dict]) -> Optional[dict]:
+def rocm_budget_cause(rules: VersionRules, plan, rows, largest: Optional[dict]) -> Optional[dict]:
     """`largest` with the cause of a KV pool read below the plan on a ROCm startup whose budget subtracts a logged load
-    figure above the planned weights: that excess is part of the pool's gap (ROCM_BUDGET_CAUSE); `largest` unchanged
-    elsewhere."""
+    figure above the planned weights (`rules`: _rocm_device_used_rules' answer for the log, not None): that excess is
+    part of the pool's gap (ROCM_BUDGET_CAUSE); `largest` unchanged elsewhere."""
     if largest is None or largest["term"] != "kv_cache_gib" or largest["gap_gib"] >= 0:
         return largest
-    rules = _rocm_device_used_rules(log, plan, rows)
-    if rules is None or not _budget_takes_load_figure(rules, plan):
+    if not _budget_takes_load_figure(rules, plan):
         return largest
     weights = next(r for r in rows if r.term == "weights_gib")
     part = min(weights.gap, -largest["gap_gib"])
