@@ -428,7 +428,7 @@ ROCM_WEIGHTS_CAUSE = ("vLLM's ROCm build of this release logs 'Model loading too
                       "loader's temporaries beside the weights; kvplan counts the allocated bytes and cannot size the rest")
 
 
-# ... and where that release's KV budget subtracts the logged figure as the weights (versions row budget_weights_term
+# ... and where that release's KV budget subtracts the logged figure as the weights (VersionRules.budget_weights_term
 # "load_measure": memory_profiling's weights_memory is the load's DeviceMemoryProfiler.consumed_memory, V1 0.9.1-0.26 and
 # V0 0.6.5-0.10), the pool is smaller by the same excess: the pool's gap follows from the weights' in part
 ROCM_BUDGET_CAUSE = ("the KV budget subtracts that logged figure as the weights (memory_profiling's weights_memory, the "

@@ -544,26 +544,6 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # the loader's temporaries as well, so the logged figure reads higher than the weights by memory kvplan cannot size.
     # Only the logged figure: the planned weights stay the allocated bytes. CUDA reads allocated bytes throughout.
     "rocm_weights_log_measure": [((0, 0, 0), "allocated"), ((0, 7, 3), "device_used"), ((0, 21, 0), "allocated")],
-    # The weights term of the KV budget: what the memory profile subtracts for the weights (vllm-memory-model.md section
-    # 1.3). "load_measure": the load's DeviceMemoryProfiler.consumed_memory, the very figure logged as 'Model loading
-    # took' (memory_profiling(weights_memory=model_runner.model_memory_usage), non_kv_cache_memory = non_torch_increase
-    # + torch_peak_increase + weights_memory, available = requested - non_kv_cache_memory): V1's
-    # v1/worker/gpu_worker.py Worker.determine_available_memory from 0.9.1 (read in the 0.9.1, 0.9.2, 0.10.2, 0.12.0,
-    # 0.15.0, 0.20.2, 0.21.0 and 0.26.0 wheels; utils memory_profiling, vllm/utils/mem_utils.py from 0.12) and V0's
-    # worker/worker.py Worker.determine_num_available_blocks (era V0-c, read in the 0.7.3, 0.8.5, 0.9.2 and 0.10.2
-    # wheels; versions.as_v0_engine). "torch_peak": torch's absolute allocated peak plus the non-torch memory after
-    # empty_cache, which holds the allocated weights and never the load's figure (V0-b; V1-a: gpu_worker.py
-    # determine_available_memory in the 0.7.3, 0.8.5 and 0.9.0 wheels). "init_free_delta": the free memory lost since
-    # init_device (V0-a). "total_consumed": the free memory lost since the init snapshot after empty_cache (V1-f:
-    # mem_utils.py memory_profiling total_consumed, 0.27.0 wheel; weights_memory is only printed). On CUDA the load's
-    # figure is torch's allocated bytes, so the term is the weights as planned; on ROCm where rocm_weights_log_measure is
-    # "device_used" (0.7.3-0.20.2), "load_measure" subtracts the cached blocks and temporaries the load left in the
-    # caching allocator (which the empty_cache before the profile then frees) and the non-torch memory the load grew
-    # (which non_torch_increase, counted from the snapshot before the load, holds again), so the KV pool is smaller than
-    # the plan's by as much as the logged figure exceeds the planned weights, memory kvplan cannot size (plan note,
-    # planner.rocm_weights_log_note; reconcile names it where a log shows it)
-    "budget_weights_term": [((0, 0, 0), "init_free_delta"), ((0, 6, 4), "torch_peak"), ((0, 6, 5), "load_measure"),
-                            ((0, 8, 0), "torch_peak"), ((0, 9, 1), "load_measure"), ((0, 27, 0), "total_consumed")],
     # NCCL / custom all-reduce buffers charged to the budget: snapshot before NCCL init up to 0.10
     # (section 1.2, section 7 item 2).
     "nccl_charged": [((0, 0, 0), True), ((0, 11, 0), False)],
@@ -2249,6 +2229,34 @@ _RULES: dict[str, list[tuple[V, object]]] = {
 }
 
 
+# The weights term of the KV budget: what the memory profile subtracts for the weights (vllm-memory-model.md section
+# 1.3). "load_measure": the load's DeviceMemoryProfiler.consumed_memory, the very figure logged as 'Model loading
+# took' (memory_profiling(weights_memory=model_runner.model_memory_usage), non_kv_cache_memory = non_torch_increase
+# + torch_peak_increase + weights_memory, available = requested - non_kv_cache_memory): V1's
+# v1/worker/gpu_worker.py Worker.determine_available_memory from 0.9.1 (read in the 0.9.1, 0.9.2, 0.10.2, 0.12.0,
+# 0.15.0, 0.20.2, 0.21.0 and 0.26.0 wheels; utils memory_profiling, vllm/utils/mem_utils.py from 0.12) and V0's
+# worker/worker.py Worker.determine_num_available_blocks (era V0-c, read in the 0.7.3, 0.8.5, 0.9.2 and 0.10.2
+# wheels; versions.as_v0_engine). "torch_peak": torch's absolute allocated peak plus the non-torch memory after
+# empty_cache, which holds the allocated weights and never the load's figure (V0-b; V1-a: gpu_worker.py
+# determine_available_memory in the 0.7.3, 0.8.5 and 0.9.0 wheels). "init_free_delta": the free memory lost since
+# init_device (V0-a). "total_consumed": the free memory lost since the init snapshot after empty_cache (V1-f:
+# mem_utils.py memory_profiling total_consumed, 0.27.0 wheel; weights_memory is only printed). On CUDA the load's
+# figure is torch's allocated bytes, so the term is the weights as planned; on ROCm where rocm_weights_log_measure is
+# "device_used" (0.7.3-0.20.2), "load_measure" subtracts the cached blocks and temporaries the load left in the
+# caching allocator (which the empty_cache before the profile then frees) and the non-torch memory the load grew
+# (which non_torch_increase, counted from the snapshot before the load, holds again), so the KV pool is smaller than
+# the plan's by as much as the logged figure exceeds the planned weights, memory kvplan cannot size (plan note,
+# planner.rocm_weights_log_note; reconcile names it where a log shows it)
+# The term is one of the memory-accounting era (rules row era; the releases above are those of its steps): V0-a
+# init_free_delta, V0-b and V1-a torch_peak, V0-c and V1-b to V1-e load_measure, V1-f total_consumed.
+# VersionRules.budget_weights_term reads it from the era, so a V0 engine's era (as_v0_engine) carries its term.
+BUDGET_WEIGHTS_TERM_BY_ERA: dict[str, str] = {
+    "V0-a": "init_free_delta", "V0-b": "torch_peak", "V0-c": "load_measure", "V1-a": "torch_peak",
+    "V1-b": "load_measure", "V1-c": "load_measure", "V1-d": "load_measure", "V1-e": "load_measure",
+    "V1-f": "total_consumed",
+}
+
+
 @dataclass(frozen=True, init=False)
 class VersionRules:
     """The startup rules of one vLLM release, folded from the table."""
@@ -2268,7 +2276,6 @@ class VersionRules:
     cudagraph_subtracted_rocm: bool
     cudagraph_rocm_cost: str
     rocm_weights_log_measure: str
-    budget_weights_term: str
     nccl_charged: bool
     allreduce_out_of_place: bool
     other_tenants: str
@@ -2535,6 +2542,11 @@ class VersionRules:
     def is_v1(self) -> bool:
         return self.engine == "v1"
 
+    @property
+    def budget_weights_term(self) -> str:
+        """What the KV budget subtracts as the weights: BUDGET_WEIGHTS_TERM_BY_ERA of the release's era."""
+        return BUDGET_WEIGHTS_TERM_BY_ERA[self.era]
+
 
 # Minimum Linux driver per CUDA toolkit (GA): NVIDIA's CUDA Toolkit release notes, Table 3
 # (https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html; docs/gpu-facts.md section 6).
@@ -2573,7 +2585,7 @@ def as_v0_engine(rules: VersionRules, why: str) -> VersionRules:
     era), block count, capacity line and scheduler defaults, with everything else of the release."""
     from dataclasses import replace
 
-    return replace(rules, engine="v0", era="V0-c", budget_weights_term="load_measure", other_tenants="ignored",
+    return replace(rules, engine="v0", era="V0-c", other_tenants="ignored",
                    flashinfer_sampler="opt_in", tokens_formula="blocks_x_block_size", kv_log_format="v0-blocks",
                    fit_error_format="v0", batch_defaults="v0", admit_whole_prompt=True,
                    notes=rules.notes + (f"vLLM {rules.version} runs this on its V0 engine: {why} is not supported by "

@@ -1799,7 +1799,7 @@ def summary_line(rules: VersionRules, f: SummaryFigures) -> str:
 def rocm_weights_log_note(rules: VersionRules, given_pool: bool = False) -> str:
     """What ROCm's logged "Model loading took" measures where it is the device memory in use (rules row
     rocm_weights_log_measure "device_used"), against the weights the plan counts (allocated bytes), and whether the KV
-    budget subtracts that figure (rules row budget_weights_term "load_measure"), so that the pool shrinks with it.
+    budget subtracts that figure (VersionRules.budget_weights_term "load_measure"), so that the pool shrinks with it.
     `given_pool`: --kv-cache-memory-bytes sets the pool, which no profile then sizes."""
     first, end = rule_span("rocm_weights_log_measure", rules.release)
     note = (f"ROCm: vLLM {rules.version} logs 'Model loading took' as the device memory the load used (total - free "
