@@ -288,7 +288,7 @@ def main() -> None:
 
 def _app_for(args: list[str]) -> typer.Typer:
     """The app that runs `kvplan ARGS`: for `kvplan COMMAND ...`, `app` holding COMMAND alone, since typer makes every
-    command it holds, options and all, before it parses a word (about 600 options for the twelve commands, several
+    command it holds, options and all, before it parses a word (about 520 options for the twelve commands, several
     hundredths of a second of `kvplan fit`). It stays a group, so `kvplan fit ...` parses, prints its help and its
     errors ("Try 'kvplan fit --help'") as before. `kvplan`, `kvplan --help`, a command that is not one, and shell
     completion (which reads its words from the environment) run the whole app, listing every command."""

@@ -141,9 +141,9 @@ def _flag(args: EngineArgs, rules: VersionRules) -> str:
         else "--eplb-config"
 
 
-# EPLBConfig's bounded fields (config/parallel.py): (key, pydantic's words, the least value taken, the first release
-# whose Field holds the bound): num_redundant_experts Field(ge=0) from 0.11.1, window_size / step_interval /
-# log_balancedness_interval Field(gt=0) from 0.20.0 (rules eplb_config_bounds)
+# EPLBConfig's bounded fields (config/parallel.py): (key, pydantic's words, the least value taken, the level of rules
+# row eplb_config_bounds from which its Field holds the bound): num_redundant_experts Field(ge=0) from
+# "redundant_field" (0.11.1), window_size / step_interval / log_balancedness_interval Field(gt=0) from "fields" (0.20.0)
 _EPLB_BOUNDS = (("window_size", "Input should be greater than 0", 1, "fields"),
                 ("step_interval", "Input should be greater than 0", 1, "fields"),
                 ("num_redundant_experts", "Input should be greater than or equal to 0", 0, "redundant_field"),

@@ -152,11 +152,6 @@ _GEMMA4_ARCH_TYPES = ("gemma4", "gemma4_text", "gemma4_unified", "gemma4_unified
                       "diffusion_gemma_text")
 
 
-# The modalities each multimodal family's processor supports (its ProcessingInfo.get_supported_mm_limits, read in the
-# 0.33.0 wheel's model_executor/models: gemma3_mm.py, llava.py (LLaVA-NeXT through BaseLlavaProcessingInfo),
-# mllama4.py, mistral3.py, pixtral.py {"image"}; qwen2_vl.py (Qwen2.5-VL, Qwen3-VL and Qwen3.5/3.6 inherit it),
-# llava_onevision.py {"image", "video"}; gemma4_mm.py image and video, and audio where the config has an audio tower).
-# A text-only deployment sets 0 for each of them; a family not listed is taken to have image and video.
 def _has_encoder_pass(model: ModelSpec) -> bool:
     """Whether vLLM's profile run has an encoder pass for this model: a multimodal model's, or Whisper's audio encoder
     (an encoder-decoder model, no multimodal model to kvplan's other terms, which vLLM profiles like one: its processor
@@ -170,6 +165,11 @@ def _profiled_modalities(model: ModelSpec) -> tuple[str, ...]:
     return ("audio",) if _mm_tower(model) == "whisper" else ("image", "video")
 
 
+# The modalities each multimodal family's processor supports (its ProcessingInfo.get_supported_mm_limits, read in the
+# 0.33.0 wheel's model_executor/models: gemma3_mm.py, llava.py (LLaVA-NeXT through BaseLlavaProcessingInfo),
+# mllama4.py, mistral3.py, pixtral.py {"image"}; qwen2_vl.py (Qwen2.5-VL, Qwen3-VL and Qwen3.5/3.6 inherit it),
+# llava_onevision.py {"image", "video"}; gemma4_mm.py image and video, and audio where the config has an audio tower).
+# A text-only deployment sets 0 for each of them; a family not listed is taken to have image and video.
 _SUPPORTED_MODALITIES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("gemma3", "llava", "llava_next", "llama4", "mistral3", "pixtral", "mllama"), ("image",)),
     **dict.fromkeys(("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe", "llava_onevision"),
