@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from kvplan.errors import InputError, RefusedByVLLMError, UndeterminedError
 from kvplan.plan.args import EngineArgs, whole_number
-from kvplan.plan.kv import _quantization_config, experts_quant, marlin_method, pp_stages
+from kvplan.plan.kv import experts_quant, gptq_act_order, marlin_method, marlin_moe_padded, pp_stages
 from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec
 from kvplan.versions import (EPLB_ARCHITECTURES, VersionRules, canonical_quant, eplb_architecture, eplb_config_keys,
                              eplb_moe_class, eplb_quant_support, first_release_where, release_text)
@@ -30,36 +30,14 @@ EPLB_WINDOW_DEFAULT = 1000
 MAX_EXPERT_REDUNDANCY = 1023
 
 
-def ct_wna16_marlin(model: ModelSpec, q: QuantSpec, gpu: GPUSpec | None) -> bool | None:
-    """Whether CompressedTensorsMoEMethod.get_moe_method builds CompressedTensorsWNA16MarlinMoEMethod (True) or
-    CompressedTensorsWNA16MoEMethod (False) for integer weight-only experts under expert parallelism (0.11.1-0.20.0:
-    compressed_tensors_moe.py get_moe_method, "Prefer to use the MarlinMoE kernel when it is supported": Marlin unless
-    check_moe_marlin_supports_layer fails or the platform is ROCm; utils/marlin_utils.py check_moe_marlin_supports_layer
-    of the 0.12.0, 0.15.0, 0.19.1, 0.20.0 wheels: hidden % 128 == 0, the rank's expert width % max(64, group) == 0, group
-    in -1 / 32 / 64 / 128, and no router weight applied on the input -- Llama 4's MoE). Under EP a rank holds whole
-    experts, so the width is moe_intermediate_size. None where the group size is not known."""
-    if gpu is not None and gpu.vendor != "NVIDIA":
-        return False
-    group = q.group_size
-    if group is None:
-        return None
-    group = -1 if group <= 0 else int(group)
-    width, hidden = int(model.moe_intermediate_size or 0), int(model.hidden_size or 0)
-    if not width or not hidden:
-        return None
-    on_input = str(model.model_type or "").startswith("llama4")
-    return (hidden % 128 == 0 and width % max(64, group) == 0 and group in (-1, 32, 64, 128) and not on_input)
-
-
-def wna16_marlin_fits(model: ModelSpec, q: QuantSpec, rules: VersionRules, gpu: GPUSpec | None) -> bool | None:
-    """check_moe_marlin_supports_layer as vLLM `rules.version` asks it for AWQ / GPTQ experts under expert parallelism
-    (a rank holds whole experts: the width is moe_intermediate_size), None where the group size or the experts' shape
-    is not known. False on a GPU not NVIDIA's (current_platform.is_rocm()). The hidden size a multiple of 128 and the
-    group one of -1 / 32 / 64 / 128; the width a multiple of max(64, group), or, where the Marlin weight prep pads the
-    width (allow_tile_padding: rules marlin_moe_tile_pad -- AWQ from 0.25.0, GPTQ without act order 0.25.0-0.29.x and
-    with it from 0.30.0; auto_awq.py / auto_gptq.py get_quant_method), only of the group; and, up to 0.26
-    (rules moe_marlin_router_check), no router weight applied on the input (Llama 4's MoE). utils/marlin_utils.py
-    check_moe_marlin_supports_layer / check_moe_marlin_supports_config of the 0.21.0-0.34.0 wheels."""
+def _moe_marlin_supports_layer(model: ModelSpec, q: QuantSpec, gpu: GPUSpec | None, tile_pad: str,
+                               router_check: bool) -> bool | None:
+    """utils/marlin_utils.py check_moe_marlin_supports_layer for integer weight-only experts under expert parallelism
+    (a rank holds whole experts: the width is moe_intermediate_size), None where the group size or the experts' shape is
+    not known. False on a GPU not NVIDIA's (current_platform.is_rocm()). The hidden size a multiple of 128 and the group
+    one of -1 / 32 / 64 / 128; the width a multiple of max(64, group), or, where the Marlin weight prep pads the width
+    (`tile_pad`: rules marlin_moe_tile_pad, kv.marlin_moe_padded), only of the group; and, where `router_check`, no
+    router weight applied on the input (Llama 4's MoE)."""
     if gpu is not None and gpu.vendor != "NVIDIA":
         return False
     group = q.group_size
@@ -67,15 +45,32 @@ def wna16_marlin_fits(model: ModelSpec, q: QuantSpec, rules: VersionRules, gpu: 
     if group is None or not width or not hidden:
         return None
     group = -1 if group <= 0 else int(group)
-    scope = rules.marlin_moe_tile_pad
-    actorder = q.method == "gptq" and bool(_quantization_config(model).get("desc_act")) and group > 0
-    padded = scope == "all" or (scope == "no_actorder" and not actorder)
-    if padded:
+    if marlin_moe_padded(tile_pad, q.method == "gptq" and gptq_act_order(model, q)):
         shape = hidden % 128 == 0 and (group <= 0 or width % group == 0)
     else:
         shape = hidden % 128 == 0 and width % max(64, group) == 0
-    on_input = rules.moe_marlin_router_check and str(model.model_type or "").startswith("llama4")
+    on_input = router_check and str(model.model_type or "").startswith("llama4")
     return shape and group in (-1, 32, 64, 128) and not on_input
+
+
+def ct_wna16_marlin(model: ModelSpec, q: QuantSpec, gpu: GPUSpec | None) -> bool | None:
+    """Whether CompressedTensorsMoEMethod.get_moe_method builds CompressedTensorsWNA16MarlinMoEMethod (True) or
+    CompressedTensorsWNA16MoEMethod (False) for integer weight-only experts under expert parallelism (0.11.1-0.20.0:
+    compressed_tensors_moe.py get_moe_method, "Prefer to use the MarlinMoE kernel when it is supported": Marlin unless
+    check_moe_marlin_supports_layer fails or the platform is ROCm; utils/marlin_utils.py check_moe_marlin_supports_layer
+    of the 0.12.0, 0.15.0, 0.19.1, 0.20.0 wheels: no tile padding, and the router weight test). None where the group
+    size or the experts' shape is not known."""
+    return _moe_marlin_supports_layer(model, q, gpu, tile_pad="", router_check=True)
+
+
+def wna16_marlin_fits(model: ModelSpec, q: QuantSpec, rules: VersionRules, gpu: GPUSpec | None) -> bool | None:
+    """check_moe_marlin_supports_layer as vLLM `rules.version` asks it for AWQ / GPTQ experts under expert parallelism
+    (_moe_marlin_supports_layer): the width only a multiple of the group where the Marlin weight prep pads it
+    (allow_tile_padding: rules marlin_moe_tile_pad -- AWQ from 0.25.0, GPTQ without act order 0.25.0-0.29.x and with it
+    from 0.30.0; auto_awq.py / auto_gptq.py get_quant_method), and, up to 0.26 (rules moe_marlin_router_check), the
+    router weight test. utils/marlin_utils.py check_moe_marlin_supports_layer / check_moe_marlin_supports_config of the
+    0.21.0-0.34.0 wheels."""
+    return _moe_marlin_supports_layer(model, q, gpu, rules.marlin_moe_tile_pad, rules.moe_marlin_router_check)
 
 
 def wna16_moe_class(model: ModelSpec, experts: QuantSpec, args: EngineArgs, rules: VersionRules,

@@ -201,18 +201,30 @@ def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quan
     if quant.method == "awq" and quant.bits == 4:
         actorder = False
     elif quant.method == "gptq" and quant.bits in (4, 8) and qc.get("sym", True) is not False:
-        # AutoGPTQConfig's Marlin types are symmetric 4- and 8-bit; act order with one group per channel is read as
-        # none (auto_gptq.py AutoGPTQConfig.__init__, 0.25.0)
-        actorder = bool(qc.get("desc_act")) and group > 0
+        # AutoGPTQConfig's Marlin types are symmetric 4- and 8-bit
+        actorder = gptq_act_order(model, quant)
     elif is_ct_wna16(quant) and quant.bits in (4, 8):  # W8A8 / W4A8 integer schemes: other MoE methods
         actorder = quant.act_order
     else:
         return None
     if (10, 0) <= gpu.cc < (11, 0) and quant.bits == 4 and group == 32 and not quant.zero_points:
         return None  # FlashInfer TRTLLM's MXINT4 experts may take it: not Marlin
-    if actorder and scope != "all":
+    if not marlin_moe_padded(scope, actorder):
         return None
     return (group, True)
+
+
+def gptq_act_order(model: ModelSpec, quant: QuantSpec) -> bool:
+    """Whether a GPTQ checkpoint is read as act order: desc_act with groups; act order with one group per channel is
+    read as none (auto_gptq.py AutoGPTQConfig.__init__, 0.25.0)."""
+    return bool(_quantization_config(model).get("desc_act")) and (quant.group_size or 0) > 0
+
+
+def marlin_moe_padded(scope: str, actorder: bool) -> bool:
+    """Whether Marlin's MoE weight prep pads a layer's experts to its thread tiles (allow_tile_padding) in a release
+    whose rules marlin_moe_tile_pad is `scope`: every layer where "all", a layer without act order where
+    "no_actorder", none where ""."""
+    return scope == "all" or (scope == "no_actorder" and not actorder)
 
 
 def _marlin_dense_of(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec) -> int | None:
