@@ -243,6 +243,39 @@ def test_compressed_tensors_int4_experts_refuse_eplb_on_marlin_before_0_21():
         resolve_eplb(replace(model, moe_intermediate_size=96), quant, args, rules_for("0.11.1"), [])
 
 
+def test_compressed_tensors_int4_experts_eplb_0_21_to_0_32():
+    """0.21.0-0.26.x still build CompressedTensorsWNA16MarlinMoEMethod (no EPLB) where the Marlin check passes, with
+    allow_tile_padding=not is_actorder from 0.25.0; from 0.27.0 CompressedTensorsWNA16MoEMethod decides by its kernel
+    backend (compressed_tensors_moe/compressed_tensors_moe.py get_moe_method, compressed_tensors_moe_wna16.py
+    supports_eplb)."""
+    from dataclasses import replace
+    from kvplan.plan.eplb import ct_wna16_marlin, resolve_eplb
+    from kvplan.resolve import QuantSpec
+    p = _fit(enable_expert_parallel=True, vllm_version="0.22.0")
+    model = p.model  # hidden 2048, experts 768 wide: Marlin's shapes at group 128
+    quant = QuantSpec("compressed-tensors", 4, 128, "int4 w4a16", weight_only=True)
+    args = replace(p.args, enable_eplb=True)
+    for v in ("0.21.0", "0.22.0", "0.24.0", "0.26.0"):
+        with pytest.raises(RefusedByVLLMError) as e:
+            resolve_eplb(model, quant, args, rules_for(v), [], [])
+        assert e.value.message == "EPLB is not supported CompressedTensorsWNA16MarlinMoEMethod.", v
+    # experts 96 wide in groups of 32: strict shape (96 % 64) up to 0.24 -> the Triton class balances; 0.25.0 pads
+    # the width to the tile (96 % 32 == 0) -> Marlin, unless the checkpoint orders activations (strict again)
+    narrow, g32 = replace(model, moe_intermediate_size=96), replace(quant, group_size=32)
+    assert ct_wna16_marlin(narrow, g32, None, rules_for("0.24.0")) is False
+    assert ct_wna16_marlin(narrow, g32, None, rules_for("0.26.0")) is True
+    assert ct_wna16_marlin(narrow, replace(g32, act_order=True), None, rules_for("0.26.0")) is False
+    warns: list[str] = []
+    assert resolve_eplb(narrow, g32, args, rules_for("0.24.0"), [], warns) == 0 and not warns
+    with pytest.raises(RefusedByVLLMError, match="CompressedTensorsWNA16MarlinMoEMethod"):
+        resolve_eplb(narrow, g32, args, rules_for("0.26.0"), [], [])
+    # 0.27.0 on: one class, EPLB only on its Triton backend, chosen at load
+    for v in ("0.27.0", "0.28.0", "0.30.0", "0.32.0"):
+        warns = []
+        assert resolve_eplb(model, quant, args, rules_for(v), [], warns) == 0
+        assert any("kernel backends" in w for w in warns), v
+
+
 def test_experts_int8_balances_from_0_20():
     from kvplan.versions import eplb_quant_support
     # ExpertsInt8Config builds Int8OnlineMoEMethod (an OnlineMoEMethodBase, supports_eplb) from 0.20.0

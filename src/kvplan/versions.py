@@ -375,8 +375,10 @@ def eplb_architecture(architectures, release: V) -> bool | None:
 # 0.14.1, 0.15.0, 0.15.1, 0.17.1, 0.19.1, 0.20.0, 0.33.0 and 0.34.0 wheels (0.10.0-0.11.0: isinstance of Fp8MoEMethod or
 # UnquantizedFusedMoEMethod in FusedMoE.__init__; 0.9.2: Fp8MoEMethod alone). "ct_wna16" in 0.12.0-0.20.0: only where
 # CompressedTensorsMoEMethod.get_moe_method builds the Triton class, not CompressedTensorsWNA16MarlinMoEMethod (whose
-# supports_eplb is False; plan.eplb.ct_wna16_marlin). The second set: methods whose answer depends on the kernel
-# backend they pick at load (0.33.0-0.34.0: CompressedTensorsWNA16MoEMethod only on its Triton backend,
+# supports_eplb is False; plan.eplb.ct_wna16_marlin), likewise 0.21.0-0.26.x. The second set: methods whose answer
+# depends on the kernel backend they pick at load (0.27.0-0.34.0: CompressedTensorsWNA16MoEMethod.supports_eplb is
+# wna16_backend == WNA16MoEBackend.TRITON, the backend fused_moe/oracle/int_wna16.py select_wna16_moe_backend picks;
+# 0.33.0-0.34.0 also
 # CompressedTensorsW4A4Nvfp4MoEMethod / W4A4Mxfp4MoEMethod only on FlashInfer backends)
 EPLB_QUANT_METHODS: list[tuple[V, tuple[frozenset[str], frozenset[str]]]] = [
     ((0, 0, 0), (frozenset(), frozenset())),
@@ -387,6 +389,8 @@ EPLB_QUANT_METHODS: list[tuple[V, tuple[frozenset[str], frozenset[str]]]] = [
     ((0, 13, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "ct_wna16", "modelopt_nvfp4"}), frozenset())),
     ((0, 20, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "ct_wna16", "modelopt_nvfp4", "online",
                              "experts_int8"}), frozenset())),
+    ((0, 27, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "modelopt_nvfp4", "online", "experts_int8"}),
+                  frozenset({"ct_wna16"}))),
     ((0, 33, 0), (frozenset({"fp8", "unquantized", "ct_w8a8_fp8", "modelopt_nvfp4", "online", "experts_int8", "mxfp4",
                              "quark_mx"}),
                   frozenset({"ct_wna16", "ct_nvfp4", "ct_mxfp4"}))),
@@ -1582,9 +1586,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # ... whether compressed-tensors integer weight-only experts take EPLB by the class get_moe_method picks, Marlin
     # (CompressedTensorsWNA16MarlinMoEMethod: supports_eplb False) or Triton (CompressedTensorsWNA16MoEMethod; True from
     # 0.12.0): compressed_tensors_moe.py of the 0.11.1-0.19.1 wheels read, compressed_tensors_moe/ of 0.20.0's
-    # (plan.eplb.ct_wna16_marlin). 0.33.0-0.34.0 decide by the kernel backend instead (EPLB_QUANT_METHODS);
-    # 0.21.0-0.32.0 not read for it
-    "eplb_ct_wna16_marlin": [((0, 0, 0), False), ((0, 11, 1), True), ((0, 21, 0), False)],
+    # (plan.eplb.ct_wna16_marlin); the same choice in compressed_tensors_moe/compressed_tensors_moe.py get_moe_method
+    # of the 0.21.0, 0.22.0, 0.24.0, 0.25.0, 0.25.1, 0.26.0 wheels (CompressedTensorsWNA16MarlinMoEMethod inherits
+    # FusedMoEMethodBase.supports_eplb False; CompressedTensorsWNA16MoEMethod.supports_eplb True). From 0.27.0 the
+    # Marlin class is gone: get_moe_method builds CompressedTensorsWNA16MoEMethod on CUDA, which decides by the kernel
+    # backend it picks (EPLB_QUANT_METHODS; 0.27.0, 0.28.0, 0.29.0, 0.30.0, 0.31.0, 0.32.0, 0.33.0, 0.34.0 wheels)
+    "eplb_ct_wna16_marlin": [((0, 0, 0), False), ((0, 11, 1), True), ((0, 27, 0), False)],
     # ... whether check_moe_marlin_supports_layer, which picks the Marlin MoE class for AWQ / GPTQ experts (plan.eplb.
     # wna16_marlin_fits), also refuses a layer that applies the router weight on its input (Llama 4's MoE):
     # quantization/utils/marlin_utils.py of the 0.12.0, 0.15.0, 0.19.1, 0.20.0, 0.21.0-0.26.0 wheels read

@@ -53,14 +53,20 @@ def _moe_marlin_supports_layer(model: ModelSpec, q: QuantSpec, gpu: GPUSpec | No
     return shape and group in (-1, 32, 64, 128) and not on_input
 
 
-def ct_wna16_marlin(model: ModelSpec, q: QuantSpec, gpu: GPUSpec | None) -> bool | None:
+def ct_wna16_marlin(model: ModelSpec, q: QuantSpec, gpu: GPUSpec | None,
+                    rules: VersionRules | None = None) -> bool | None:
     """Whether CompressedTensorsMoEMethod.get_moe_method builds CompressedTensorsWNA16MarlinMoEMethod (True) or
-    CompressedTensorsWNA16MoEMethod (False) for integer weight-only experts under expert parallelism (0.11.1-0.20.0:
-    compressed_tensors_moe.py get_moe_method, "Prefer to use the MarlinMoE kernel when it is supported": Marlin unless
-    check_moe_marlin_supports_layer fails or the platform is ROCm; utils/marlin_utils.py check_moe_marlin_supports_layer
-    of the 0.12.0, 0.15.0, 0.19.1, 0.20.0 wheels: no tile padding, and the router weight test). None where the group
-    size or the experts' shape is not known."""
-    return _moe_marlin_supports_layer(model, q, gpu, tile_pad="", router_check=True)
+    CompressedTensorsWNA16MoEMethod (False) for integer weight-only experts under expert parallelism (0.11.1-0.26.x:
+    compressed_tensors_moe.py / compressed_tensors_moe/compressed_tensors_moe.py get_moe_method, "Prefer to use the
+    MarlinMoE kernel when it is supported": Marlin unless check_moe_marlin_supports_layer fails or the platform is
+    ROCm). The check as `rules.version` asks it (utils/marlin_utils.py check_moe_marlin_supports_layer of the 0.12.0,
+    0.15.0, 0.19.1, 0.20.0, 0.21.0-0.26.0 wheels): allow_tile_padding=not is_actorder from 0.25.0 (rules
+    marlin_moe_tile_pad; actorder group / dynamic keeps the strict shape), none before, and the router weight test
+    (rules moe_marlin_router_check). Without `rules`, 0.11.1-0.24.x's check (no padding, the router test). None where
+    the group size or the experts' shape is not known."""
+    tile_pad = rules.marlin_moe_tile_pad if rules is not None and not getattr(q, "act_order", False) else ""
+    router_check = rules.moe_marlin_router_check if rules is not None else True
+    return _moe_marlin_supports_layer(model, q, gpu, tile_pad=tile_pad, router_check=router_check)
 
 
 def wna16_marlin_fits(model: ModelSpec, q: QuantSpec, rules: VersionRules, gpu: GPUSpec | None) -> bool | None:
@@ -280,8 +286,8 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
     if key in ("awq", "gptq") and experts is not None:
         cls = wna16_moe_class(model, experts, args, rules, gpu)
     if key == "ct_wna16" and rules.eplb_ct_wna16_marlin:
-        # the Marlin class refuses EPLB, the Triton one takes it from 0.12.0 (EPLB_QUANT_METHODS)
-        marlin = ct_wna16_marlin(model, experts, gpu)
+        # the Marlin class refuses EPLB, the Triton one takes it from 0.12.0 (EPLB_QUANT_METHODS), up to 0.26.x
+        marlin = ct_wna16_marlin(model, experts, gpu, rules)
         if marlin is None:
             raise UndeterminedError("--enable-eplb", "kvplan cannot tell whether vLLM builds the experts' Marlin MoE "
                                     "method (CompressedTensorsWNA16MarlinMoEMethod, which refuses EPLB) or the Triton one "
