@@ -269,11 +269,26 @@ def test_compressed_tensors_int4_experts_eplb_0_21_to_0_32():
     assert resolve_eplb(narrow, g32, args, rules_for("0.24.0"), [], warns) == 0 and not warns
     with pytest.raises(RefusedByVLLMError, match="CompressedTensorsWNA16MarlinMoEMethod"):
         resolve_eplb(narrow, g32, args, rules_for("0.26.0"), [], [])
-    # 0.27.0 on: one class, EPLB only on its Triton backend, chosen at load
-    for v in ("0.27.0", "0.28.0", "0.30.0", "0.32.0"):
+    # 0.27.0 on: one class, EPLB only on its Triton backend; Marlin takes these experts on an H100 (refused there),
+    # a layer Marlin cannot take is left to the backend warning, as is a plan with no GPU to judge by
+    h100 = p.gpu
+    assert h100.vendor == "NVIDIA" and h100.cc == (9, 0)
+    for v in ("0.27.0", "0.28.0", "0.30.0", "0.32.0", "0.33.0", "0.34.0"):
+        with pytest.raises(RefusedByVLLMError) as e:
+            resolve_eplb(model, quant, args, rules_for(v), [], [], h100)
+        assert e.value.message == "EPLB is not supported CompressedTensorsWNA16MoEMethod.", v
         warns = []
         assert resolve_eplb(model, quant, args, rules_for(v), [], warns) == 0
         assert any("kernel backends" in w for w in warns), v
+        warns = []
+        assert resolve_eplb(replace(model, moe_intermediate_size=96), quant, args, rules_for(v), [], warns, h100) == 0
+        assert any("kernel backends" in w for w in warns), v
+    # act order keeps Marlin's strict shape up to 0.29 (96 % 64), pads from 0.30.0
+    ordered = replace(g32, act_order=True)
+    warns = []
+    assert resolve_eplb(narrow, ordered, args, rules_for("0.28.0"), [], warns, h100) == 0 and warns
+    with pytest.raises(RefusedByVLLMError, match="CompressedTensorsWNA16MoEMethod"):
+        resolve_eplb(narrow, ordered, args, rules_for("0.30.0"), [], [], h100)
 
 
 def test_experts_int8_balances_from_0_20():

@@ -377,8 +377,9 @@ def eplb_architecture(architectures, release: V) -> bool | None:
 # CompressedTensorsMoEMethod.get_moe_method builds the Triton class, not CompressedTensorsWNA16MarlinMoEMethod (whose
 # supports_eplb is False; plan.eplb.ct_wna16_marlin), likewise 0.21.0-0.26.x. The second set: methods whose answer
 # depends on the kernel backend they pick at load (0.27.0-0.34.0: CompressedTensorsWNA16MoEMethod.supports_eplb is
-# wna16_backend == WNA16MoEBackend.TRITON, the backend fused_moe/oracle/int_wna16.py select_wna16_moe_backend picks;
-# 0.33.0-0.34.0 also
+# wna16_backend == WNA16MoEBackend.TRITON, the backend fused_moe/oracle/int_wna16.py select_wna16_moe_backend picks in
+# __init__; plan.eplb.resolve_eplb refuses where FlashInfer TRTLLM or Marlin takes the layer on NVIDIA and warns
+# otherwise; 0.33.0-0.34.0 also
 # CompressedTensorsW4A4Nvfp4MoEMethod / W4A4Mxfp4MoEMethod only on FlashInfer backends)
 EPLB_QUANT_METHODS: list[tuple[V, tuple[frozenset[str], frozenset[str]]]] = [
     ((0, 0, 0), (frozenset(), frozenset())),

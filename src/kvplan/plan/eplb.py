@@ -64,7 +64,9 @@ def ct_wna16_marlin(model: ModelSpec, q: QuantSpec, gpu: GPUSpec | None,
     marlin_moe_tile_pad; actorder group / dynamic keeps the strict shape), none before, and the router weight test
     (rules moe_marlin_router_check). Without `rules`, 0.11.1-0.24.x's check (no padding, the router test). None where
     the group size or the experts' shape is not known."""
-    tile_pad = rules.marlin_moe_tile_pad if rules is not None and not getattr(q, "act_order", False) else ""
+    tile_pad = rules.marlin_moe_tile_pad if rules is not None else ""
+    if getattr(q, "act_order", False) and tile_pad != "all":
+        tile_pad = ""  # allow_tile_padding=not is_actorder (0.25.0-0.29.x); True from 0.30.0
     router_check = rules.moe_marlin_router_check if rules is not None else True
     return _moe_marlin_supports_layer(model, q, gpu, tile_pad=tile_pad, router_check=router_check)
 
@@ -297,6 +299,18 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
         cls = "CompressedTensorsWNA16MarlinMoEMethod" if marlin else "CompressedTensorsWNA16MoEMethod"
         if marlin:
             support = "no"
+    elif key == "ct_wna16" and support == "backend" and experts is not None and gpu is not None \
+            and gpu.vendor == "NVIDIA" and gpu.cc is not None and gpu.cc >= (7, 5):
+        # 0.27.0 on: CompressedTensorsWNA16MoEMethod.__init__ picks its backend (fused_moe/oracle/int_wna16.py
+        # select_wna16_moe_backend: FLASHINFER_TRTLLM, MARLIN, BATCHED_MARLIN, TRITON, HUMMING in that order on CUDA,
+        # HUMMING moved ahead of MARLIN where preferred) and supports_eplb is True on TRITON alone. FlashInfer TRTLLM
+        # takes symmetric int4 in groups of 32 on Blackwell 10.x (kv.marlin_moe_experts); Marlin (MarlinExperts: CUDA
+        # cc >= 7.5) wherever check_moe_marlin_supports_config passes: either way EPLB is refused. Where neither
+        # takes the layer, TRITON or HUMMING may: left to the warning below
+        trtllm = ((10, 0) <= gpu.cc < (11, 0) and experts.bits == 4 and experts.group_size == 32
+                  and not experts.zero_points)
+        if trtllm or ct_wna16_marlin(model, experts, gpu, rules):
+            cls, support = "CompressedTensorsWNA16MoEMethod", "no"
     if support == "no":
         if rules.eplb_quant_check in ("fp8_only", "fp8_or_unquantized"):
             message = "EPLB is only supported for FP8 quantization for now."
