@@ -1043,6 +1043,9 @@ class ModelSpec:
     # that module's config.json entries vLLM may read as the mode (resolve.st_pooling_modes), in the file's order;
     # None where it was not read (a Hub checkpoint's not fetched, an unreadable file): the mode is then an assumption
     st_pooling_modes: tuple[tuple[str, Any], ...] | None = None
+    # every Pooling module modules.json lists, in its order, as (type, modes) alike st_pooling_type / st_pooling_modes:
+    # a release reads the first of a type it matches (plan.args.st_module_as_read); None where modules.json was not read
+    st_pooling_modules: tuple[tuple[str, tuple[tuple[str, Any], ...] | None], ...] | None = None
     local_dir: str | None = None  # the absolute path of a local checkpoint folder it was read from
     tokenizer: str | None = None  # a Hub id whose tokenizer serves it (a GGUF file's base model, as its metadata names it)
     notes: tuple[str, ...] = ()
@@ -1406,7 +1409,22 @@ def st_pooling_modes(modules: object, read) -> tuple[tuple[str, Any], ...] | Non
     is the release's (plan.defaults.st_pooling_types). `read(relative_path)` gives the file's JSON or None. None: the
     checkpoint lists no Pooling module, or its config cannot be read (its mode then stays an assumption)."""
     module = _pooling_module(modules)
-    folder = module.get("path") if module is not None else None
+    return _module_modes(module, read) if module is not None else None
+
+
+def pooling_modules(modules: object, read) -> tuple[tuple[str, tuple[tuple[str, Any], ...] | None], ...]:
+    """Every Pooling module a modules.json lists (a type in ST_POOLING_MODULE_TYPES), in its order, as (type, the
+    modes its config.json gives: st_pooling_modes' reading). vLLM's get_pooling_config takes the first module of a
+    type the release matches (transformers_utils/config.py, 0.6.4-0.34.0 wheels), which need not be the first listed."""
+    if not isinstance(modules, list):
+        return ()
+    return tuple((str(m["type"]), _module_modes(m, read)) for m in modules
+                 if isinstance(m, dict) and isinstance(m.get("type"), str) and m["type"] in ST_POOLING_MODULE_TYPES)
+
+
+def _module_modes(module: dict, read) -> tuple[tuple[str, Any], ...] | None:
+    """The entries of one Pooling module's config.json vLLM may read as its mode (st_pooling_modes)."""
+    folder = module.get("path")
     if not isinstance(folder, str) or not folder.strip("/"):
         return None
     data = read(f"{folder.strip('/')}/config.json")
@@ -1487,9 +1505,11 @@ def _from_folder(folder: Path) -> ModelSpec:
     hfq = read_json_object(quant_path, "hf_quant_config.json") if quant_path.is_file() else None
     spec = normalize(config, model_id=local_model_id(folder), source=str(folder), hf_quant_config=hfq, checkpoint=ckpt,
                      sentence_transformers_pooling=pooling, extra_notes=notes)
-    modes = st_pooling_modes(modules, lambda rel: _read_json_or_none(folder / rel)) if pooling else None
+    read = lambda rel: _read_json_or_none(folder / rel)  # noqa: E731
+    modes = st_pooling_modes(modules, read) if pooling else None
     return replace(spec, local_dir=str(folder.resolve()), st_pooling_modes=modes,
-                   st_pooling_type=pooling_module_type(modules))
+                   st_pooling_type=pooling_module_type(modules),
+                   st_pooling_modules=pooling_modules(modules, read) if pooling else None)
 
 
 SAFETENSORS_INDEX = "model.safetensors.index.json"
@@ -1731,7 +1751,7 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
                                "hf_quant_config.json")
     except Exception:
         pass  # most checkpoints have none
-    pooling, modes = False, None
+    pooling, modes, every = False, None, None
     try:
         modules = _read_modules(Path(hf_hub_download(repo, "modules.json", revision=revision_read,
                                                      local_files_only=cache_only)))
@@ -1746,6 +1766,7 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
             except Exception:  # not there, or no Hub: the mode stays an assumption
                 return None
         modes = st_pooling_modes(modules, _hub_json)
+        every = pooling_modules(modules, _hub_json)
     ckpt = None
     if cache_only:
         # the snapshot in the HF cache is a checkpoint folder: the headers of the shards it holds (a notebook's
@@ -1779,7 +1800,7 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
     spec = normalize(config, model_id=repo, source=f"hub: {repo}@{revision or 'main'}" + (f" (commit {commit[:12]})" if commit and commit != revision else ""),
                      revision=revision, hf_quant_config=hfq, checkpoint=ckpt, gated=gated, extra_notes=notes,
                      sentence_transformers_pooling=pooling)
-    return replace(spec, commit=commit, st_pooling_modes=modes,
+    return replace(spec, commit=commit, st_pooling_modes=modes, st_pooling_modules=every,
                    st_pooling_type=pooling_module_type(modules) if pooling else None)
 
 

@@ -1087,6 +1087,19 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   CudaGraphManager captures PIECEWISE graphs too (0.17.0, 0.17.1, 0.18.0-0.34.0 wheels). False before 0.12 (no
     #   model runner v2). plan.cudagraphs.capture_skipped
     "mrv2_full_graphs_only": [((0, 0, 0), False), ((0, 12, 0), True), ((0, 17, 0), False)],
+    # - which capture sizes model runner v2 keeps for cudagraph_mode FULL_DECODE_ONLY, where none left makes
+    #   CudaGraphManager.needs_capture() false, so capture_model logs row mrv2_capture_skipped_log and captures nothing:
+    #   "requests" (0.12-0.16): get_cudagraph_sizes drops every size above max_num_seqs from the size table
+    #   ("upper_bound = max_num_reqs if cudagraph_mode == CUDAGraphMode.FULL_DECODE_ONLY", v1/worker/gpu/
+    #   cudagraph_utils.py, 0.12.0 and 0.16.0 wheels); "" (0.17.x): the size table is unfiltered (only the
+    #   uniform-decode one is) and needs_capture() reads it (0.17.0, 0.17.1 wheels); "decode_tokens" (0.18+):
+    #   CudaGraphManager._init_candidates makes FULL_DECODE_ONLY descriptors only for decode_query_len <= size <=
+    #   max_num_seqs x decode_query_len and needs_capture() is len(_capture_descs) > 0 (0.18.0, 0.18.1, 0.19.0, 0.20.0,
+    #   0.29.0 wheels); "" from 0.34, whose decode graphs are keyed on request counts (rules row cudagraph_decode_keys:
+    #   the split plan's decode sizes, CudaGraphPlan.full_decode_graphs, 0.34.0 wheel's _init_candidates) and "" before
+    #   0.12 (no model runner v2). plan.cudagraphs.capture_skipped
+    "mrv2_decode_only_bound": [((0, 0, 0), ""), ((0, 12, 0), "requests"), ((0, 17, 0), ""), ((0, 18, 0), "decode_tokens"),
+                               ((0, 34, 0), "")],
     # - the once-only warning model runner v2's capture_model logs, capturing nothing (the speculator's graphs neither),
     #   under pipeline parallelism (pipeline_parallel_size > 1) where it has graphs to capture (after the
     #   needs_capture() check, whose warning comes first): "Skipping CUDA graph capture because pipeline parallel is
@@ -2307,6 +2320,7 @@ class VersionRules:
     mrv2_capture_skipped_log: str
     mrv2_capture_asks_encoder: bool
     mrv2_full_graphs_only: bool
+    mrv2_decode_only_bound: str
     mrv2_pp_capture_skipped_log: str
     capture_none_log_v1: str
     cudagraph_max_size_below_one: str

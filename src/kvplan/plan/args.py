@@ -353,8 +353,14 @@ def st_module_as_read(model: ModelSpec, args: EngineArgs, rules: VersionRules) -
     Pooling module: --runner auto takes the architecture's runner (config/model.py _get_default_runner_type, which
     asks get_pooling_config first), so a *ForCausalLM checkpoint is served as a generative model, and a pooling model
     takes its class default pooling type, the module's mode unread. A module of unknown type (a spec built without
-    a modules.json read) is taken as read."""
+    a modules.json read) is taken as read. Where modules.json lists several Pooling modules (ModelSpec.st_pooling_modules),
+    get_pooling_config reads the first of a type the release matches, `next(...)` over the matching ones (0.6.4-0.34.0
+    wheels): a newer-type module listed before an old-type one leaves releases up to 0.29 reading the later one."""
     kind, seen = model.st_pooling_type, rules.st_pooling_module_types
+    if model.st_pooling and kind not in seen and model.st_pooling_modules:
+        read = next(((t, modes) for t, modes in model.st_pooling_modules if t in seen), None)
+        if read is not None:
+            return replace(model, st_pooling_type=read[0], st_pooling_modes=read[1]), None
     if not model.st_pooling or kind is None or kind in seen:
         return model, None
     pooling = served_as_pooling(model.architectures) or model.is_encoder_only

@@ -1403,13 +1403,25 @@ def capture_skipped(model: ModelSpec, args: EngineArgs, rules: VersionRules, run
     if runner != "v2":
         return rules.capture_none_log_v1 if mode_none else ""
     no_full = rules.mrv2_full_graphs_only and _encoder_decoder_mode(model, args, rules)[0] not in _FULL_DECODE_MODES
-    if not rules.mrv2_capture_skipped_log or not (mode_none or no_full or (graphs is not None and not graphs.sizes)):
+    if not rules.mrv2_capture_skipped_log or not (mode_none or no_full or (graphs is not None and not graphs.sizes)
+                                                  or _decode_only_sizes_left(args, rules, graphs) == 0):
         # needs_capture() is true: 0.17-0.18 still return before capturing under pipeline parallelism
         return rules.mrv2_pp_capture_skipped_log if (args.pipeline_parallel_size or 1) > 1 else ""
     if (rules.mrv2_capture_asks_encoder and model.is_multimodal
             and compilation_object(args.compilation_config).get("cudagraph_mm_encoder") is True):
         return ""
     return rules.mrv2_capture_skipped_log
+
+
+def _decode_only_sizes_left(args: EngineArgs, rules: VersionRules, graphs: "CudaGraphPlan | None") -> int | None:
+    """The capture sizes model runner v2 keeps for cudagraph_mode FULL_DECODE_ONLY (rules row mrv2_decode_only_bound):
+    those up to max_num_seqs (0.12-0.16, get_cudagraph_sizes), or from decode_query_len to max_num_seqs x
+    decode_query_len (0.18+, CudaGraphManager._init_candidates); None where the row or the mode does not apply."""
+    bound = rules.mrv2_decode_only_bound
+    if not bound or graphs is None or graphs.mode != "FULL_DECODE_ONLY" or not graphs.sizes:
+        return None
+    q = args.decode_query_len if bound == "decode_tokens" else 1
+    return sum(1 for s in graphs.sizes if q <= s <= args.max_num_seqs * q)
 
 
 def _span(counts: list[int]) -> str:
