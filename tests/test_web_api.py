@@ -211,6 +211,7 @@ def test_the_gpu_table_is_worded_by_the_server(client):
     assert table["note"] == ("(7 of 8 GPU × TP combinations start, sorted by total memory; vary gpu replaced the form's "
                              "gpu (l4) in every row)")
     assert (table["show_all"], table["show_fewer"]) == ("show all 7", "show fewer")  # the button under a cut table
+    assert table["first_rows"] == 12  # the rows the page shows before the button is pressed
     wsl = client.post("/api/sweep", json={**body, "wsl2": True, "vary": ["gpu=l4,rtx-4060", "tensor_parallel_size=1"]}).json()
     assert "; GiB total: CUDA's totals under WSL2 (nvidia-smi's memory.total), as the plans use" in wsl["gpu_table"]["note"]
     p = kvplan.fit(body["model"], gpu="rtx-4060", max_model_len=4096, wsl2=True)

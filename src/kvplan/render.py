@@ -590,7 +590,9 @@ def gpu_choice_label(gpu, wsl2: bool = False) -> str:
     return f"{gpu.name} — {gpu.nvidia_smi_total_mib * MIB / GIB:.1f} GiB under WSL2"
 
 
-# the web page's GPU table: why a row is marked '†' (a row's title), and the note's word for it
+# the web page's GPU table: the rows it shows before "show all N" is pressed
+GPU_TABLE_FIRST_ROWS = 12
+# why a row is marked '†' (a row's title), and the note's word for it
 COLD_RISK_TITLE = "starts warm; a first, compiling start may be refused (fit's cold-start warning)"
 
 
@@ -600,7 +602,8 @@ def gpu_table(rows: Sequence[dict], gpus: dict, *, wsl2: bool = False, notes: Se
     total: under --wsl2 the card's WSL2 one), without tensor-parallel rows for a card that is one to a machine (a
     laptop or integrated GPU); each with its cells (name, TP, GiB total to a tenth, tokens, concurrency 'N.NN×', then
     ' †' where a first, compiling start may be refused) and that row's title; the note under the table, which names
-    `notes` (the form's fields the sweep replaced); and the words of the button that shows every row or fewer."""
+    `notes` (the form's fields the sweep replaced); how many rows the page shows at first (`first_rows`); and the words of
+    the button that shows every row or that many again."""
     def total(r: dict) -> int:
         return (r.get("gpu_total_bytes") or gpus[r["gpu"]].total_bytes) * r["tensor_parallel_size"]
 
@@ -620,7 +623,8 @@ def gpu_table(rows: Sequence[dict], gpus: dict, *, wsl2: bool = False, notes: Se
     replaced = f"; {'; '.join(notes)}" if notes else ""
     note = f"({len(out)} of {len(rows)} GPU × TP combinations start, sorted by total memory{totals}{cold}{replaced})"
     # the words of the button under a table cut to its first rows, to show every row and the first again
-    return {"rows": out, "note": note, "show_all": f"show all {len(out)}", "show_fewer": "show fewer"}
+    return {"rows": out, "note": note, "first_rows": GPU_TABLE_FIRST_ROWS, "show_all": f"show all {len(out)}",
+            "show_fewer": "show fewer"}
 
 
 def concurrency_wants_log_scale(values: Iterable[float]) -> bool:

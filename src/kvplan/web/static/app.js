@@ -13,7 +13,6 @@ const NUMBERS = new Set(["gpu_gib", "num_gpus", "concurrency", "gpu_memory_utili
 const SWITCHES = new Set(["enable_extensible_kv_cache"]);
 const DEFAULTS = { model: "Qwen/Qwen2.5-0.5B-Instruct", gpu: "tesla-t4", max_model_len: "4096" };
 const SLIDER_MIN_TOKENS = 256;
-const GPU_TABLE_ROWS = 12;
 
 const $ = (id) => document.getElementById(id);
 const state = { showAllGpus: false, lastValues: {}, gpus: [], features: {}, planSeq: 0, tableSeq: 0, modelLimit: 131072, timer: null, lastPlan: null };
@@ -245,7 +244,8 @@ async function refreshGpuTable(values, seq) {
   const fit = data.gpu_table.rows;
   const tbody = document.querySelector("#gpu-table tbody");
   tbody.innerHTML = "";
-  const shown = state.showAllGpus ? fit : fit.slice(0, GPU_TABLE_ROWS);
+  const first = data.gpu_table.first_rows;
+  const shown = state.showAllGpus ? fit : fit.slice(0, first);
   for (const r of shown) {
     const tr = document.createElement("tr");
     if (r.gpu === $("gpu").value && String(r.tensor_parallel_size) === ($("tensor_parallel_size").value || "1")) tr.className = "chosen";
@@ -258,7 +258,7 @@ async function refreshGpuTable(values, seq) {
     tbody.appendChild(tr);
   }
   $("gpu-table-note").textContent = data.gpu_table.note;
-  $("gpu-more").hidden = fit.length <= GPU_TABLE_ROWS;
+  $("gpu-more").hidden = fit.length <= first;
   $("gpu-more").textContent = state.showAllGpus ? data.gpu_table.show_fewer : data.gpu_table.show_all;
   table.dataset.key = JSON.stringify([values.model || "", values.gpu || "", values.max_model_len || ""]);
   table.dataset.state = "ready";
