@@ -175,6 +175,29 @@ def test_a_mode_vllm_has_no_type_for(tmp_path, version, outcome):
         kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384, runner="generate")
 
 
+@pytest.mark.parametrize("version,flag,first", [
+    ("0.10.1", "override_pooler_config", "model"), ("0.11.0", "pooler_config", "model"),
+    ("0.11.2", "override_pooler_config", "model"), ("0.11.2", "pooler_config", "model"),
+    ("0.12.0", "pooler_config", "--pooler-config"), ("0.13.0", "pooler_config", "--pooler-config")])
+def test_a_refused_mode_and_a_refused_given_type_are_refused_in_vllm_s_order(tmp_path, version, flag, first):
+    # up to 0.11.x the given type is looked up (PoolingType[name]) only when the pooler is built, after ModelConfig read
+    # the checkpoint's Pooling config: its MAX mode is the refusal; from 0.12.0 pydantic checks the given type's
+    # Literal when argparse builds the PoolerConfig, before any config is read (rules row pooler_type_checked)
+    model = _st_checkpoint(tmp_path, "pooling_mode_max_tokens")
+    with pytest.raises(RefusedByVLLMError) as e:
+        kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384, **{flag: '{"pooling_type": "MAX"}'})
+    assert e.value.field == first
+    assert ("Pooling type MAX not supported" in e.value.message) == (first == "model")
+    # a valid given type does not start it either, and without the bad mode the given type is the refusal
+    with pytest.raises(RefusedByVLLMError, match="Pooling type MAX not supported"):
+        kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384, **{flag: '{"pooling_type": "LAST"}'})
+    (tmp_path / "mean").mkdir()
+    mean = _st_checkpoint(tmp_path / "mean", "pooling_mode_mean_tokens")
+    with pytest.raises(RefusedByVLLMError) as e:
+        kvplan.fit(mean, "H100", vllm_version=version, max_model_len=16384, **{flag: '{"pooling_type": "MAX"}'})
+    assert e.value.field == "--" + flag.replace("_", "-")
+
+
 def test_two_modes_set_the_first_wins_up_to_0_13_and_the_last_from_0_14(tmp_path):
     model = _st_checkpoint(tmp_path, "pooling_mode_mean_tokens", "pooling_mode_lasttoken")
     assert _defaults_off(model, "0.13.0")[0] is True    # MEAN, the first true

@@ -658,6 +658,19 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # config sets it, and a given pooling_type goes to the one it belongs to (config/pooler.py PoolerConfig.
     # __post_init__, config/model.py ModelConfig.__post_init__; 0.13.0, 0.14.0 and 0.34.0 wheels)
     "pooler_type_fields": [((0, 0, 0), "single"), ((0, 14, 0), "split")],
+    # When vLLM checks a pooling type given on --pooler-config / --override-pooler-config (plan.defaults.pooler_given):
+    # - "model_build" up to 0.11.x: PoolerConfig.pooling_type is any string (Optional[str]), looked up as
+    #   PoolingType[name] only when the model's pooler is built (layers/pooler.py ResolvedPoolingConfig.from_config,
+    #   0.6.4, 0.8.5, 0.9.2, 0.10.1, 0.11.0, 0.11.1 and 0.11.2 wheels), a KeyError; ModelConfig has read the
+    #   checkpoint's sentence-transformers Pooling config before (config/__init__.py _init_pooler_config 0.10.1,
+    #   config/model.py __post_init__ 0.11.0), so that config's refusal ('Pooling type MAX not supported') comes first;
+    # - "parse" from 0.12.0: the field is a Literal of LAST/ALL/CLS/STEP/MEAN (config/pooler.py PoolingTypeStr, 0.12.0
+    #   and 0.13.0 wheels; SequencePoolingType / TokenPoolingType from 0.14.0) that pydantic validates when argparse
+    #   builds the PoolerConfig from the JSON (engine/arg_utils.py _compute_kwargs parse_dataclass,
+    #   TypeAdapter(PoolerConfig).validate_json -> "argument --pooler-config: 1 validation error for PoolerConfig ...
+    #   Input should be 'LAST', 'ALL', 'CLS', 'STEP' or 'MEAN'"), before any config is read. Neither accepts a lower
+    #   case name ('mean').
+    "pooler_type_checked": [((0, 0, 0), "model_build"), ((0, 12, 0), "parse")],
     # The encoder positions an encoder-decoder model's (Whisper's) CrossAttentionSpec charges each request
     # (plan.kv.cross_attention_tokens): "encoder_len" from 0.10.2, the first release to run Whisper on V1
     # (kv_cache_interface.py CrossAttentionSpec.max_memory_usage_bytes reads MULTIMODAL_REGISTRY.get_encdec_max_encoder_len
@@ -2350,6 +2363,7 @@ class VersionRules:
     st_pooling_mode_read: str
     st_pooling_module_types: tuple[str, ...]
     pooler_type_fields: str
+    pooler_type_checked: str
     cross_attention_tokens: str
     encoder_decoder_budget_default: str
     encoder_decoder_prefix_caching: str

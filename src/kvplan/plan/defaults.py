@@ -728,7 +728,8 @@ def st_pooling_types(model: ModelSpec, rules: VersionRules) -> tuple[dict[str, s
     return out, ", ".join(read) or "no mode vLLM has a type for"
 
 
-def pooler_given(args: EngineArgs, rules: VersionRules) -> tuple[dict[str, str], str] | None:
+def pooler_given(args: EngineArgs, rules: VersionRules,
+                 model: ModelSpec | None = None) -> tuple[dict[str, str], str] | None:
     """The pooling types --pooler-config / --override-pooler-config give, as {PoolerConfig field: type}, and the flag
     they came from; None where neither gives one. From 0.11 a given --override-pooler-config replaces --pooler-config
     whole (config/model.py ModelConfig.__post_init__, 0.11.0 and 0.11.2 wheels). InputError where the JSON is no
@@ -736,7 +737,10 @@ def pooler_given(args: EngineArgs, rules: VersionRules) -> tuple[dict[str, str],
     pooler's PoolingType[name] raises KeyError when the model is built, layers/pooler.py; from 0.14 the field is a
     Literal of CLS/LAST/MEAN and ALL/STEP, config/pooler.py), seq_pooling_type / tok_pooling_type before 0.14, or
     pooling_type beside them ("Cannot set both `pooling_type` and `seq_pooling_type`", PoolerConfig.__post_init__,
-    0.14.0 and 0.34.0 wheels). The flag's release range is checked with the other flags (SERVE_FLAG_SINCE/UNTIL)."""
+    0.14.0 and 0.34.0 wheels). The flag's release range is checked with the other flags (SERVE_FLAG_SINCE/UNTIL).
+    Where the release checks the type only when the pooler is built (rules row pooler_type_checked "model_build", up to
+    0.11.x), `model`'s sentence-transformers Pooling config is read first, and its refusal is the one given
+    (st_pooling_types), as ModelConfig reads it before."""
     flag, raw = next(((f, v) for f, v in (("--override-pooler-config", args.override_pooler_config),
                                             ("--pooler-config", args.pooler_config)) if v), (None, None))
     if flag is None:
@@ -765,6 +769,8 @@ def pooler_given(args: EngineArgs, rules: VersionRules) -> tuple[dict[str, str],
                                      "newer",
                                      rule="pooler_config keys")
         if value not in allowed[key]:
+            if rules.pooler_type_checked == "model_build" and model is not None:
+                st_pooling_types(model, rules)  # ModelConfig reads the checkpoint's Pooling config before
             how = (f"the pooler looks it up as PoolingType[{value!r}] when the model is built and raises KeyError"
                    if not split else f"PoolerConfig.{key} takes only {', '.join(allowed[key])}")
             raise RefusedByVLLMError(flag, f"vLLM {rules.version} has no pooling type {value!r} for {key}: {how}",
@@ -975,8 +981,9 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs,
     pooling_run = args.runner_type != "generate" and (model.is_pooling or args.runner_type == "pooling")
     if pooling_run:
         # what the release's PoolerConfig refuses, V0 too (PoolingType from 0.6.4); and the checkpoint's Pooling config,
-        # which ModelConfig reads for a pooling model whatever flags are given (config/model.py __post_init__, 0.11.0)
-        flag_given = pooler_given(args, rules)
+        # which ModelConfig reads for a pooling model whatever flags are given (config/model.py __post_init__, 0.11.0):
+        # its refusal comes first where a given type is checked only when the pooler is built (pooler_type_checked)
+        flag_given = pooler_given(args, rules, model)
         st_pooling_types(model, rules)
     if (rules.is_v1 and (args.enable_chunked_prefill is None or args.enable_prefix_caching is None) and pooling_run):
         pool_on, pool_why = pooling_incremental_prefill(model, rules, flag_given)
