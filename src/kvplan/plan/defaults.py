@@ -771,10 +771,9 @@ def pooler_given(args: EngineArgs, rules: VersionRules,
         if value not in allowed[key]:
             if rules.pooler_type_checked == "model_build" and model is not None:
                 st_pooling_types(model, rules)  # ModelConfig reads the checkpoint's Pooling config before
-            how = (f"the pooler looks it up as PoolingType[{value!r}] when the model is built and raises KeyError"
-                   if not split else f"PoolerConfig.{key} takes only {', '.join(allowed[key])}")
-            raise RefusedByVLLMError(flag, f"vLLM {rules.version} has no pooling type {value!r} for {key}: {how}",
-                                     f"one of {', '.join(allowed[key])} (upper case)", rule="pooler_config pooling type")
+            raise RefusedByVLLMError(flag, f"vLLM {rules.version} has no pooling type {value!r} for {key}: "
+                                     + _pooling_type_refusal(key, value, rules), _pooling_type_fix(value, allowed[key]),
+                                     rule="pooler_config pooling type")
         out[key] = value
     if split and "pooling_type" in out:
         both = next((k for k in ("seq_pooling_type", "tok_pooling_type") if k in out), None)
@@ -785,6 +784,38 @@ def pooler_given(args: EngineArgs, rules: VersionRules,
         ptype = out.pop("pooling_type")
         out["seq_pooling_type" if ptype in SEQ_POOLING_TYPES else "tok_pooling_type"] = ptype
     return (out, flag) if out else None
+
+
+def _literal_text(names: tuple[str, ...]) -> str:
+    """A Literal's values as pydantic's literal_error lists them: 'LAST', 'ALL', 'CLS', 'STEP' or 'MEAN'."""
+    quoted = [repr(n) for n in names]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
+
+def _pooling_type_refusal(key: str, value: object, rules: VersionRules) -> str:
+    """How vLLM `rules.version` refuses `value` as PoolerConfig.`key` (rules row pooler_type_checked): up to 0.11.x the
+    pooler's PoolingType[name] KeyError when the model is built, from 0.12.0 pydantic's literal_error when argparse
+    builds the PoolerConfig from the JSON (engine/arg_utils.py parse_dataclass: "argument --pooler-config: 1 validation
+    error for PoolerConfig"); from 0.14.0 pooling_type is a union of the sequence and the token Literal, each refusing it
+    (config/pooler.py, 0.12.0, 0.13.0, 0.14.0 and 0.34.0 wheels)."""
+    if rules.pooler_type_checked == "model_build":
+        return (f"its PoolerConfig takes any string, and the pooler looks it up as PoolingType[{value!r}] when the model "
+                f"is built: KeyError: {value!r} (layers/pooler.py)")
+    if key == "pooling_type" and rules.pooler_type_fields == "split":
+        literals = (SEQ_POOLING_TYPES, TOK_POOLING_TYPES)
+    else:
+        literals = ({"seq_pooling_type": SEQ_POOLING_TYPES, "tok_pooling_type": TOK_POOLING_TYPES}.get(key, POOLING_TYPES),)
+    said = "; ".join(f"Input should be {_literal_text(names)} [type=literal_error, input_value={value!r}]"
+                     for names in literals)
+    return f"pydantic refuses the PoolerConfig as argparse builds it from the JSON ({key}: {said})"
+
+
+def _pooling_type_fix(value: object, names: tuple[str, ...]) -> str:
+    """The fix for a refused pooling type: its upper-case spelling where that is one of `names` (no release takes a
+    lower-case name: PoolingType's members and the Literals are upper case), else the names."""
+    if isinstance(value, str) and value.strip().upper() in names:
+        return f"give {value.strip().upper()!r}: vLLM's pooling types are upper case"
+    return f"one of {', '.join(names)} (upper case)"
 
 
 def _class_pooling_type(model: ModelSpec) -> str:
