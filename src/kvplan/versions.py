@@ -671,6 +671,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   Input should be 'LAST', 'ALL', 'CLS', 'STEP' or 'MEAN'"), before any config is read. Neither accepts a lower
     #   case name ('mean').
     "pooler_type_checked": [((0, 0, 0), "model_build"), ((0, 12, 0), "parse")],
+    # What the PoolerConfig does with a field it has not (seq_pooling_type / tok_pooling_type before 0.14,
+    # plan.defaults.pooler_given / pooler_keys_ignored): "refused" up to 0.9.0, where it is a standard-library dataclass
+    # built as PoolerConfig(**json) (config.py, 0.6.4 PoolerConfig.from_json, 0.8.5 argparse type=PoolerConfig.from_json,
+    # 0.9.0 engine/arg_utils.py `f(**json.loads(x))`): TypeError "unexpected keyword argument"; "ignored" from 0.9.1,
+    # where it is a pydantic dataclass without extra="forbid" (config.py 0.9.1 / 0.9.2, config/__init__.py 0.10.1,
+    # config/pooler.py 0.11.0-0.13.0; built by TypeAdapter(PoolerConfig).validate_json or PoolerConfig(**dict)), which
+    # drops it: the type is then the Pooling config's or the class default.
+    "pooler_config_unknown_keys": [((0, 0, 0), "refused"), ((0, 9, 1), "ignored")],
     # The encoder positions an encoder-decoder model's (Whisper's) CrossAttentionSpec charges each request
     # (plan.kv.cross_attention_tokens): "encoder_len" from 0.10.2, the first release to run Whisper on V1
     # (kv_cache_interface.py CrossAttentionSpec.max_memory_usage_bytes reads MULTIMODAL_REGISTRY.get_encdec_max_encoder_len
@@ -2364,6 +2372,7 @@ class VersionRules:
     st_pooling_module_types: tuple[str, ...]
     pooler_type_fields: str
     pooler_type_checked: str
+    pooler_config_unknown_keys: str
     cross_attention_tokens: str
     encoder_decoder_budget_default: str
     encoder_decoder_prefix_caching: str

@@ -728,19 +728,10 @@ def st_pooling_types(model: ModelSpec, rules: VersionRules) -> tuple[dict[str, s
     return out, ", ".join(read) or "no mode vLLM has a type for"
 
 
-def pooler_given(args: EngineArgs, rules: VersionRules,
-                 model: ModelSpec | None = None) -> tuple[dict[str, str], str] | None:
-    """The pooling types --pooler-config / --override-pooler-config give, as {PoolerConfig field: type}, and the flag
-    they came from; None where neither gives one. From 0.11 a given --override-pooler-config replaces --pooler-config
-    whole (config/model.py ModelConfig.__post_init__, 0.11.0 and 0.11.2 wheels). InputError where the JSON is no
-    object; RefusedByVLLMError for what the release's PoolerConfig refuses: a type it does not have (up to 0.13 the
-    pooler's PoolingType[name] raises KeyError when the model is built, layers/pooler.py; from 0.14 the field is a
-    Literal of CLS/LAST/MEAN and ALL/STEP, config/pooler.py), seq_pooling_type / tok_pooling_type before 0.14, or
-    pooling_type beside them ("Cannot set both `pooling_type` and `seq_pooling_type`", PoolerConfig.__post_init__,
-    0.14.0 and 0.34.0 wheels). The flag's release range is checked with the other flags (SERVE_FLAG_SINCE/UNTIL).
-    Where the release checks the type only when the pooler is built (rules row pooler_type_checked "model_build", up to
-    0.11.x), `model`'s sentence-transformers Pooling config is read first, and its refusal is the one given
-    (st_pooling_types), as ModelConfig reads it before."""
+def _pooler_flag_json(args: EngineArgs) -> tuple[str, dict] | None:
+    """The flag that gives the PoolerConfig (--override-pooler-config wins where both are given: from 0.11 it replaces
+    --pooler-config whole, config/model.py ModelConfig.__post_init__, 0.11.0 and 0.11.2 wheels) and its JSON object;
+    None where neither is given. InputError where the JSON is no object."""
     flag, raw = next(((f, v) for f, v in (("--override-pooler-config", args.override_pooler_config),
                                             ("--pooler-config", args.pooler_config)) if v), (None, None))
     if flag is None:
@@ -753,6 +744,35 @@ def pooler_given(args: EngineArgs, rules: VersionRules,
                              f"e.g. {flag} '{{\"pooling_type\": \"MEAN\"}}'") from None
     if not isinstance(raw, dict):
         raise InputError(flag, f"must be a JSON object, got {raw!r}", f"e.g. {flag} '{{\"pooling_type\": \"MEAN\"}}'")
+    return flag, raw
+
+
+def pooler_keys_ignored(args: EngineArgs, rules: VersionRules) -> tuple[str, list[str]] | None:
+    """The flag and the pooling-type fields it gives that vLLM `rules.version`'s PoolerConfig has not and drops
+    (seq_pooling_type / tok_pooling_type before 0.14, where the release ignores a field it has not: rules row
+    pooler_config_unknown_keys "ignored"); None where none is dropped."""
+    given = _pooler_flag_json(args)
+    if given is None or rules.pooler_type_fields == "split" or rules.pooler_config_unknown_keys != "ignored":
+        return None
+    dropped = [k for k in ("seq_pooling_type", "tok_pooling_type") if given[1].get(k) is not None]
+    return (given[0], dropped) if dropped else None
+
+
+def pooler_given(args: EngineArgs, rules: VersionRules,
+                 model: ModelSpec | None = None) -> tuple[dict[str, str], str] | None:
+    """The pooling types --pooler-config / --override-pooler-config give, as {PoolerConfig field: type}, and the flag
+    they came from; None where neither gives one (_pooler_flag_json). RefusedByVLLMError for what the release's
+    PoolerConfig refuses: a type it does not have (_pooling_type_refusal, rules row pooler_type_checked), seq_pooling_type
+    / tok_pooling_type before 0.14 where the release refuses a field it has not (up to 0.9.0; from 0.9.1 to 0.13 they
+    are dropped: pooler_keys_ignored, rules row pooler_config_unknown_keys), or pooling_type beside them ("Cannot set
+    both `pooling_type` and `seq_pooling_type`", PoolerConfig.__post_init__, 0.14.0 and 0.34.0 wheels). The flag's
+    release range is checked with the other flags (SERVE_FLAG_SINCE/UNTIL). Where the release checks the type only
+    when the pooler is built (pooler_type_checked "model_build", up to 0.11.x), `model`'s sentence-transformers Pooling
+    config is read first, and its refusal is the one given (st_pooling_types), as ModelConfig reads it before."""
+    given = _pooler_flag_json(args)
+    if given is None:
+        return None
+    flag, raw = given
     split = rules.pooler_type_fields == "split"
     allowed = {"pooling_type": POOLING_TYPES}
     if split:
@@ -762,9 +782,12 @@ def pooler_given(args: EngineArgs, rules: VersionRules,
         value = raw.get(key)
         if value is None:
             continue
+        if key not in allowed and rules.pooler_config_unknown_keys == "ignored":
+            continue  # pydantic drops a field the PoolerConfig has not (said by pooler_keys_ignored)
         if key not in allowed:
             raise RefusedByVLLMError(flag, f"vLLM {rules.version}'s PoolerConfig has no {key} (it came in vLLM "
-                                     f"{_SPLIT_TYPES_FROM}; before, the one type is pooling_type)",
+                                     f"{_SPLIT_TYPES_FROM}; before, the one type is pooling_type): building it from the "
+                                     f"JSON raises TypeError: __init__() got an unexpected keyword argument '{key}'",
                                      f"give {flag} '{{\"pooling_type\": \"{value}\"}}', or vLLM {_SPLIT_TYPES_FROM} or "
                                      "newer",
                                      rule="pooler_config keys")
@@ -1016,6 +1039,11 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs,
         # its refusal comes first where a given type is checked only when the pooler is built (pooler_type_checked)
         flag_given = pooler_given(args, rules, model)
         st_pooling_types(model, rules)
+        dropped = pooler_keys_ignored(args, rules)
+        if dropped:
+            notes.append(f"{' and '.join(dropped[1])} in {dropped[0]} ignored: vLLM {rules.version}'s PoolerConfig has "
+                         f"no such field (it came in vLLM {_SPLIT_TYPES_FROM}) and pydantic drops it: the pooling "
+                         "type is taken as if it were not given (give pooling_type to set it)")
     if (rules.is_v1 and (args.enable_chunked_prefill is None or args.enable_prefix_caching is None) and pooling_run):
         pool_on, pool_why = pooling_incremental_prefill(model, rules, flag_given)
         unset = " and ".join(what for what, flag in (("chunked prefill", args.enable_chunked_prefill),
