@@ -239,3 +239,21 @@ def test_where_the_hybrid_default_changes_nothing_it_is_left(version):
     plan = kvplan.fit(HYBRID, "H100", runner="pooling", vllm_version=version, max_model_len=16384)
     assert plan.args.enable_prefix_caching is None
     assert not any("Mamba layers" in a for a in plan.assumptions)
+
+
+# --- TerraTorch geospatial models: attention-free pooling, no KV cache ---
+
+@pytest.mark.parametrize("arch", ["Terratorch", "PrithviGeoSpatialMAE"])
+@pytest.mark.parametrize("version", ["0.10.2", "0.13.0", "0.34.0"])
+def test_a_terratorch_model_is_refused_as_one_with_no_kv_cache(tmp_path, arch, version):
+    # vLLM serves it attention-free (from 0.13 attn_type "attention_free": chunked prefill on, prefix caching off), with
+    # no KV cache: kvplan refuses it by name, whether the config states a TerraTorch description (its own) or, relabelled,
+    # a transformer's shape (which planned a 1,065,488-token KV cache before)
+    (tmp_path / "geo").mkdir()
+    (tmp_path / "geo" / "config.json").write_text(json.dumps({"architectures": [arch], "num_classes": 0,
+        "pretrained_cfg": {"model_args": {"backbone": "prithvi_eo_v2_300_tl", "decoder": "UperNetDecoder"}}}))
+    for model in (str(tmp_path / "geo"), _checkpoint(tmp_path, arch)):
+        with pytest.raises(kvplan.errors.InputError) as e:
+            kvplan.fit(model, "H100", vllm_version=version)
+        assert e.value.field == "model" and "TerraTorch" in e.value.message and "no KV cache" in e.value.message
+        assert "attention-free" in e.value.message and "prefix caching off" in e.value.message

@@ -2004,6 +2004,14 @@ _POOLING_MODEL_CLASSES = frozenset({"JinaVLForRanking", "JinaForRanking", "GritL
                                     "ColModernVBertForRetrieval", "ColUltraVBertForRetrieval"})
 
 
+# vLLM's TerraTorch geospatial models (model_executor/models/prithvi_geospatial_mae.py PrithviGeoSpatialMAE in 0.10.1;
+# terratorch.py Terratorch, PrithviGeoSpatialMAE its alias, in 0.11.0-0.14.0 and 0.33.0): IsAttentionFree pooling models
+# (default_pooling_type "All" in 0.11.0 / 0.12.0; @attn_type("attention_free") from 0.13.0, which ModelConfig.
+# is_chunked_prefill_supported takes as on and is_prefix_caching_supported as off, config/model.py 0.13.0) whose config
+# carries a TerraTorch model description, not a transformer's shape: no KV cache for kvplan to plan (resolve.normalize)
+_GEOSPATIAL_POOLING_CLASSES = frozenset({"Terratorch", "PrithviGeoSpatialMAE"})
+
+
 def served_as_pooling(archs) -> bool:
     """Whether vLLM's `--runner auto` (task 'auto' before 0.10.1) serves a checkpoint of these architectures as a pooling
     model: every name a pooling one (a classifier, a reward model, a bare '*Model' backbone such as BertModel or
@@ -2100,6 +2108,14 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     if raw_type == "whisper":
         return _whisper_spec(raw, model_id=model_id, source=source, revision=revision, checkpoint=checkpoint,
                              gated=gated, notes=notes, inputs=inputs)
+    geo = next((a for a in (raw.get("architectures") or ()) if a in _GEOSPATIAL_POOLING_CLASSES), None)
+    if geo:
+        raise InputError("model", f"{model_id} is a TerraTorch geospatial model ({geo}), which vLLM serves (in the "
+                         "releases that register it) as an attention-free pooling model: it keeps no KV cache (IsAttentionFree; from vLLM 0.13 attn_type "
+                         "'attention_free', chunked prefill on and prefix caching off by default), so there is no pool, "
+                         "block count or concurrency to predict, and its config states no transformer shape (hidden_size, "
+                         "layers) kvplan sizes weights from", "kvplan plans decoder models; size a TerraTorch model by its "
+                         "checkpoint and its input tiles")
     for field_name, names in (("hidden_size", ("hidden_size", "d_model", "n_embd")),
                               ("num_hidden_layers", ("num_hidden_layers", "num_layers", "n_layer")),
                               ("num_attention_heads", ("num_attention_heads", "n_head", "num_heads"))):
