@@ -83,8 +83,11 @@ def test_a_given_flag_overrides_the_pooling_default(tmp_path):
 
 @pytest.mark.parametrize("version", ["0.10.0", "0.11.0"])
 def test_a_sentence_transformers_pooling_config_is_an_assumption_said(tmp_path, version):
-    # its pooling mode overrides the class default and is not read: the plan says what it took
-    with_st = kvplan.fit(_checkpoint(tmp_path, st_pooling=True), "H100", vllm_version=version, max_model_len=16384)
+    # its pooling mode overrides the class default and could not be read (a Hub file not fetched: why unknown): the
+    # plan says what it took
+    from dataclasses import replace
+    spec = replace(resolve_model(_checkpoint(tmp_path, st_pooling=True)), st_pooling_unread=None)
+    with_st = kvplan.fit(spec, "H100", vllm_version=version, max_model_len=16384)
     said = [a for a in with_st.assumptions if "sentence-transformers Pooling config" in a]
     assert said and "LAST" in said[0] and "--no-enable-chunked-prefill" in said[0]
     assert with_st.args.enable_prefix_caching is not False
@@ -129,6 +132,37 @@ def test_the_pooling_config_entries_are_read_from_a_local_folder(tmp_path):
 def test_a_pooling_config_that_cannot_be_read_stays_unread(tmp_path):
     spec = resolve_model(_checkpoint(tmp_path, st_pooling=True))  # modules.json names 1_Pooling, which is not there
     assert spec.st_pooling and spec.st_pooling_modes is None
+    assert spec.st_pooling_unread == ("missing", "1_Pooling/config.json")
+
+
+@pytest.mark.parametrize("version,outcome", [("0.9.2", "refused"), ("0.11.0", "refused"), ("0.13.0", "refused"),
+                                             ("0.14.0", "class default"), ("0.34.0", "class default")])
+def test_a_missing_pooling_config_stops_vllm_up_to_0_13_and_is_no_mode_from_0_14(tmp_path, version, outcome):
+    # get_pooling_config reads the missing file as None: pooling_dict.items() raises up to 0.13; 0.14 reads `or {}`
+    model = _checkpoint(tmp_path, st_pooling=True)
+    if outcome == "refused":
+        for flags in ({}, dict(enable_chunked_prefill=True, enable_prefix_caching=True)):
+            with pytest.raises(RefusedByVLLMError, match="'NoneType' object has no attribute 'items'") as e:
+                kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384, **flags)
+            assert "1_Pooling/config.json" in e.value.message and "vLLM 0.14.0 or newer" in e.value.fix
+        kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384, runner="generate")  # never read
+        return
+    off, plan = _defaults_off(model, version)
+    assert off is False  # the converted class's LAST
+    said = next(a for a in plan.assumptions if "by default for this pooling model" in a)
+    assert "1_Pooling/config.json is not in the checkpoint" in said and "assumed" not in said
+
+
+@pytest.mark.parametrize("text", ["{\"pooling_mode_mean_tokens\": tru", "[\"pooling_mode_mean_tokens\"]"])
+@pytest.mark.parametrize("version", ["0.10.0", "0.13.0", "0.34.0"])
+def test_a_pooling_config_that_is_no_json_object_stops_vllm_in_every_release(tmp_path, text, version):
+    model = _checkpoint(tmp_path, st_pooling=True)
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "1_Pooling" / "config.json").write_text(text)
+    assert resolve_model(model).st_pooling_unread == ("not_object", "1_Pooling/config.json")
+    with pytest.raises(RefusedByVLLMError, match="is not a JSON object") as e:
+        kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384)
+    assert "JSONDecodeError" in e.value.message and "repair 1_Pooling/config.json" in e.value.fix
 
 
 @pytest.mark.parametrize("mode,version,off", [

@@ -641,6 +641,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # - "each_or_mode" from 0.30: also a string "pooling_mode" (0.30.0, 0.31.0 and 0.34.0 wheels).
     "st_pooling_mode_read": [((0, 0, 0), "first_or_none"), ((0, 10, 1), "first_or_error"), ((0, 14, 0), "each"),
                              ((0, 30, 0), "each_or_mode")],
+    # What vLLM does where the Pooling module's config.json is not in the checkpoint (get_hf_file_to_dict returns None:
+    # transformers_utils/config.py, repo_utils.py from 0.14.0): "error" up to 0.13, where get_pooling_config calls
+    # pooling_dict.items() on it (AttributeError: 'NoneType' object has no attribute 'items'; 0.6.4, 0.8.5, 0.9.2,
+    # 0.10.1, 0.11.0, 0.11.2, 0.12.0 and 0.13.0 wheels); "empty" from 0.14.0 (`... or {}`: no mode, the class default;
+    # 0.14.0 and 0.34.0 wheels). A file that is no JSON raises in json.load in every release (plan.defaults.st_pooling_types).
+    "st_pooling_config_missing": [((0, 0, 0), "error"), ((0, 14, 0), "empty")],
     # The modules.json types vLLM takes as the sentence-transformers Pooling module, matched exactly
     # (transformers_utils/config.py get_pooling_config: `item["type"] == "sentence_transformers.models.Pooling"` in the
     # 0.6.4-0.23.0 and 0.25.0-0.29.0 wheels; `item["type"] in _ST_POOLING_MODULE_TYPES`, which adds
@@ -2369,6 +2375,7 @@ class VersionRules:
     v1_chunked_prefill_flag: str
     pooling_chunked_prefill_default: str
     st_pooling_mode_read: str
+    st_pooling_config_missing: str
     st_pooling_module_types: tuple[str, ...]
     pooler_type_fields: str
     pooler_type_checked: str

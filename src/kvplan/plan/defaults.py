@@ -689,6 +689,8 @@ def st_pooling_types(model: ModelSpec, rules: VersionRules) -> tuple[dict[str, s
     st_pooling_mode_read, pooler_type_fields). RefusedByVLLMError where the release refuses the mode (0.10.1-0.13:
     NotImplementedError for a name outside its pooling types)."""
     modes = model.st_pooling_modes
+    if model.st_pooling and modes is None and model.st_pooling_unread:
+        return _st_pooling_config_unread(model.st_pooling_unread, rules)
     if not model.st_pooling or modes is None:
         return None
     kind = rules.st_pooling_mode_read
@@ -756,6 +758,37 @@ def pooler_keys_ignored(args: EngineArgs, rules: VersionRules) -> tuple[str, lis
         return None
     dropped = [k for k in ("seq_pooling_type", "tok_pooling_type") if given[1].get(k) is not None]
     return (given[0], dropped) if dropped else None
+
+
+_ST_MISSING_EMPTY_FROM = first_release_where("st_pooling_config_missing", lambda kind: kind == "empty")
+
+
+def _st_pooling_config_unread(unread: tuple[str, str], rules: VersionRules) -> tuple[dict[str, str | None], str]:
+    """st_pooling_types where the checkpoint's Pooling config is not there or is no JSON object (ModelSpec.
+    st_pooling_unread): vLLM's get_pooling_config reads it for every pooling run (and --runner auto) with json.load and
+    calls .items() on what it got (transformers_utils/config.py). A file that is no JSON object stops the start in every
+    release; a missing one up to 0.13 (AttributeError on None), while from 0.14 it reads as no mode (rules row
+    st_pooling_config_missing)."""
+    why, path = unread
+    fix_file = (f"add {path} (sentence-transformers writes it with the model: its pooling_mode_* keys), or remove the "
+                "Pooling module from modules.json")
+    if why == "missing" and rules.st_pooling_config_missing == "empty":
+        return ({"pooling_type": None} if rules.pooler_type_fields == "single" else {}), f"{path} is not in the checkpoint: no mode"
+    if why == "missing":
+        raise RefusedByVLLMError(
+            "model", f"vLLM {rules.version} does not start this checkpoint: its modules.json lists a sentence-transformers "
+            f"Pooling module whose {path} is not in the checkpoint, and get_pooling_config, which ModelConfig runs for a "
+            "pooling model whatever flags are given, reads the missing file as None and fails on it (AttributeError: "
+            "'NoneType' object has no attribute 'items'; transformers_utils/config.py)",
+            f"{fix_file}; or vLLM {_ST_MISSING_EMPTY_FROM} or newer (which reads a missing Pooling config as no mode)",
+            rule="sentence-transformers pooling config")
+    raise RefusedByVLLMError(
+        "model", f"vLLM {rules.version} does not start this checkpoint: its sentence-transformers Pooling config {path} "
+        "is not a JSON object, and get_pooling_config, which ModelConfig runs for a pooling model whatever flags are "
+        "given, reads it with json.load and takes its .items() (json.decoder.JSONDecodeError, or AttributeError for "
+        "JSON of another kind; transformers_utils/config.py get_hf_file_to_dict)",
+        f"repair {path} (a JSON object of pooling_mode_* keys), or remove the Pooling module from modules.json",
+        rule="sentence-transformers pooling config")
 
 
 def pooler_given(args: EngineArgs, rules: VersionRules,
