@@ -107,15 +107,50 @@ def test_sequence_and_token_types_from_0_14(given, off):
 
 
 @pytest.mark.parametrize("version,given,match", [
-    ("0.13.0", {"seq_pooling_type": "MEAN"}, "no seq_pooling_type"),
+    ("0.9.0", {"seq_pooling_type": "MEAN"}, "unexpected keyword argument 'seq_pooling_type'"),
     ("0.14.0", {"pooling_type": "MEAN", "seq_pooling_type": "MEAN"}, "Cannot set both"),
     ("0.11.0", {"pooling_type": "mean"}, "KeyError"),
     ("0.34.0", {"pooling_type": "MAX"}, "no pooling type 'MAX'"),
-    ("0.34.0", {"tok_pooling_type": "MEAN"}, "takes only ALL, STEP"),
+    ("0.34.0", {"tok_pooling_type": "MEAN"}, "tok_pooling_type: Input should be 'ALL' or 'STEP'"),
 ])
 def test_what_the_release_refuses(version, given, match):
+    flag = "override_pooler_config" if version == "0.9.0" else "pooler_config"
     with pytest.raises(RefusedByVLLMError, match=match):
-        kvplan.fit(EMBED, "H100", runner="pooling", vllm_version=version, pooler_config=json.dumps(given))
+        kvplan.fit(EMBED, "H100", runner="pooling", vllm_version=version, **{flag: json.dumps(given)})
+
+
+@pytest.mark.parametrize("version,flag", [("0.9.1", "override_pooler_config"), ("0.10.1", "override_pooler_config"),
+                                          ("0.11.0", "pooler_config"), ("0.13.0", "pooler_config")])
+def test_a_split_type_field_before_0_14_is_dropped_where_pydantic_builds_the_pooler_config(version, flag):
+    # 0.9.1-0.13: PoolerConfig is a pydantic dataclass that ignores a field it has not, so seq_pooling_type MEAN leaves
+    # the type unset (the converted class's LAST from 0.10.1: on); a pooling_type beside it still decides
+    dropped = kvplan.fit(EMBED, "H100", runner="pooling", vllm_version=version, max_model_len=16384,
+                         **{flag: '{"seq_pooling_type": "MEAN"}'})
+    unset = kvplan.fit(EMBED, "H100", runner="pooling", vllm_version=version, max_model_len=16384)
+    assert _same(dropped, unset)
+    assert any("seq_pooling_type in --" + flag.replace("_", "-") + " ignored" in a for a in dropped.assumptions)
+    if version != "0.9.1":  # (0.9.1 pools on V0: no V1 default to move)
+        assert _off(EMBED, version, runner="pooling", **{flag: '{"tok_pooling_type": "ALL", "pooling_type": "MEAN"}'})
+
+
+@pytest.mark.parametrize("version,flag,how", [
+    ("0.6.4", "override_pooler_config", "KeyError: 'mean'"), ("0.10.1", "override_pooler_config", "KeyError: 'mean'"),
+    ("0.11.2", "pooler_config", "KeyError: 'mean'"),
+    ("0.12.0", "pooler_config", "Input should be 'LAST', 'ALL', 'CLS', 'STEP' or 'MEAN' [type=literal_error"),
+    ("0.13.0", "pooler_config", "Input should be 'LAST', 'ALL', 'CLS', 'STEP' or 'MEAN' [type=literal_error"),
+    ("0.14.0", "pooler_config", "Input should be 'CLS', 'LAST' or 'MEAN' [type=literal_error"),
+    ("0.34.0", "pooler_config", "Input should be 'ALL' or 'STEP' [type=literal_error")])
+def test_no_release_takes_a_lower_case_pooling_type(version, flag, how):
+    # up to 0.11.x the PoolerConfig takes any string and PoolingType['mean'] raises when the pooler is built; from
+    # 0.12.0 pydantic refuses the Literal as argparse builds the PoolerConfig (rules row pooler_type_checked)
+    with pytest.raises(RefusedByVLLMError) as e:
+        kvplan.fit(EMBED, "H100", runner="pooling", vllm_version=version, **{flag: '{"pooling_type": "mean"}'})
+    assert how in e.value.message and ("PoolingType['mean']" in e.value.message) == ("KeyError" in how)
+    assert "give 'MEAN'" in e.value.fix
+    if tuple(map(int, version.split("."))) >= (0, 14):
+        with pytest.raises(RefusedByVLLMError, match="give 'LAST'") as e:
+            kvplan.fit(EMBED, "H100", runner="pooling", vllm_version=version, pooler_config='{"seq_pooling_type": "last"}')
+        assert "seq_pooling_type: Input should be 'CLS', 'LAST' or 'MEAN'" in e.value.message
 
 
 def test_no_json_object_is_an_input_error():

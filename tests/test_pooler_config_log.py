@@ -179,3 +179,50 @@ def test_the_record_reconcile_writes_keeps_the_name_its_release_takes():
     record["model"]["id"] = "Qwen/Qwen3-8B"
     again, _ = predict_record(record)
     assert _key(again) == _key(plan)
+
+
+# --- a pooling type in lower case: no release takes it, so the log keeps it as logged and its failure is read ---
+
+REPR_011_LOWER = ("PoolerConfig(pooling_type='mean', normalize=None, dimensions=None, enable_chunked_processing=None, "
+                  "max_embed_len=None, activation=None, logit_bias=None, softmax=None, step_tag_id=None, "
+                  "returned_token_ids=None)")
+
+
+def test_a_lower_case_type_is_kept_as_logged_and_planned_as_vllm_refuses_it():
+    # 0.11.x prints the PoolerConfig argparse built with the string as given (pooling_type is any str there), then fails
+    # when the pooler looks it up (PoolingType['mean'] KeyError): the record keeps 'mean' and the re-plan refuses it
+    from kvplan.errors import RefusedByVLLMError
+    log = parse_lines(["(APIServer pid=1) INFO 10-01 10:00:00 [api_server.py:1] vLLM API server version 0.11.0",
+                       ND + "{'model': 'Qwen/Qwen3-8B', 'runner': 'pooling', 'pooler_config': " + REPR_011_LOWER
+                       + ", 'max_model_len': 16384}"])
+    assert log.pooler_config_given() == {"pooler_config": '{"pooling_type": "mean"}'}
+    kw = plan_kwargs_from_log(log)
+    kw.pop("model", None)
+    with pytest.raises(RefusedByVLLMError) as e:
+        kvplan.fit("Qwen/Qwen3-8B", "H100", **kw)
+    assert "KeyError: 'mean'" in e.value.message and "give 'MEAN'" in e.value.fix
+
+
+@pytest.mark.parametrize("lines,name,said", [
+    # 0.12+: argparse prints pydantic's ValidationError of the PoolerConfig it builds from the JSON
+    (["vllm serve: error: argument --pooler-config: 1 validation error for PoolerConfig", "pooling_type",
+      "  Input should be 'LAST', 'ALL', 'CLS', 'STEP' or 'MEAN' [type=literal_error, input_value='mean', input_type=str]"],
+     "pooler_type_literal", "(mean)"),
+    (["vllm serve: error: argument --pooler-config: 1 validation error for PoolerConfig", "seq_pooling_type",
+      "  Input should be 'CLS', 'LAST' or 'MEAN' [type=literal_error, input_value='last', input_type=str]"],
+     "pooler_type_literal", "(last)"),
+    # up to 0.11.x: the traceback of the pooler's lookup
+    (["(EngineCore_0 pid=7) ERROR 10-01 10:00:09 [core.py:708]   File \"/usr/local/lib/python3.12/dist-packages/vllm/"
+      "model_executor/layers/pooler.py\", line 54, in from_config",
+      "(EngineCore_0 pid=7) ERROR 10-01 10:00:09 [core.py:708]     pooling_type=PoolingType[pooler_config.pooling_type])",
+      "(EngineCore_0 pid=7) ERROR 10-01 10:00:09 [core.py:708] KeyError: 'mean'"], "pooler_type_keyerror", "KeyError"),
+    # 0.10.1-0.13: the checkpoint's Pooling config sets a mode vLLM has no type for
+    (["(EngineCore_0 pid=7) ERROR 10-01 10:00:09 [core.py:708] NotImplementedError: Pooling type MAX not supported"],
+     "st_pooling_type_unsupported", "sets MAX pooling first"),
+])
+def test_a_refused_pooling_type_is_diagnosed(lines, name, said):
+    from kvplan.diagnose import diagnose
+    from kvplan.logs import SIGNATURES_BY_NAME
+    top = diagnose(lines).top
+    sig = SIGNATURES_BY_NAME[name]
+    assert top is not None and (top.symptom, top.layer) == (sig.symptom, sig.layer) and said in top.cause

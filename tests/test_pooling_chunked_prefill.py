@@ -83,8 +83,11 @@ def test_a_given_flag_overrides_the_pooling_default(tmp_path):
 
 @pytest.mark.parametrize("version", ["0.10.0", "0.11.0"])
 def test_a_sentence_transformers_pooling_config_is_an_assumption_said(tmp_path, version):
-    # its pooling mode overrides the class default and is not read: the plan says what it took
-    with_st = kvplan.fit(_checkpoint(tmp_path, st_pooling=True), "H100", vllm_version=version, max_model_len=16384)
+    # its pooling mode overrides the class default and could not be read (a Hub file not fetched: why unknown): the
+    # plan says what it took
+    from dataclasses import replace
+    spec = replace(resolve_model(_checkpoint(tmp_path, st_pooling=True)), st_pooling_unread=None)
+    with_st = kvplan.fit(spec, "H100", vllm_version=version, max_model_len=16384)
     said = [a for a in with_st.assumptions if "sentence-transformers Pooling config" in a]
     assert said and "LAST" in said[0] and "--no-enable-chunked-prefill" in said[0]
     assert with_st.args.enable_prefix_caching is not False
@@ -129,6 +132,37 @@ def test_the_pooling_config_entries_are_read_from_a_local_folder(tmp_path):
 def test_a_pooling_config_that_cannot_be_read_stays_unread(tmp_path):
     spec = resolve_model(_checkpoint(tmp_path, st_pooling=True))  # modules.json names 1_Pooling, which is not there
     assert spec.st_pooling and spec.st_pooling_modes is None
+    assert spec.st_pooling_unread == ("missing", "1_Pooling/config.json")
+
+
+@pytest.mark.parametrize("version,outcome", [("0.9.2", "refused"), ("0.11.0", "refused"), ("0.13.0", "refused"),
+                                             ("0.14.0", "class default"), ("0.34.0", "class default")])
+def test_a_missing_pooling_config_stops_vllm_up_to_0_13_and_is_no_mode_from_0_14(tmp_path, version, outcome):
+    # get_pooling_config reads the missing file as None: pooling_dict.items() raises up to 0.13; 0.14 reads `or {}`
+    model = _checkpoint(tmp_path, st_pooling=True)
+    if outcome == "refused":
+        for flags in ({}, dict(enable_chunked_prefill=True, enable_prefix_caching=True)):
+            with pytest.raises(RefusedByVLLMError, match="'NoneType' object has no attribute 'items'") as e:
+                kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384, **flags)
+            assert "1_Pooling/config.json" in e.value.message and "vLLM 0.14.0 or newer" in e.value.fix
+        kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384, runner="generate")  # never read
+        return
+    off, plan = _defaults_off(model, version)
+    assert off is False  # the converted class's LAST
+    said = next(a for a in plan.assumptions if "by default for this pooling model" in a)
+    assert "1_Pooling/config.json is not in the checkpoint" in said and "assumed" not in said
+
+
+@pytest.mark.parametrize("text", ["{\"pooling_mode_mean_tokens\": tru", "[\"pooling_mode_mean_tokens\"]"])
+@pytest.mark.parametrize("version", ["0.10.0", "0.13.0", "0.34.0"])
+def test_a_pooling_config_that_is_no_json_object_stops_vllm_in_every_release(tmp_path, text, version):
+    model = _checkpoint(tmp_path, st_pooling=True)
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "1_Pooling" / "config.json").write_text(text)
+    assert resolve_model(model).st_pooling_unread == ("not_object", "1_Pooling/config.json")
+    with pytest.raises(RefusedByVLLMError, match="is not a JSON object") as e:
+        kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384)
+    assert "JSONDecodeError" in e.value.message and "repair 1_Pooling/config.json" in e.value.fix
 
 
 @pytest.mark.parametrize("mode,version,off", [
@@ -175,6 +209,29 @@ def test_a_mode_vllm_has_no_type_for(tmp_path, version, outcome):
         kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384, runner="generate")
 
 
+@pytest.mark.parametrize("version,flag,first", [
+    ("0.10.1", "override_pooler_config", "model"), ("0.11.0", "pooler_config", "model"),
+    ("0.11.2", "override_pooler_config", "model"), ("0.11.2", "pooler_config", "model"),
+    ("0.12.0", "pooler_config", "--pooler-config"), ("0.13.0", "pooler_config", "--pooler-config")])
+def test_a_refused_mode_and_a_refused_given_type_are_refused_in_vllm_s_order(tmp_path, version, flag, first):
+    # up to 0.11.x the given type is looked up (PoolingType[name]) only when the pooler is built, after ModelConfig read
+    # the checkpoint's Pooling config: its MAX mode is the refusal; from 0.12.0 pydantic checks the given type's
+    # Literal when argparse builds the PoolerConfig, before any config is read (rules row pooler_type_checked)
+    model = _st_checkpoint(tmp_path, "pooling_mode_max_tokens")
+    with pytest.raises(RefusedByVLLMError) as e:
+        kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384, **{flag: '{"pooling_type": "MAX"}'})
+    assert e.value.field == first
+    assert ("Pooling type MAX not supported" in e.value.message) == (first == "model")
+    # a valid given type does not start it either, and without the bad mode the given type is the refusal
+    with pytest.raises(RefusedByVLLMError, match="Pooling type MAX not supported"):
+        kvplan.fit(model, "H100", vllm_version=version, max_model_len=16384, **{flag: '{"pooling_type": "LAST"}'})
+    (tmp_path / "mean").mkdir()
+    mean = _st_checkpoint(tmp_path / "mean", "pooling_mode_mean_tokens")
+    with pytest.raises(RefusedByVLLMError) as e:
+        kvplan.fit(mean, "H100", vllm_version=version, max_model_len=16384, **{flag: '{"pooling_type": "MAX"}'})
+    assert e.value.field == "--" + flag.replace("_", "-")
+
+
 def test_two_modes_set_the_first_wins_up_to_0_13_and_the_last_from_0_14(tmp_path):
     model = _st_checkpoint(tmp_path, "pooling_mode_mean_tokens", "pooling_mode_lasttoken")
     assert _defaults_off(model, "0.13.0")[0] is True    # MEAN, the first true
@@ -216,3 +273,21 @@ def test_where_the_hybrid_default_changes_nothing_it_is_left(version):
     plan = kvplan.fit(HYBRID, "H100", runner="pooling", vllm_version=version, max_model_len=16384)
     assert plan.args.enable_prefix_caching is None
     assert not any("Mamba layers" in a for a in plan.assumptions)
+
+
+# --- TerraTorch geospatial models: attention-free pooling, no KV cache ---
+
+@pytest.mark.parametrize("arch", ["Terratorch", "PrithviGeoSpatialMAE"])
+@pytest.mark.parametrize("version", ["0.10.2", "0.13.0", "0.34.0"])
+def test_a_terratorch_model_is_refused_as_one_with_no_kv_cache(tmp_path, arch, version):
+    # vLLM serves it attention-free (from 0.13 attn_type "attention_free": chunked prefill on, prefix caching off), with
+    # no KV cache: kvplan refuses it by name, whether the config states a TerraTorch description (its own) or, relabelled,
+    # a transformer's shape (which planned a 1,065,488-token KV cache before)
+    (tmp_path / "geo").mkdir()
+    (tmp_path / "geo" / "config.json").write_text(json.dumps({"architectures": [arch], "num_classes": 0,
+        "pretrained_cfg": {"model_args": {"backbone": "prithvi_eo_v2_300_tl", "decoder": "UperNetDecoder"}}}))
+    for model in (str(tmp_path / "geo"), _checkpoint(tmp_path, arch)):
+        with pytest.raises(kvplan.errors.InputError) as e:
+            kvplan.fit(model, "H100", vllm_version=version)
+        assert e.value.field == "model" and "TerraTorch" in e.value.message and "no KV cache" in e.value.message
+        assert "attention-free" in e.value.message and "prefix caching off" in e.value.message

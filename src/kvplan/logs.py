@@ -1625,6 +1625,36 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="max_lora_rank={rank} was passed to vLLM's LoRA config, which accepts only 1, 8, 16, 32, 64, 128, 256, 320 or 512; the value came from code that builds the config itself (the CLI offers only those choices), often an adapter's own rank passed through.",
          fix="Round the rank up to the next allowed value (e.g. 48 -> 64) where the calling code builds LLM(...) / LoRAConfig.",
          versions=">=0.14", source="vllm/config/lora.py LoRAConfig.max_lora_rank (MaxLoRARanks, 0.14.1, 0.22.0, 0.33.0); https://github.com/vllm-project/vllm-omni/pull/1397"),
+    # A pooling type on --pooler-config / --override-pooler-config vLLM has no member for; no release takes a lower-case
+    # name ('mean'). From 0.12.0 PoolerConfig.pooling_type is a Literal (config/pooler.py PoolingTypeStr 'LAST', 'ALL',
+    # 'CLS', 'STEP', 'MEAN' in 0.12.0 / 0.13.0; from 0.14.0 seq_pooling_type 'CLS', 'LAST', 'MEAN' and tok_pooling_type
+    # 'ALL', 'STEP', pooling_type their union: 0.14.0, 0.34.0) that pydantic checks as argparse builds the PoolerConfig
+    # from the JSON (engine/arg_utils.py _compute_kwargs parse_dataclass, TypeAdapter(cls).validate_json, which argparse
+    # prints as "argument --pooler-config: 1 validation error for PoolerConfig"); up to 0.11.x any string is taken and
+    # the pooler's lookup PoolingType[pooler_config.pooling_type] raises KeyError when the model is built (layers/pooler.py
+    # ResolvedPoolingConfig.from_config / Pooler, 0.6.4, 0.9.2, 0.10.1, 0.11.0 and 0.11.2 wheels), the traceback showing
+    # that source line (plan.defaults.pooler_given, rules row pooler_type_checked)
+    _sig("pooler_type_literal", "[type=literal_error, input_value=",
+         r"Input should be (?:'LAST', 'ALL', 'CLS', 'STEP' or 'MEAN'|'CLS', 'LAST' or 'MEAN'|'ALL' or 'STEP') \[type=literal_error, input_value='?(?P<value>[^',\]]*)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
+         cause="The pooling type given on --pooler-config ({value}) is not one vLLM's PoolerConfig has: it takes only LAST, ALL, CLS, STEP or MEAN (from 0.14 seq_pooling_type CLS/LAST/MEAN, tok_pooling_type ALL/STEP), in upper case.",
+         fix="Give the type in upper case, e.g. --pooler-config '{{\"pooling_type\": \"MEAN\"}}'.",
+         versions=">=0.12", source="vllm/config/pooler.py PoolerConfig (0.12.0, 0.13.0, 0.14.0, 0.34.0); vllm/engine/arg_utils.py parse_dataclass"),
+    _sig("pooler_type_keyerror", "poolingtype[pooler_config.pooling_type]", r"PoolingType\[pooler_config\.pooling_type\]", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="The pooling type given on --override-pooler-config / --pooler-config is no member of vLLM's PoolingType (LAST, ALL, CLS, STEP, MEAN, upper case): the PoolerConfig took the string and the pooler's lookup raised KeyError when the model was built (the KeyError line names it; a lower-case 'mean' is refused too).",
+         fix="Give the type in upper case, e.g. --override-pooler-config '{{\"pooling_type\": \"MEAN\"}}'.",
+         versions="0.6.4-0.11", source="vllm/model_executor/layers/pooler.py PoolingType lookup (0.6.4, 0.9.2, 0.10.1, 0.11.0, 0.11.2)"),
+    # transformers_utils/config.py get_pooling_config_name (0.10.1, 0.11.0, 0.12.0, 0.13.0 wheels): the first mode set to
+    # true in the checkpoint's sentence-transformers Pooling config (modules.json -> 1_Pooling/config.json), named without
+    # 'pooling_mode_' and cut at its first '_', is none of LAST/ALL/CLS/STEP/MEAN (pooling_mode_max_tokens, weightedmean):
+    # NotImplementedError. ModelConfig reads it for every pooling run (and --runner auto asks it), whatever --pooler-config
+    # says; up to 0.10.0 such a mode is skipped, from 0.14.0 too (plan.defaults.st_pooling_types)
+    _sig("st_pooling_type_unsupported", "not supported", r"Pooling type (?P<name>[A-Z][A-Z_]*) not supported", ERROR,
+         symptom="unsupported_architecture", layer="model_weights", weight=0.8, fatal=True,
+         cause="The checkpoint's sentence-transformers Pooling config (modules.json -> 1_Pooling/config.json) sets {name} pooling first, which this vLLM has no pooling type for; it reads that config for every pooling run, whatever --pooler-config gives.",
+         fix="Set a mode vLLM has (pooling_mode_mean_tokens, cls_token or lasttoken) first in the checkpoint's Pooling config, or use vLLM 0.14.0 or newer, which skips a mode it has no type for.",
+         versions="0.10.1-0.13", source="vllm/transformers_utils/config.py get_pooling_config_name (0.10.1, 0.11.0, 0.12.0, 0.13.0)"),
     # vllm/config/parallel.py ParallelConfig.__post_init__: with no --distributed-executor-backend and a world size above
     # the node's GPUs, 0.11.1-0.12.0 raise "Tensor parallel size (N) cannot be larger than the number of available GPUs
     # (M)." and 0.13.0-0.33.0 "World size (N) is larger than the number of available GPUs (M) in this node. If this is

@@ -1046,6 +1046,10 @@ class ModelSpec:
     # every Pooling module modules.json lists, in its order, as (type, modes) alike st_pooling_type / st_pooling_modes:
     # a release reads the first of a type it matches (plan.args.st_module_as_read); None where modules.json was not read
     st_pooling_modules: tuple[tuple[str, tuple[tuple[str, Any], ...] | None], ...] | None = None
+    # why st_pooling_modes is None where that is known (resolve.st_pooling_unread): ("missing", "1_Pooling/config.json")
+    # where the checkpoint has no such file, ("not_object", ...) where it is no JSON object; None where the modes were
+    # read, or the file could not be asked for (no Hub)
+    st_pooling_unread: tuple[str, str] | None = None
     local_dir: str | None = None  # the absolute path of a local checkpoint folder it was read from
     tokenizer: str | None = None  # a Hub id whose tokenizer serves it (a GGUF file's base model, as its metadata names it)
     notes: tuple[str, ...] = ()
@@ -1422,6 +1426,30 @@ def pooling_modules(modules: object, read) -> tuple[tuple[str, tuple[tuple[str, 
                  if isinstance(m, dict) and isinstance(m.get("type"), str) and m["type"] in ST_POOLING_MODULE_TYPES)
 
 
+def st_pooling_unread(modules: object, probe) -> tuple[str, str] | None:
+    """Why the config.json of the first Pooling module modules.json lists (the one st_pooling_modes reads) gives no modes,
+    where that is known: ("missing", its path) where the checkpoint has no such file, ("not_object", its path) where it
+    is not a JSON object. vLLM reads it with json.load (transformers_utils/config.py get_hf_file_to_dict) and calls
+    .items() on it: plan.defaults.st_pooling_types says what each release does then. `probe(relative_path)` gives
+    "missing", "not_object" or None (read, or not known)."""
+    module = _pooling_module(modules)
+    folder = module.get("path") if module is not None else None
+    if not isinstance(folder, str) or not folder.strip("/"):
+        return None
+    rel = f"{folder.strip('/')}/config.json"
+    why = probe(rel)
+    return (why, rel) if why else None
+
+
+def _folder_probe(folder: Path):
+    """st_pooling_unread's probe for a local checkpoint folder."""
+    def probe(rel: str) -> str | None:
+        if not (folder / rel).is_file():
+            return "missing"
+        return None if isinstance(_read_json_or_none(folder / rel), dict) else "not_object"
+    return probe
+
+
 def _module_modes(module: dict, read) -> tuple[tuple[str, Any], ...] | None:
     """The entries of one Pooling module's config.json vLLM may read as its mode (st_pooling_modes)."""
     folder = module.get("path")
@@ -1509,7 +1537,8 @@ def _from_folder(folder: Path) -> ModelSpec:
     modes = st_pooling_modes(modules, read) if pooling else None
     return replace(spec, local_dir=str(folder.resolve()), st_pooling_modes=modes,
                    st_pooling_type=pooling_module_type(modules),
-                   st_pooling_modules=pooling_modules(modules, read) if pooling else None)
+                   st_pooling_modules=pooling_modules(modules, read) if pooling else None,
+                   st_pooling_unread=st_pooling_unread(modules, _folder_probe(folder)) if pooling else None)
 
 
 SAFETENSORS_INDEX = "model.safetensors.index.json"
@@ -1751,7 +1780,7 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
                                "hf_quant_config.json")
     except Exception:
         pass  # most checkpoints have none
-    pooling, modes, every = False, None, None
+    pooling, modes, every, unread = False, None, None, {}
     try:
         modules = _read_modules(Path(hf_hub_download(repo, "modules.json", revision=revision_read,
                                                      local_files_only=cache_only)))
@@ -1759,12 +1788,19 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
     except Exception:
         pass  # only sentence-transformers checkpoints have one
     if pooling:
+        remote_missing = getattr(hf_errors, "RemoteEntryNotFoundError", hf_errors.EntryNotFoundError)
+
         def _hub_json(rel: str) -> object:
             try:
-                return _read_json_or_none(Path(hf_hub_download(repo, rel, revision=revision_read,
-                                                               local_files_only=cache_only)))
-            except Exception:  # not there, or no Hub: the mode stays an assumption
+                path = Path(hf_hub_download(repo, rel, revision=revision_read, local_files_only=cache_only))
+            except Exception as exc:  # not there (said: st_pooling_unread), or no Hub: the mode stays an assumption
+                if isinstance(exc, remote_missing) and not isinstance(exc, hf_errors.LocalEntryNotFoundError):
+                    unread[rel] = "missing"
                 return None
+            data = _read_json_or_none(path)
+            if not isinstance(data, dict):
+                unread[rel] = "not_object"
+            return data
         modes = st_pooling_modes(modules, _hub_json)
         every = pooling_modules(modules, _hub_json)
     ckpt = None
@@ -1801,7 +1837,8 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
                      revision=revision, hf_quant_config=hfq, checkpoint=ckpt, gated=gated, extra_notes=notes,
                      sentence_transformers_pooling=pooling)
     return replace(spec, commit=commit, st_pooling_modes=modes, st_pooling_modules=every,
-                   st_pooling_type=pooling_module_type(modules) if pooling else None)
+                   st_pooling_type=pooling_module_type(modules) if pooling else None,
+                   st_pooling_unread=st_pooling_unread(modules, unread.get) if pooling else None)
 
 
 def is_commit_sha(revision: str | None) -> bool:
@@ -2004,6 +2041,14 @@ _POOLING_MODEL_CLASSES = frozenset({"JinaVLForRanking", "JinaForRanking", "GritL
                                     "ColModernVBertForRetrieval", "ColUltraVBertForRetrieval"})
 
 
+# vLLM's TerraTorch geospatial models (model_executor/models/prithvi_geospatial_mae.py PrithviGeoSpatialMAE in 0.10.1;
+# terratorch.py Terratorch, PrithviGeoSpatialMAE its alias, in 0.11.0-0.14.0 and 0.33.0): IsAttentionFree pooling models
+# (default_pooling_type "All" in 0.11.0 / 0.12.0; @attn_type("attention_free") from 0.13.0, which ModelConfig.
+# is_chunked_prefill_supported takes as on and is_prefix_caching_supported as off, config/model.py 0.13.0) whose config
+# carries a TerraTorch model description, not a transformer's shape: no KV cache for kvplan to plan (resolve.normalize)
+_GEOSPATIAL_POOLING_CLASSES = frozenset({"Terratorch", "PrithviGeoSpatialMAE"})
+
+
 def served_as_pooling(archs) -> bool:
     """Whether vLLM's `--runner auto` (task 'auto' before 0.10.1) serves a checkpoint of these architectures as a pooling
     model: every name a pooling one (a classifier, a reward model, a bare '*Model' backbone such as BertModel or
@@ -2100,6 +2145,14 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     if raw_type == "whisper":
         return _whisper_spec(raw, model_id=model_id, source=source, revision=revision, checkpoint=checkpoint,
                              gated=gated, notes=notes, inputs=inputs)
+    geo = next((a for a in (raw.get("architectures") or ()) if a in _GEOSPATIAL_POOLING_CLASSES), None)
+    if geo:
+        raise InputError("model", f"{model_id} is a TerraTorch geospatial model ({geo}), which vLLM serves (in the "
+                         "releases that register it) as an attention-free pooling model: it keeps no KV cache (IsAttentionFree; from vLLM 0.13 attn_type "
+                         "'attention_free', chunked prefill on and prefix caching off by default), so there is no pool, "
+                         "block count or concurrency to predict, and its config states no transformer shape (hidden_size, "
+                         "layers) kvplan sizes weights from", "kvplan plans decoder models; size a TerraTorch model by its "
+                         "checkpoint and its input tiles")
     for field_name, names in (("hidden_size", ("hidden_size", "d_model", "n_embd")),
                               ("num_hidden_layers", ("num_hidden_layers", "num_layers", "n_layer")),
                               ("num_attention_heads", ("num_attention_heads", "n_head", "num_heads"))):

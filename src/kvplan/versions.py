@@ -641,6 +641,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # - "each_or_mode" from 0.30: also a string "pooling_mode" (0.30.0, 0.31.0 and 0.34.0 wheels).
     "st_pooling_mode_read": [((0, 0, 0), "first_or_none"), ((0, 10, 1), "first_or_error"), ((0, 14, 0), "each"),
                              ((0, 30, 0), "each_or_mode")],
+    # What vLLM does where the Pooling module's config.json is not in the checkpoint (get_hf_file_to_dict returns None:
+    # transformers_utils/config.py, repo_utils.py from 0.14.0): "error" up to 0.13, where get_pooling_config calls
+    # pooling_dict.items() on it (AttributeError: 'NoneType' object has no attribute 'items'; 0.6.4, 0.8.5, 0.9.2,
+    # 0.10.1, 0.11.0, 0.11.2, 0.12.0 and 0.13.0 wheels); "empty" from 0.14.0 (`... or {}`: no mode, the class default;
+    # 0.14.0 and 0.34.0 wheels). A file that is no JSON raises in json.load in every release (plan.defaults.st_pooling_types).
+    "st_pooling_config_missing": [((0, 0, 0), "error"), ((0, 14, 0), "empty")],
     # The modules.json types vLLM takes as the sentence-transformers Pooling module, matched exactly
     # (transformers_utils/config.py get_pooling_config: `item["type"] == "sentence_transformers.models.Pooling"` in the
     # 0.6.4-0.23.0 and 0.25.0-0.29.0 wheels; `item["type"] in _ST_POOLING_MODULE_TYPES`, which adds
@@ -658,6 +664,27 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # config sets it, and a given pooling_type goes to the one it belongs to (config/pooler.py PoolerConfig.
     # __post_init__, config/model.py ModelConfig.__post_init__; 0.13.0, 0.14.0 and 0.34.0 wheels)
     "pooler_type_fields": [((0, 0, 0), "single"), ((0, 14, 0), "split")],
+    # When vLLM checks a pooling type given on --pooler-config / --override-pooler-config (plan.defaults.pooler_given):
+    # - "model_build" up to 0.11.x: PoolerConfig.pooling_type is any string (Optional[str]), looked up as
+    #   PoolingType[name] only when the model's pooler is built (layers/pooler.py ResolvedPoolingConfig.from_config,
+    #   0.6.4, 0.8.5, 0.9.2, 0.10.1, 0.11.0, 0.11.1 and 0.11.2 wheels), a KeyError; ModelConfig has read the
+    #   checkpoint's sentence-transformers Pooling config before (config/__init__.py _init_pooler_config 0.10.1,
+    #   config/model.py __post_init__ 0.11.0), so that config's refusal ('Pooling type MAX not supported') comes first;
+    # - "parse" from 0.12.0: the field is a Literal of LAST/ALL/CLS/STEP/MEAN (config/pooler.py PoolingTypeStr, 0.12.0
+    #   and 0.13.0 wheels; SequencePoolingType / TokenPoolingType from 0.14.0) that pydantic validates when argparse
+    #   builds the PoolerConfig from the JSON (engine/arg_utils.py _compute_kwargs parse_dataclass,
+    #   TypeAdapter(PoolerConfig).validate_json -> "argument --pooler-config: 1 validation error for PoolerConfig ...
+    #   Input should be 'LAST', 'ALL', 'CLS', 'STEP' or 'MEAN'"), before any config is read. Neither accepts a lower
+    #   case name ('mean').
+    "pooler_type_checked": [((0, 0, 0), "model_build"), ((0, 12, 0), "parse")],
+    # What the PoolerConfig does with a field it has not (seq_pooling_type / tok_pooling_type before 0.14,
+    # plan.defaults.pooler_given / pooler_keys_ignored): "refused" up to 0.9.0, where it is a standard-library dataclass
+    # built as PoolerConfig(**json) (config.py, 0.6.4 PoolerConfig.from_json, 0.8.5 argparse type=PoolerConfig.from_json,
+    # 0.9.0 engine/arg_utils.py `f(**json.loads(x))`): TypeError "unexpected keyword argument"; "ignored" from 0.9.1,
+    # where it is a pydantic dataclass without extra="forbid" (config.py 0.9.1 / 0.9.2, config/__init__.py 0.10.1,
+    # config/pooler.py 0.11.0-0.13.0; built by TypeAdapter(PoolerConfig).validate_json or PoolerConfig(**dict)), which
+    # drops it: the type is then the Pooling config's or the class default.
+    "pooler_config_unknown_keys": [((0, 0, 0), "refused"), ((0, 9, 1), "ignored")],
     # The encoder positions an encoder-decoder model's (Whisper's) CrossAttentionSpec charges each request
     # (plan.kv.cross_attention_tokens): "encoder_len" from 0.10.2, the first release to run Whisper on V1
     # (kv_cache_interface.py CrossAttentionSpec.max_memory_usage_bytes reads MULTIMODAL_REGISTRY.get_encdec_max_encoder_len
@@ -2348,8 +2375,11 @@ class VersionRules:
     v1_chunked_prefill_flag: str
     pooling_chunked_prefill_default: str
     st_pooling_mode_read: str
+    st_pooling_config_missing: str
     st_pooling_module_types: tuple[str, ...]
     pooler_type_fields: str
+    pooler_type_checked: str
+    pooler_config_unknown_keys: str
     cross_attention_tokens: str
     encoder_decoder_budget_default: str
     encoder_decoder_prefix_caching: str

@@ -360,11 +360,12 @@ def st_module_as_read(model: ModelSpec, args: EngineArgs, rules: VersionRules) -
     if model.st_pooling and kind not in seen and model.st_pooling_modules:
         read = next(((t, modes) for t, modes in model.st_pooling_modules if t in seen), None)
         if read is not None:
-            return replace(model, st_pooling_type=read[0], st_pooling_modes=read[1]), None
+            # (why that module's config gives no modes is not kept: st_pooling_unread is the first module's)
+            return replace(model, st_pooling_type=read[0], st_pooling_modes=read[1], st_pooling_unread=None), None
     if not model.st_pooling or kind is None or kind in seen:
         return model, None
     pooling = served_as_pooling(model.architectures) or model.is_encoder_only
-    unread = replace(model, st_pooling=False, st_pooling_modes=None, is_pooling=pooling,
+    unread = replace(model, st_pooling=False, st_pooling_modes=None, st_pooling_unread=None, is_pooling=pooling,
                      notes=tuple(n for n in model.notes if n != ST_POOLING_NOTE))
     since = first_release_where("st_pooling_module_types", lambda types: kind in types)
     why = (f"vLLM {rules.version} does not read this checkpoint's sentence-transformers Pooling module: its modules.json "

@@ -689,6 +689,8 @@ def st_pooling_types(model: ModelSpec, rules: VersionRules) -> tuple[dict[str, s
     st_pooling_mode_read, pooler_type_fields). RefusedByVLLMError where the release refuses the mode (0.10.1-0.13:
     NotImplementedError for a name outside its pooling types)."""
     modes = model.st_pooling_modes
+    if model.st_pooling and modes is None and model.st_pooling_unread:
+        return _st_pooling_config_unread(model.st_pooling_unread, rules)
     if not model.st_pooling or modes is None:
         return None
     kind = rules.st_pooling_mode_read
@@ -728,15 +730,10 @@ def st_pooling_types(model: ModelSpec, rules: VersionRules) -> tuple[dict[str, s
     return out, ", ".join(read) or "no mode vLLM has a type for"
 
 
-def pooler_given(args: EngineArgs, rules: VersionRules) -> tuple[dict[str, str], str] | None:
-    """The pooling types --pooler-config / --override-pooler-config give, as {PoolerConfig field: type}, and the flag
-    they came from; None where neither gives one. From 0.11 a given --override-pooler-config replaces --pooler-config
-    whole (config/model.py ModelConfig.__post_init__, 0.11.0 and 0.11.2 wheels). InputError where the JSON is no
-    object; RefusedByVLLMError for what the release's PoolerConfig refuses: a type it does not have (up to 0.13 the
-    pooler's PoolingType[name] raises KeyError when the model is built, layers/pooler.py; from 0.14 the field is a
-    Literal of CLS/LAST/MEAN and ALL/STEP, config/pooler.py), seq_pooling_type / tok_pooling_type before 0.14, or
-    pooling_type beside them ("Cannot set both `pooling_type` and `seq_pooling_type`", PoolerConfig.__post_init__,
-    0.14.0 and 0.34.0 wheels). The flag's release range is checked with the other flags (SERVE_FLAG_SINCE/UNTIL)."""
+def _pooler_flag_json(args: EngineArgs) -> tuple[str, dict] | None:
+    """The flag that gives the PoolerConfig (--override-pooler-config wins where both are given: from 0.11 it replaces
+    --pooler-config whole, config/model.py ModelConfig.__post_init__, 0.11.0 and 0.11.2 wheels) and its JSON object;
+    None where neither is given. InputError where the JSON is no object."""
     flag, raw = next(((f, v) for f, v in (("--override-pooler-config", args.override_pooler_config),
                                             ("--pooler-config", args.pooler_config)) if v), (None, None))
     if flag is None:
@@ -749,6 +746,66 @@ def pooler_given(args: EngineArgs, rules: VersionRules) -> tuple[dict[str, str],
                              f"e.g. {flag} '{{\"pooling_type\": \"MEAN\"}}'") from None
     if not isinstance(raw, dict):
         raise InputError(flag, f"must be a JSON object, got {raw!r}", f"e.g. {flag} '{{\"pooling_type\": \"MEAN\"}}'")
+    return flag, raw
+
+
+def pooler_keys_ignored(args: EngineArgs, rules: VersionRules) -> tuple[str, list[str]] | None:
+    """The flag and the pooling-type fields it gives that vLLM `rules.version`'s PoolerConfig has not and drops
+    (seq_pooling_type / tok_pooling_type before 0.14, where the release ignores a field it has not: rules row
+    pooler_config_unknown_keys "ignored"); None where none is dropped."""
+    given = _pooler_flag_json(args)
+    if given is None or rules.pooler_type_fields == "split" or rules.pooler_config_unknown_keys != "ignored":
+        return None
+    dropped = [k for k in ("seq_pooling_type", "tok_pooling_type") if given[1].get(k) is not None]
+    return (given[0], dropped) if dropped else None
+
+
+_ST_MISSING_EMPTY_FROM = first_release_where("st_pooling_config_missing", lambda kind: kind == "empty")
+
+
+def _st_pooling_config_unread(unread: tuple[str, str], rules: VersionRules) -> tuple[dict[str, str | None], str]:
+    """st_pooling_types where the checkpoint's Pooling config is not there or is no JSON object (ModelSpec.
+    st_pooling_unread): vLLM's get_pooling_config reads it for every pooling run (and --runner auto) with json.load and
+    calls .items() on what it got (transformers_utils/config.py). A file that is no JSON object stops the start in every
+    release; a missing one up to 0.13 (AttributeError on None), while from 0.14 it reads as no mode (rules row
+    st_pooling_config_missing)."""
+    why, path = unread
+    fix_file = (f"add {path} (sentence-transformers writes it with the model: its pooling_mode_* keys), or remove the "
+                "Pooling module from modules.json")
+    if why == "missing" and rules.st_pooling_config_missing == "empty":
+        return ({"pooling_type": None} if rules.pooler_type_fields == "single" else {}), f"{path} is not in the checkpoint: no mode"
+    if why == "missing":
+        raise RefusedByVLLMError(
+            "model", f"vLLM {rules.version} does not start this checkpoint: its modules.json lists a sentence-transformers "
+            f"Pooling module whose {path} is not in the checkpoint, and get_pooling_config, which ModelConfig runs for a "
+            "pooling model whatever flags are given, reads the missing file as None and fails on it (AttributeError: "
+            "'NoneType' object has no attribute 'items'; transformers_utils/config.py)",
+            f"{fix_file}; or vLLM {_ST_MISSING_EMPTY_FROM} or newer (which reads a missing Pooling config as no mode)",
+            rule="sentence-transformers pooling config")
+    raise RefusedByVLLMError(
+        "model", f"vLLM {rules.version} does not start this checkpoint: its sentence-transformers Pooling config {path} "
+        "is not a JSON object, and get_pooling_config, which ModelConfig runs for a pooling model whatever flags are "
+        "given, reads it with json.load and takes its .items() (json.decoder.JSONDecodeError, or AttributeError for "
+        "JSON of another kind; transformers_utils/config.py get_hf_file_to_dict)",
+        f"repair {path} (a JSON object of pooling_mode_* keys), or remove the Pooling module from modules.json",
+        rule="sentence-transformers pooling config")
+
+
+def pooler_given(args: EngineArgs, rules: VersionRules,
+                 model: ModelSpec | None = None) -> tuple[dict[str, str], str] | None:
+    """The pooling types --pooler-config / --override-pooler-config give, as {PoolerConfig field: type}, and the flag
+    they came from; None where neither gives one (_pooler_flag_json). RefusedByVLLMError for what the release's
+    PoolerConfig refuses: a type it does not have (_pooling_type_refusal, rules row pooler_type_checked), seq_pooling_type
+    / tok_pooling_type before 0.14 where the release refuses a field it has not (up to 0.9.0; from 0.9.1 to 0.13 they
+    are dropped: pooler_keys_ignored, rules row pooler_config_unknown_keys), or pooling_type beside them ("Cannot set
+    both `pooling_type` and `seq_pooling_type`", PoolerConfig.__post_init__, 0.14.0 and 0.34.0 wheels). The flag's
+    release range is checked with the other flags (SERVE_FLAG_SINCE/UNTIL). Where the release checks the type only
+    when the pooler is built (pooler_type_checked "model_build", up to 0.11.x), `model`'s sentence-transformers Pooling
+    config is read first, and its refusal is the one given (st_pooling_types), as ModelConfig reads it before."""
+    given = _pooler_flag_json(args)
+    if given is None:
+        return None
+    flag, raw = given
     split = rules.pooler_type_fields == "split"
     allowed = {"pooling_type": POOLING_TYPES}
     if split:
@@ -758,17 +815,21 @@ def pooler_given(args: EngineArgs, rules: VersionRules) -> tuple[dict[str, str],
         value = raw.get(key)
         if value is None:
             continue
+        if key not in allowed and rules.pooler_config_unknown_keys == "ignored":
+            continue  # pydantic drops a field the PoolerConfig has not (said by pooler_keys_ignored)
         if key not in allowed:
             raise RefusedByVLLMError(flag, f"vLLM {rules.version}'s PoolerConfig has no {key} (it came in vLLM "
-                                     f"{_SPLIT_TYPES_FROM}; before, the one type is pooling_type)",
+                                     f"{_SPLIT_TYPES_FROM}; before, the one type is pooling_type): building it from the "
+                                     f"JSON raises TypeError: __init__() got an unexpected keyword argument '{key}'",
                                      f"give {flag} '{{\"pooling_type\": \"{value}\"}}', or vLLM {_SPLIT_TYPES_FROM} or "
                                      "newer",
                                      rule="pooler_config keys")
         if value not in allowed[key]:
-            how = (f"the pooler looks it up as PoolingType[{value!r}] when the model is built and raises KeyError"
-                   if not split else f"PoolerConfig.{key} takes only {', '.join(allowed[key])}")
-            raise RefusedByVLLMError(flag, f"vLLM {rules.version} has no pooling type {value!r} for {key}: {how}",
-                                     f"one of {', '.join(allowed[key])} (upper case)", rule="pooler_config pooling type")
+            if rules.pooler_type_checked == "model_build" and model is not None:
+                st_pooling_types(model, rules)  # ModelConfig reads the checkpoint's Pooling config before
+            raise RefusedByVLLMError(flag, f"vLLM {rules.version} has no pooling type {value!r} for {key}: "
+                                     + _pooling_type_refusal(key, value, rules), _pooling_type_fix(value, allowed[key]),
+                                     rule="pooler_config pooling type")
         out[key] = value
     if split and "pooling_type" in out:
         both = next((k for k in ("seq_pooling_type", "tok_pooling_type") if k in out), None)
@@ -779,6 +840,38 @@ def pooler_given(args: EngineArgs, rules: VersionRules) -> tuple[dict[str, str],
         ptype = out.pop("pooling_type")
         out["seq_pooling_type" if ptype in SEQ_POOLING_TYPES else "tok_pooling_type"] = ptype
     return (out, flag) if out else None
+
+
+def _literal_text(names: tuple[str, ...]) -> str:
+    """A Literal's values as pydantic's literal_error lists them: 'LAST', 'ALL', 'CLS', 'STEP' or 'MEAN'."""
+    quoted = [repr(n) for n in names]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
+
+def _pooling_type_refusal(key: str, value: object, rules: VersionRules) -> str:
+    """How vLLM `rules.version` refuses `value` as PoolerConfig.`key` (rules row pooler_type_checked): up to 0.11.x the
+    pooler's PoolingType[name] KeyError when the model is built, from 0.12.0 pydantic's literal_error when argparse
+    builds the PoolerConfig from the JSON (engine/arg_utils.py parse_dataclass: "argument --pooler-config: 1 validation
+    error for PoolerConfig"); from 0.14.0 pooling_type is a union of the sequence and the token Literal, each refusing it
+    (config/pooler.py, 0.12.0, 0.13.0, 0.14.0 and 0.34.0 wheels)."""
+    if rules.pooler_type_checked == "model_build":
+        return (f"its PoolerConfig takes any string, and the pooler looks it up as PoolingType[{value!r}] when the model "
+                f"is built: KeyError: {value!r} (layers/pooler.py)")
+    if key == "pooling_type" and rules.pooler_type_fields == "split":
+        literals = (SEQ_POOLING_TYPES, TOK_POOLING_TYPES)
+    else:
+        literals = ({"seq_pooling_type": SEQ_POOLING_TYPES, "tok_pooling_type": TOK_POOLING_TYPES}.get(key, POOLING_TYPES),)
+    said = "; ".join(f"Input should be {_literal_text(names)} [type=literal_error, input_value={value!r}]"
+                     for names in literals)
+    return f"pydantic refuses the PoolerConfig as argparse builds it from the JSON ({key}: {said})"
+
+
+def _pooling_type_fix(value: object, names: tuple[str, ...]) -> str:
+    """The fix for a refused pooling type: its upper-case spelling where that is one of `names` (no release takes a
+    lower-case name: PoolingType's members and the Literals are upper case), else the names."""
+    if isinstance(value, str) and value.strip().upper() in names:
+        return f"give {value.strip().upper()!r}: vLLM's pooling types are upper case"
+    return f"one of {', '.join(names)} (upper case)"
 
 
 def _class_pooling_type(model: ModelSpec) -> str:
@@ -975,9 +1068,15 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs,
     pooling_run = args.runner_type != "generate" and (model.is_pooling or args.runner_type == "pooling")
     if pooling_run:
         # what the release's PoolerConfig refuses, V0 too (PoolingType from 0.6.4); and the checkpoint's Pooling config,
-        # which ModelConfig reads for a pooling model whatever flags are given (config/model.py __post_init__, 0.11.0)
-        flag_given = pooler_given(args, rules)
+        # which ModelConfig reads for a pooling model whatever flags are given (config/model.py __post_init__, 0.11.0):
+        # its refusal comes first where a given type is checked only when the pooler is built (pooler_type_checked)
+        flag_given = pooler_given(args, rules, model)
         st_pooling_types(model, rules)
+        dropped = pooler_keys_ignored(args, rules)
+        if dropped:
+            notes.append(f"{' and '.join(dropped[1])} in {dropped[0]} ignored: vLLM {rules.version}'s PoolerConfig has "
+                         f"no such field (it came in vLLM {_SPLIT_TYPES_FROM}) and pydantic drops it: the pooling "
+                         "type is taken as if it were not given (give pooling_type to set it)")
     if (rules.is_v1 and (args.enable_chunked_prefill is None or args.enable_prefix_caching is None) and pooling_run):
         pool_on, pool_why = pooling_incremental_prefill(model, rules, flag_given)
         unset = " and ".join(what for what, flag in (("chunked prefill", args.enable_chunked_prefill),
