@@ -132,3 +132,89 @@ def test_every_simulating_caller_gets_vllms_refusal_of_a_threshold_above_max_mod
     serving_setup(plan, long_prefill_token_threshold=4096)
     serving_setup(kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", max_model_len=4096, vllm_version="0.26.0"),
                   long_prefill_token_threshold=4097)
+
+
+# --long-prefill-token-threshold-adaptive (SchedulerConfig.long_prefill_token_threshold_adaptive, 0.31.0-0.34.0 wheels):
+# a cap that applies in the step is floored at max_num_batched_tokens // (requests running + waiting)
+
+@pytest.mark.parametrize("version,has_it", [("0.8.0", False), ("0.30.0", False), ("0.31.0", True), ("0.32.0", True),
+                                            ("0.33.0", True), ("0.34.0", True)])
+def test_adaptive_rule_row_by_release(version, has_it):
+    assert scheduler_rules(version).long_prefill_adaptive is has_it
+
+
+def adaptive(c: EngineConfig) -> EngineConfig:
+    return replace(c, long_prefill_token_threshold_adaptive=True)
+
+
+@pytest.mark.parametrize("version", ["0.31.0", "0.33.0", "0.34.0"])
+def test_adaptive_floors_the_cap_at_the_fair_share_of_the_budget(version):
+    """Two 300-token prompts, budget 512, threshold 100: the floor is 512 // 2 = 256, so each takes 256 then 44
+    (2 steps) where the plain threshold takes 100, 100, 100 (3 steps)."""
+    w = wl([300, 300], [1, 1])
+    plain = simulate(w, cfg(), SM, scheduler_rules(version))
+    fair = simulate(w, adaptive(cfg()), SM, scheduler_rules(version))
+    expect = chunks_s([(256, 0), (256, 0)], [(44, 256), (44, 256)])
+    assert fair.ttft_s.tolist() == pytest.approx([expect, expect], rel=1e-12)
+    assert plain.ttft_s.tolist() == pytest.approx([chunks_s(*[[(100, p), (100, p)] for p in (0, 100, 200)])] * 2,
+                                                  rel=1e-12)
+    assert fair.steps < plain.steps and fair.ttft_s.max() < plain.ttft_s.max()
+
+
+def test_adaptive_keeps_a_threshold_above_the_fair_share():
+    """Eight 300-token prompts, budget 512: while all eight run (50 outputs each, long after the prefills) the fair
+    share 64 is under the threshold 100, which stays. (With one output each, the last ones left would take more.)"""
+    w = wl([300] * 8, [50] * 8)
+    rules = scheduler_rules("0.33.0")
+    plain, fair = simulate(w, cfg(), SM, rules), simulate(w, adaptive(cfg()), SM, rules)
+    assert fair.ttft_s.tolist() == plain.ttft_s.tolist() and fair.steps == plain.steps
+
+
+def test_adaptive_without_a_threshold_or_before_0_31_changes_nothing():
+    w = wl([300, 300], [1, 1])
+    for c, version in ((cfg(threshold=0), "0.33.0"), (cfg(), "0.30.0")):
+        plain, fair = simulate(w, c, SM, scheduler_rules(version)), simulate(w, adaptive(c), SM, scheduler_rules(version))
+        assert fair.ttft_s.tolist() == plain.ttft_s.tolist() and fair.steps == plain.steps, version
+
+
+def _sim_json(version: str, *extra: str) -> dict:
+    import json
+
+    code, out = _cli("simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--max-model-len", "4096",
+                     "--vllm-version", version, "--prompt-len", "constant:3000", "--completion-len", "constant:5",
+                     "-n", "20", "--rate", "4", "--seed", "1", "--long-prefill-token-threshold", "512", "--json", *extra)
+    assert code == 0, out
+    return json.loads(out)
+
+
+def test_cli_adaptive_takes_fewer_steps_and_no_later_first_tokens():
+    plain = _sim_json("0.33.0")
+    off = _sim_json("0.33.0", "--no-long-prefill-token-threshold-adaptive")
+    fair = _sim_json("0.33.0", "--long-prefill-token-threshold-adaptive")
+    assert off["steps"] == plain["steps"] and off["ttft_ms"] == plain["ttft_ms"]  # off is vLLM's default
+    assert fair["steps"] < plain["steps"]
+    assert fair["ttft_ms"]["mean"] < plain["ttft_ms"]["mean"] and fair["ttft_ms"]["p99"] < plain["ttft_ms"]["p99"]
+
+
+@pytest.mark.parametrize("flag", ["--long-prefill-token-threshold-adaptive", "--no-long-prefill-token-threshold-adaptive"])
+def test_cli_refuses_the_adaptive_flag_before_0_31(flag):
+    code, out = _cli("simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--max-model-len", "4096",
+                     "--vllm-version", "0.30.0", "--prompt-len", "constant:500", "--completion-len", "constant:5",
+                     "-n", "5", "--rate", "1", "--long-prefill-token-threshold", "512", flag)
+    assert code == 2 and f"vLLM 0.30.0 has no {flag} flag" in out and "0.31.0" in out
+
+
+def test_every_simulating_caller_gets_the_adaptive_flags_release_check():
+    from kvplan.errors import InputError
+    from kvplan.simulate import serving_setup
+
+    old = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", max_model_len=4096, vllm_version="0.30.0")
+    with pytest.raises(InputError) as e:
+        serving_setup(old, long_prefill_token_threshold=512, long_prefill_token_threshold_adaptive=True)
+    assert e.value.field == "--long-prefill-token-threshold-adaptive"
+    serving_setup(old, long_prefill_token_threshold=512)  # not given: nothing to refuse
+    new = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", max_model_len=4096, vllm_version="0.31.0")
+    c, sm, _ = serving_setup(new, long_prefill_token_threshold=512, long_prefill_token_threshold_adaptive=True)
+    assert c.long_prefill_token_threshold_adaptive and not any("changes nothing" in n for n in sm.notes)
+    c, sm, _ = serving_setup(new, long_prefill_token_threshold_adaptive=True)
+    assert any("changes nothing without --long-prefill-token-threshold" in n for n in sm.notes)

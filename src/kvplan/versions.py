@@ -2991,6 +2991,10 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # engine/arg_utils.py, present in 0.6.4's to 0.11.2's (gone from 0.12.0: SERVE_FLAG_UNTIL); ModelConfig.pooler_config
     # as --pooler-config: absent from the 0.10.2 wheel's, present in 0.11.0's and every later one read (0.11.1-0.34.0)
     "--override-pooler-config": (0, 6, 4), "--pooler-config": (0, 11, 0),
+    # SchedulerConfig.long_prefill_token_threshold_adaptive (bool, default False: argparse.BooleanOptionalAction, both
+    # spellings): absent from the 0.30.0 wheel's engine/arg_utils.py and config/scheduler.py, present in 0.31.0's,
+    # 0.32.0's, 0.33.0's and 0.34.0's. kvplan simulate takes it (simulate.serving_setup refuses it before 0.31.0)
+    "--long-prefill-token-threshold-adaptive": (0, 31, 0), "--no-long-prefill-token-threshold-adaptive": (0, 31, 0),
 }
 
 # Flags a later release removed: the first release without them. --cuda-graph-sizes: 0.12.0 warns it "is deprecated
