@@ -218,3 +218,42 @@ def test_every_simulating_caller_gets_the_adaptive_flags_release_check():
     assert c.long_prefill_token_threshold_adaptive and not any("changes nothing" in n for n in sm.notes)
     c, sm, _ = serving_setup(new, long_prefill_token_threshold_adaptive=True)
     assert any("changes nothing without --long-prefill-token-threshold" in n for n in sm.notes)
+
+
+# --max-num-partial-prefills / --max-long-partial-prefills: flags of vllm serve 0.7.3-0.26.x (versions.SERVE_FLAG_SINCE /
+# SERVE_FLAG_UNTIL); only their default 1 is simulated, every other value is refused as the release treats it (rules
+# row concurrent_partial_prefills)
+
+def _pp(version: str, *flags: str):
+    return _cli("simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--max-model-len", "4096", "--vllm-version",
+                version, "--prompt-len", "constant:500", "--completion-len", "constant:5", "-n", "5", "--rate", "1", *flags)
+
+
+@pytest.mark.parametrize("version,flags,says", [
+    ("0.7.2", ["--max-num-partial-prefills", "1"], "vLLM 0.7.2 has no --max-num-partial-prefills flag (first in vLLM 0.7.3)"),
+    ("0.27.0", ["--max-long-partial-prefills", "1"], "(removed in vLLM 0.27.0)"),
+    ("0.34.0", ["--max-num-partial-prefills", "2"], "(removed in vLLM 0.27.0)"),
+    ("0.20.0", ["--max-num-partial-prefills", "2"], "Concurrent Partial Prefill is not supported"),
+    ("0.26.0", ["--max-long-partial-prefills", "2"], "Concurrent Partial Prefill is not supported"),
+    ("0.11.0", ["--max-num-partial-prefills", "2"], "asserts V1"),
+    ("0.10.2", ["--max-num-partial-prefills", "4", "--max-long-partial-prefills", "2"],
+     "V1 falls back to V0 for \"Concurrent Partial Prefill\""),
+    ("0.10.2", ["--max-num-partial-prefills", "2", "--max-long-partial-prefills", "3"],
+     "3 is above --max-num-partial-prefills 2"),
+    ("0.7.3", ["--max-num-partial-prefills", "2"], "kvplan does not simulate"),
+    ("0.20.0", ["--max-num-partial-prefills", "0"], "must be >= 1"),
+])
+def test_partial_prefills_other_than_one_are_refused_clearly(version, flags, says):
+    code, out = _pp(version, *flags)
+    assert code == 2 and says in out, out
+
+
+@pytest.mark.parametrize("version", ["0.7.3", "0.10.2", "0.20.0", "0.26.0"])
+def test_partial_prefills_at_their_default_simulate_as_without_them(version):
+    import json
+
+    plain = json.loads(_pp(version, "--json")[1])
+    code, out = _pp(version, "--json", "--max-num-partial-prefills", "1", "--max-long-partial-prefills", "1")
+    assert code == 0, out
+    given = json.loads(out)
+    assert given["steps"] == plain["steps"] and given["ttft_ms"] == plain["ttft_ms"]

@@ -360,9 +360,54 @@ def _model_len_limit(plan) -> int:
 
 
 
+def check_partial_prefills(plan, max_num: Optional[int], max_long: Optional[int]) -> None:
+    """--max-num-partial-prefills / --max-long-partial-prefills (None: not given) as the plan's release takes them:
+    refused where its vllm serve has no such flag (0.7.3-0.26.x: versions.SERVE_FLAG_SINCE / SERVE_FLAG_UNTIL) or
+    below 1; their default 1 changes nothing; any other value is refused, as vLLM refuses it (0.11.0 stops, 0.11.1-0.26
+    raise: versions row concurrent_partial_prefills) or, where V0 runs concurrent partial prefills (0.7.3-0.10.x), as
+    a scheduler kvplan does not simulate."""
+    from kvplan.errors import InputError
+    from kvplan.versions import check_serve_flags
+
+    given = {"--max-num-partial-prefills": max_num, "--max-long-partial-prefills": max_long}
+    given = {flag: n for flag, n in given.items() if n is not None}
+    if not given:
+        return
+    check_serve_flags(list(given), plan.vllm_version)
+    for flag, n in given.items():
+        if n < 1:
+            raise InputError(flag, f"must be >= 1, got {n} (vLLM refuses it)", "1, the default, or leave it out")
+    n_all, n_long = max_num or 1, max_long or 1
+    if n_all == 1 and n_long == 1:
+        return  # vLLM's default: one partial prefill at a time, which the simulator runs
+    flag = "--max-num-partial-prefills" if n_all != 1 else "--max-long-partial-prefills"
+    how = plan.rules.concurrent_partial_prefills
+    if how == "v0_fallback" and plan.rules.engine == "v0":
+        how = "v0"  # the plan runs V0 anyway (VLLM_USE_V1=0, another feature's fallback)
+    if how in ("refused", "stops"):
+        why = ("EngineArgs._check_feature_supported raises \"Concurrent Partial Prefill is not supported. We recommend to "
+               "remove Concurrent Partial Prefill from your config.\"" if how == "refused" else
+               "it falls back to the V0 engine for Concurrent Partial Prefill, which it no longer ships, and its API "
+               "server asserts V1")
+        raise RefusedByVLLMError(flag, f"{n_all if flag.startswith('--max-num') else n_long}: vLLM {plan.vllm_version} "
+                                 f"refuses to start ({why})", f"leave {flag} out, or give 1",
+                                 rule="concurrent partial prefills")
+    if n_long > n_all:
+        raise RefusedByVLLMError("--max-long-partial-prefills", f"{n_long} is above --max-num-partial-prefills {n_all}: "
+                                 f"vLLM {plan.vllm_version} refuses to start (SchedulerConfig)",
+                                 f"give at most {n_all}", rule="max_long_partial_prefills > max_num_partial_prefills")
+    engine = ("its V0 engine" if how == "v0" else
+              "its V0 engine (V1 falls back to V0 for \"Concurrent Partial Prefill\"; with VLLM_USE_V1=1 it refuses)")
+    raise InputError(flag, f"vLLM {plan.vllm_version} runs concurrent partial prefills on {engine}, whose scheduler "
+                     "kvplan does not simulate", f"leave {flag} out, or give 1, to simulate one partial prefill at a "
+                     "time; --long-prefill-token-threshold N still caps each chunk")
+
+
 def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token_threshold: int = 0,
                   spec_acceptance: Optional["SpecAcceptance"] = None,
-                  long_prefill_token_threshold_adaptive: Optional[bool] = None) -> tuple[EngineConfig, "StepModel", "SchedulerRules"]:
+                  long_prefill_token_threshold_adaptive: Optional[bool] = None,
+                  max_num_partial_prefills: Optional[int] = None,
+                  max_long_partial_prefills: Optional[int] = None) -> tuple[EngineConfig, "StepModel", "SchedulerRules"]:
     """The engine, step model and scheduler rules of the server a plan describes, as `vllm serve` runs it with the
     plan's flags: prefix caching on where the flag or the version's default turns it on (`plan.prefix_caching_on`),
     the plan's warnings among the step model's notes, the release's scheduler rules. Every command that simulates a
@@ -388,6 +433,7 @@ def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token
 
         check_serve_flags(["--" + ("" if long_prefill_token_threshold_adaptive else "no-")
                            + "long-prefill-token-threshold-adaptive"], plan.vllm_version)
+    check_partial_prefills(plan, max_num_partial_prefills, max_long_partial_prefills)
     pc = prefix_caching_on(plan.args, plan.rules, plan.model.is_hybrid)
     cfg = engine_config_from_plan(plan, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
                                   long_prefill_token_threshold=long_prefill_token_threshold,
