@@ -257,3 +257,32 @@ def test_partial_prefills_at_their_default_simulate_as_without_them(version):
     assert code == 0, out
     given = json.loads(out)
     assert given["steps"] == plain["steps"] and given["ttft_ms"] == plain["ttft_ms"]
+
+
+def test_an_encoder_decoder_model_takes_no_threshold(tmp_path):
+    """vLLM sets long_prefill_token_threshold to 0 for an encoder-decoder model (SchedulerConfig.__post_init__, with
+    chunked prefill, before verify_max_model_len): Whisper simulates as without it, and one above max_model_len
+    (448) is not refused."""
+    import json
+
+    # openai/whisper-large-v3's config.json (the architecture fields, as tests/test_whisper.py)
+    LARGE_V3 = {
+        "architectures": ["WhisperForConditionalGeneration"], "model_type": "whisper", "is_encoder_decoder": True,
+        "d_model": 1280, "encoder_layers": 32, "decoder_layers": 32, "num_hidden_layers": 32,
+        "encoder_attention_heads": 20, "decoder_attention_heads": 20, "encoder_ffn_dim": 5120, "decoder_ffn_dim": 5120,
+        "max_source_positions": 1500, "max_target_positions": 448, "max_length": 448, "num_mel_bins": 128,
+        "vocab_size": 51866, "torch_dtype": "float16", "scale_embedding": False, "use_cache": True,
+    }
+    path = tmp_path / "whisper" / "config.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(LARGE_V3))
+    base = ["simulate", str(path), "--gpu", "L4", "--vllm-version", "0.33.0", "--prompt-len", "constant:300",
+            "--completion-len", "constant:50", "-n", "20", "--rate", "4", "--json"]
+    runs = {}
+    for t in ("0", "64", "5000"):
+        code, out = _cli(*base, "--long-prefill-token-threshold", t)
+        assert code == 0, out
+        runs[t] = json.loads(out)
+    for t in ("64", "5000"):
+        assert runs[t]["steps"] == runs["0"]["steps"] and runs[t]["ttft_ms"] == runs["0"]["ttft_ms"]
+        assert f"--long-prefill-token-threshold {t} is set to 0 by vLLM for an encoder-decoder model" in json.dumps(runs[t])

@@ -417,6 +417,16 @@ def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token
     from kvplan.plan import prefix_caching_on
 
     mml = int(plan.args.max_model_len)
+    given_threshold, dropped = long_prefill_token_threshold, ()
+    if long_prefill_token_threshold and getattr(plan.model, "is_encoder_decoder", False):
+        # vLLM zeroes the threshold of an encoder-decoder model (Whisper) with chunked prefill ("Encoder-decoder models
+        # do not support chunked prefill nor prefix caching; disabling both."): VllmConfig.__post_init__ in
+        # config/__init__.py 0.10.2 and 0.11.0, SchedulerConfig.__post_init__ in config/scheduler.py 0.11.1, 0.26.0,
+        # 0.27.0, 0.30.0-0.34.0 wheels, there before verify_max_model_len, so no threshold is refused either. kvplan
+        # plans Whisper from 0.10.2, the first release that runs it on V1: every release it simulates does this.
+        long_prefill_token_threshold = 0
+        dropped = (f"--long-prefill-token-threshold {given_threshold} is set to 0 by vLLM for an encoder-decoder "
+                   "model (no chunked prefill): no prefill is capped",)
     if long_prefill_token_threshold > mml and plan.rules.long_prefill_threshold_checked:
         # vLLM refuses to start (versions row long_prefill_threshold_checked: config/scheduler.py
         # SchedulerConfig.verify_max_model_len); earlier releases take it, a cap no prompt reaches
@@ -442,7 +452,8 @@ def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token
     if spec_acceptance is not None and spec_acceptance.given():
         sm = replace(sm, spec=spec_decode_for(plan, sm, spec_acceptance))
     notes = tuple(f"plan: {w}" for w in plan.warnings)  # what fit prints beside the verdict (a GPU variant picked, ...)
-    if long_prefill_token_threshold_adaptive and not long_prefill_token_threshold:
+    notes += dropped
+    if long_prefill_token_threshold_adaptive and not given_threshold:
         # vLLM takes it and floors nothing: "Only applies when long_prefill_token_threshold is nonzero"
         # (config/scheduler.py 0.31.0-0.34.0)
         notes += ("--long-prefill-token-threshold-adaptive changes nothing without --long-prefill-token-threshold N: "
