@@ -286,3 +286,45 @@ def test_an_encoder_decoder_model_takes_no_threshold(tmp_path):
     for t in ("64", "5000"):
         assert runs[t]["steps"] == runs["0"]["steps"] and runs[t]["ttft_ms"] == runs["0"]["ttft_ms"]
         assert f"--long-prefill-token-threshold {t} is set to 0 by vLLM for an encoder-decoder model" in json.dumps(runs[t])
+
+
+# the two long-prefill flags are vllm serve flags of the plan (FitFlags / EngineArgs): fit checks them with the release,
+# simulate and capacity read them off the plan, scaffold writes them
+
+def test_the_plans_threshold_and_floor_are_what_the_simulator_and_the_launch_files_take():
+    from kvplan.deploy import spec_from_plan
+    from kvplan.simulate import serving_setup
+
+    plan = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", max_model_len=4096, vllm_version="0.33.0",
+                      long_prefill_token_threshold=512, long_prefill_token_threshold_adaptive=True)
+    c, _, _ = serving_setup(plan)
+    assert c.long_prefill_token_threshold == 512 and c.long_prefill_token_threshold_adaptive
+    argv = spec_from_plan(plan).serve_argv()
+    i = argv.index("--long-prefill-token-threshold")
+    assert argv[i + 1] == "512" and "--long-prefill-token-threshold-adaptive" in argv
+    off = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", max_model_len=4096, vllm_version="0.33.0",
+                     long_prefill_token_threshold_adaptive=False)
+    argv = spec_from_plan(off).serve_argv()
+    assert "--no-long-prefill-token-threshold-adaptive" in argv and "--long-prefill-token-threshold" not in argv
+    plain = spec_from_plan(kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", max_model_len=4096, vllm_version="0.33.0"))
+    assert not any("long-prefill" in a for a in plain.serve_argv())
+
+
+def test_fit_refuses_the_long_prefill_flags_where_vllm_does():
+    from kvplan.errors import InputError, RefusedByVLLMError
+
+    base = dict(model="Qwen/Qwen2.5-0.5B-Instruct", gpu="L4", max_model_len=4096)
+    with pytest.raises(InputError) as e:
+        kvplan.fit(**base, vllm_version="0.30.0", long_prefill_token_threshold=512,
+                   long_prefill_token_threshold_adaptive=True)
+    assert e.value.field == "--long-prefill-token-threshold-adaptive" and "first in vLLM 0.31.0" in e.value.message
+    with pytest.raises(InputError) as e:
+        kvplan.fit(**base, vllm_version="0.7.2", long_prefill_token_threshold=512)
+    assert e.value.field == "--long-prefill-token-threshold" and "first in vLLM 0.7.3" in e.value.message
+    with pytest.raises(RefusedByVLLMError) as e:
+        kvplan.fit(**base, vllm_version="0.27.0", long_prefill_token_threshold=4097)
+    assert "cannot be greater than the max_model_len (4096)" in e.value.message
+    assert kvplan.fit(**base, vllm_version="0.26.0", long_prefill_token_threshold=4097).fits
+    with pytest.raises(InputError) as e:
+        kvplan.fit(**base, long_prefill_token_threshold=-1)
+    assert e.value.field == "--long-prefill-token-threshold"

@@ -403,7 +403,7 @@ def check_partial_prefills(plan, max_num: Optional[int], max_long: Optional[int]
                      "time; --long-prefill-token-threshold N still caps each chunk")
 
 
-def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token_threshold: int = 0,
+def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token_threshold: Optional[int] = None,
                   spec_acceptance: Optional["SpecAcceptance"] = None,
                   long_prefill_token_threshold_adaptive: Optional[bool] = None,
                   max_num_partial_prefills: Optional[int] = None,
@@ -413,9 +413,15 @@ def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token
     the plan's warnings among the step model's notes, the release's scheduler rules. Every command that simulates a
     plan (kvplan simulate and capacity, the page's /api/simulate) builds its server here, so that one set of flags is
     one simulated server wherever it is asked. `spec_acceptance` (given: the drafter's acceptance) puts the plan's
-    speculative decoding in the step model (`spec_decode_for`)."""
+    speculative decoding in the step model (`spec_decode_for`). `long_prefill_token_threshold` and
+    `long_prefill_token_threshold_adaptive` (None: the plan's own, vllm serve's --long-prefill-token-threshold and
+    --[no-]long-prefill-token-threshold-adaptive) set the scheduler's prefill chunk cap."""
     from kvplan.plan import prefix_caching_on
 
+    if long_prefill_token_threshold is None:
+        long_prefill_token_threshold = int(getattr(plan.args, "long_prefill_token_threshold", None) or 0)
+    if long_prefill_token_threshold_adaptive is None:
+        long_prefill_token_threshold_adaptive = getattr(plan.args, "long_prefill_token_threshold_adaptive", None)
     mml = int(plan.args.max_model_len)
     given_threshold, dropped = long_prefill_token_threshold, ()
     if long_prefill_token_threshold and getattr(plan.model, "is_encoder_decoder", False):

@@ -698,7 +698,8 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # prefills (EngineArgs._is_v1_supported_oracle falls back to V0 up to 0.10, EngineArgs._check_feature_supported
     # raises from 0.11: engine/arg_utils.py 0.10.0, 0.10.2, 0.20.0). 0.27.0 drops max_num_partial_prefills and checks
     # every threshold (config/scheduler.py SchedulerConfig.verify_max_model_len, run by __post_init__; 0.27.0, 0.28.0,
-    # 0.29.0, 0.33.0, 0.34.0 wheels). Read by `kvplan simulate`, which takes the flag.
+    # 0.29.0, 0.33.0, 0.34.0 wheels), except an encoder-decoder model's, which __post_init__ sets to 0 first. Read by
+    # plan.defaults.resolve_args (the plan's flag) and simulate.serving_setup (a threshold given to it).
     "long_prefill_threshold_checked": [((0, 0, 0), False), ((0, 27, 0), True)],
     # What a release does with concurrent partial prefills, --max-num-partial-prefills N or --max-long-partial-prefills
     # M other than their default 1 (flags from 0.7.3 to 0.26.x: SERVE_FLAG_SINCE / SERVE_FLAG_UNTIL). "v0": the V0
@@ -3011,6 +3012,9 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # absent from the 0.7.2 wheel's engine/arg_utils.py, present in 0.7.3's, 0.10.2's, 0.11.0's, 0.11.1's and
     # 0.26.0's; gone from 0.27.0's (SERVE_FLAG_UNTIL). kvplan simulate takes them (rules row concurrent_partial_prefills)
     "--max-num-partial-prefills": (0, 7, 3), "--max-long-partial-prefills": (0, 7, 3),
+    # SchedulerConfig.long_prefill_token_threshold (came with concurrent partial prefills): absent from the 0.7.2
+    # wheel's engine/arg_utils.py, present in 0.7.3's and every later one read (0.10.2, 0.11.0, 0.26.0, 0.31.0-0.34.0)
+    "--long-prefill-token-threshold": (0, 7, 3),
 }
 
 # Flags a later release removed: the first release without them. --cuda-graph-sizes: 0.12.0 warns it "is deprecated
