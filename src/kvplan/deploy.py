@@ -527,6 +527,16 @@ def spec_from_plan(
     mnbt = _get(a, "max_num_batched_tokens")
     if mnbt:
         flags.append(Flag("--max-num-batched-tokens", str(mnbt), "tokens per step; sizes the activation peak"))
+    lpt = _get(a, "long_prefill_token_threshold")
+    if lpt:  # as given (no memory): the scheduler's prefill chunk cap, as `kvplan simulate` applied it
+        encdec_lpt = bool(_get(m, "is_encoder_decoder", default=False))
+        flags.append(Flag("--long-prefill-token-threshold", str(lpt), "vLLM sets it to 0 for an encoder-decoder model: "
+                          "no prefill is capped" if encdec_lpt else "prefill chunk cap per request and step (no memory)"))
+    adaptive = _get(a, "long_prefill_token_threshold_adaptive")
+    if adaptive is not None:  # given (vLLM 0.31+; the plan refused it before): written as given, both spellings
+        flags.append(Flag("--" + ("" if adaptive else "no-") + "long-prefill-token-threshold-adaptive", None,
+                          "the threshold floored at max_num_batched_tokens // requests running or waiting" if adaptive
+                          else "off, vLLM's default, as given"))
     mssm = _get(a, "mamba_ssm_cache_dtype")
     if mssm and mssm != "auto":
         flags.append(Flag("--mamba-ssm-cache-dtype", str(mssm)))

@@ -8,7 +8,9 @@ shared/docs/vllm-memory-model.md section 6 and simulation-notes.md section 2):
 * every step has a token budget (max_num_batched_tokens) and a sequence cap (max_num_seqs);
 * RUNNING requests are served first, in running order: a decoding request takes 1 token,
   a partially prefilled one min(remaining, long_prefill_token_threshold, budget left), the threshold where the
-  release applies it (`SchedulerRules.long_prefill_needs_chunked` / `long_prefill_needs_company`);
+  release applies it (`SchedulerRules.long_prefill_needs_chunked` / `long_prefill_needs_company`), floored at
+  max_num_batched_tokens // requests running or waiting with --long-prefill-token-threshold-adaptive (0.31+,
+  `SchedulerRules.long_prefill_adaptive`);
 * KV is allocated incrementally in block_size units from `num_gpu_blocks - 1` usable blocks
   (block 0 is the null block, vllm/v1/core/block_pool.py); when a running request cannot
   get a block, the LAST running request is preempted (recompute: its blocks are freed, it
@@ -115,10 +117,18 @@ class SchedulerRules:
     # unless `scheduler_config.enable_chunked_prefill` (0.34.0 wheel). `long_prefill_needs_chunked`: the cap applies
     # only with chunked prefill (V0 too: vllm/core/scheduler.py@0.7.3 `_get_num_new_uncached_and_cached_tokens`
     # caps partial prefills under `enable_chunking` only); `long_prefill_needs_company`: only when more than one
-    # request is running or waiting. 0.31's `long_prefill_token_threshold_adaptive` (default off; floors the cap at
-    # the input budget // eligible requests) is not modelled: kvplan does not take the flag.
+    # request is running or waiting.
     long_prefill_needs_chunked: bool = False
     long_prefill_needs_company: bool = False
+    # Whether the release has SchedulerConfig.long_prefill_token_threshold_adaptive (vllm serve
+    # --[no-]long-prefill-token-threshold-adaptive, default off; absent from the 0.30.0 wheel, identical in the 0.31.0,
+    # 0.32.0, 0.33.0 and 0.34.0 wheels). With it on, Scheduler.schedule floors a cap that applies in the step (after
+    # the company / chunked-prefill gates above) at the input budget's fair share: max(threshold,
+    # scheduler_config.max_num_batched_tokens // num_eligible_reqs), num_eligible_reqs the same running + waiting
+    # count the company gate reads; one value per step, for RUNNING and WAITING requests alike. A threshold of 0 stays
+    # 0 (no cap). Only `EngineConfig.long_prefill_token_threshold_adaptive` turns it on; releases without the flag
+    # refuse it (serving_setup, versions.SERVE_FLAG_SINCE).
+    long_prefill_adaptive: bool = False
 
 
 # (first release, what changed there) — each row updates the rules of the rows before it. vLLM V1 became the
@@ -139,7 +149,7 @@ _RULE_STEPS: tuple[tuple[tuple[int, int, int], dict], ...] = (
     ((0, 16, 0), dict(dp_padding="graph_steps")),
     ((0, 19, 0), dict(admit_whole_prompt=True, async_scheduling=True,
                       source="vllm/v1/core/sched/scheduler.py@0.19 (scheduler_reserve_full_isl; async scheduling on)")),
-    ((0, 31, 0), dict(long_prefill_needs_company=True)),
+    ((0, 31, 0), dict(long_prefill_needs_company=True, long_prefill_adaptive=True)),
     ((0, 34, 0), dict(long_prefill_needs_chunked=True)),
 )
 
@@ -186,6 +196,10 @@ class EngineConfig:
     # only V0 runs (V1 refuses concurrent partial prefills, versions row long_prefill_threshold_checked) and which
     # kvplan does not take; 0.27.0 drops max_num_partial_prefills and that derivation.
     long_prefill_token_threshold: int = 0
+    # vllm serve --long-prefill-token-threshold-adaptive (0.31+, default off in 0.31.0-0.34.0): floor the threshold
+    # at max_num_batched_tokens // the requests running or waiting, where the release has it
+    # (`SchedulerRules.long_prefill_adaptive`)
+    long_prefill_token_threshold_adaptive: bool = False
     fixed_blocks_per_seq: int = 0  # hybrid models: recurrent state blocks held per sequence (+1 per sliding group)
     blocks_per_boundary: int = 1  # KV groups that grow by one block every block_size tokens, without limit
     enable_prefix_caching: bool = False
@@ -294,7 +308,8 @@ def _plan_block_structure(plan, block_size: int, max_model_len: int,
 
 
 def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_prefix_caching: bool = False,
-                            long_prefill_token_threshold: int = 0, *, window_caps: bool = True) -> EngineConfig:
+                            long_prefill_token_threshold: int = 0, *, window_caps: bool = True,
+                            long_prefill_token_threshold_adaptive: bool = False) -> EngineConfig:
     """Read the scheduler numbers off a `kvplan.Plan` (or anything with the same attributes).
     Sliding-window and chunked-local KV groups stop growing at their cap (`window_caps=False`: they
     grow like full attention, over-counting their blocks; for comparisons)."""
@@ -325,7 +340,7 @@ def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_p
         num_gpu_blocks=int(num_gpu_blocks if num_gpu_blocks is not None else plan.num_gpu_blocks),
         block_size=int(plan.block_size), max_num_seqs=int(args.max_num_seqs), max_num_batched_tokens=mnbt,
         max_model_len=max_model_len, long_prefill_token_threshold=long_prefill_token_threshold,
-        fixed_blocks_per_seq=fixed, blocks_per_boundary=per, enable_prefix_caching=enable_prefix_caching,
+        long_prefill_token_threshold_adaptive=long_prefill_token_threshold_adaptive, fixed_blocks_per_seq=fixed, blocks_per_boundary=per, enable_prefix_caching=enable_prefix_caching,
         blocks_note=note, window_caps=caps, cudagraph_max_tokens=max(sizes, default=0), cudagraph_sizes=sizes,
         model_len_limit=_model_len_limit(plan))
 
@@ -345,17 +360,79 @@ def _model_len_limit(plan) -> int:
 
 
 
-def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token_threshold: int = 0,
-                  spec_acceptance: Optional["SpecAcceptance"] = None) -> tuple[EngineConfig, "StepModel", "SchedulerRules"]:
+def check_partial_prefills(plan, max_num: Optional[int], max_long: Optional[int]) -> None:
+    """--max-num-partial-prefills / --max-long-partial-prefills (None: not given) as the plan's release takes them:
+    refused where its vllm serve has no such flag (0.7.3-0.26.x: versions.SERVE_FLAG_SINCE / SERVE_FLAG_UNTIL) or
+    below 1; their default 1 changes nothing; any other value is refused, as vLLM refuses it (0.11.0 stops, 0.11.1-0.26
+    raise: versions row concurrent_partial_prefills) or, where V0 runs concurrent partial prefills (0.7.3-0.10.x), as
+    a scheduler kvplan does not simulate."""
+    from kvplan.errors import InputError
+    from kvplan.versions import check_serve_flags
+
+    given = {"--max-num-partial-prefills": max_num, "--max-long-partial-prefills": max_long}
+    given = {flag: n for flag, n in given.items() if n is not None}
+    if not given:
+        return
+    check_serve_flags(list(given), plan.vllm_version)
+    for flag, n in given.items():
+        if n < 1:
+            raise InputError(flag, f"must be >= 1, got {n} (vLLM refuses it)", "1, the default, or leave it out")
+    n_all, n_long = max_num or 1, max_long or 1
+    if n_all == 1 and n_long == 1:
+        return  # vLLM's default: one partial prefill at a time, which the simulator runs
+    flag = "--max-num-partial-prefills" if n_all != 1 else "--max-long-partial-prefills"
+    how = plan.rules.concurrent_partial_prefills
+    if how == "v0_fallback" and plan.rules.engine == "v0":
+        how = "v0"  # the plan runs V0 anyway (VLLM_USE_V1=0, another feature's fallback)
+    if how in ("refused", "stops"):
+        why = ("EngineArgs._check_feature_supported raises \"Concurrent Partial Prefill is not supported. We recommend to "
+               "remove Concurrent Partial Prefill from your config.\"" if how == "refused" else
+               "it falls back to the V0 engine for Concurrent Partial Prefill, which it no longer ships, and its API "
+               "server asserts V1")
+        raise RefusedByVLLMError(flag, f"{n_all if flag.startswith('--max-num') else n_long}: vLLM {plan.vllm_version} "
+                                 f"refuses to start ({why})", f"leave {flag} out, or give 1",
+                                 rule="concurrent partial prefills")
+    if n_long > n_all:
+        raise RefusedByVLLMError("--max-long-partial-prefills", f"{n_long} is above --max-num-partial-prefills {n_all}: "
+                                 f"vLLM {plan.vllm_version} refuses to start (SchedulerConfig)",
+                                 f"give at most {n_all}", rule="max_long_partial_prefills > max_num_partial_prefills")
+    engine = ("its V0 engine" if how == "v0" else
+              "its V0 engine (V1 falls back to V0 for \"Concurrent Partial Prefill\"; with VLLM_USE_V1=1 it refuses)")
+    raise InputError(flag, f"vLLM {plan.vllm_version} runs concurrent partial prefills on {engine}, whose scheduler "
+                     "kvplan does not simulate", f"leave {flag} out, or give 1, to simulate one partial prefill at a "
+                     "time; --long-prefill-token-threshold N still caps each chunk")
+
+
+def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token_threshold: Optional[int] = None,
+                  spec_acceptance: Optional["SpecAcceptance"] = None,
+                  long_prefill_token_threshold_adaptive: Optional[bool] = None,
+                  max_num_partial_prefills: Optional[int] = None,
+                  max_long_partial_prefills: Optional[int] = None) -> tuple[EngineConfig, "StepModel", "SchedulerRules"]:
     """The engine, step model and scheduler rules of the server a plan describes, as `vllm serve` runs it with the
     plan's flags: prefix caching on where the flag or the version's default turns it on (`plan.prefix_caching_on`),
     the plan's warnings among the step model's notes, the release's scheduler rules. Every command that simulates a
     plan (kvplan simulate and capacity, the page's /api/simulate) builds its server here, so that one set of flags is
     one simulated server wherever it is asked. `spec_acceptance` (given: the drafter's acceptance) puts the plan's
-    speculative decoding in the step model (`spec_decode_for`)."""
+    speculative decoding in the step model (`spec_decode_for`). `long_prefill_token_threshold` and
+    `long_prefill_token_threshold_adaptive` (None: the plan's own, vllm serve's --long-prefill-token-threshold and
+    --[no-]long-prefill-token-threshold-adaptive) set the scheduler's prefill chunk cap."""
     from kvplan.plan import prefix_caching_on
 
+    if long_prefill_token_threshold is None:
+        long_prefill_token_threshold = int(getattr(plan.args, "long_prefill_token_threshold", None) or 0)
+    if long_prefill_token_threshold_adaptive is None:
+        long_prefill_token_threshold_adaptive = getattr(plan.args, "long_prefill_token_threshold_adaptive", None)
     mml = int(plan.args.max_model_len)
+    given_threshold, dropped = long_prefill_token_threshold, ()
+    if long_prefill_token_threshold and getattr(plan.model, "is_encoder_decoder", False):
+        # vLLM zeroes the threshold of an encoder-decoder model (Whisper) with chunked prefill ("Encoder-decoder models
+        # do not support chunked prefill nor prefix caching; disabling both."): VllmConfig.__post_init__ in
+        # config/__init__.py 0.10.2 and 0.11.0, SchedulerConfig.__post_init__ in config/scheduler.py 0.11.1, 0.26.0,
+        # 0.27.0, 0.30.0-0.34.0 wheels, there before verify_max_model_len, so no threshold is refused either. kvplan
+        # plans Whisper from 0.10.2, the first release that runs it on V1: every release it simulates does this.
+        long_prefill_token_threshold = 0
+        dropped = (f"--long-prefill-token-threshold {given_threshold} is set to 0 by vLLM for an encoder-decoder "
+                   "model (no chunked prefill): no prefill is capped",)
     if long_prefill_token_threshold > mml and plan.rules.long_prefill_threshold_checked:
         # vLLM refuses to start (versions row long_prefill_threshold_checked: config/scheduler.py
         # SchedulerConfig.verify_max_model_len); earlier releases take it, a cap no prompt reaches
@@ -364,13 +441,29 @@ def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token
             f"{plan.vllm_version} refuses to start (\"long_prefill_token_threshold ({long_prefill_token_threshold}) "
             f"cannot be greater than the max_model_len ({mml})\")", f"give at most {mml}, or 0 for no cap",
             rule="long_prefill_token_threshold > max_model_len")
+    if long_prefill_token_threshold_adaptive is not None:
+        # vllm serve's argparse has no --[no-]long-prefill-token-threshold-adaptive before 0.31.0 (SchedulerConfig
+        # .long_prefill_token_threshold_adaptive: absent from the 0.30.0 wheel's engine/arg_utils.py, present in
+        # 0.31.0's-0.34.0's): refused as fit and scaffold refuse a flag the release does not have
+        from kvplan.versions import check_serve_flags
+
+        check_serve_flags(["--" + ("" if long_prefill_token_threshold_adaptive else "no-")
+                           + "long-prefill-token-threshold-adaptive"], plan.vllm_version)
+    check_partial_prefills(plan, max_num_partial_prefills, max_long_partial_prefills)
     pc = prefix_caching_on(plan.args, plan.rules, plan.model.is_hybrid)
     cfg = engine_config_from_plan(plan, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
-                                  long_prefill_token_threshold=long_prefill_token_threshold)
+                                  long_prefill_token_threshold=long_prefill_token_threshold,
+                                  long_prefill_token_threshold_adaptive=bool(long_prefill_token_threshold_adaptive))
     sm = StepModel.from_plan(plan)
     if spec_acceptance is not None and spec_acceptance.given():
         sm = replace(sm, spec=spec_decode_for(plan, sm, spec_acceptance))
     notes = tuple(f"plan: {w}" for w in plan.warnings)  # what fit prints beside the verdict (a GPU variant picked, ...)
+    notes += dropped
+    if long_prefill_token_threshold_adaptive and not given_threshold:
+        # vLLM takes it and floors nothing: "Only applies when long_prefill_token_threshold is nonzero"
+        # (config/scheduler.py 0.31.0-0.34.0)
+        notes += ("--long-prefill-token-threshold-adaptive changes nothing without --long-prefill-token-threshold N: "
+                  "vLLM floors only a threshold that is set",)
     if num_gpu_blocks is not None and not plan.fits:
         # the pool is the user's, but the plan says this engine never gets that far: say so beside the figures
         notes += (f"the plan for these flags does not start ({plan.error}); the simulation uses the --num-gpu-blocks "
@@ -1816,7 +1909,8 @@ class _StepLimits:
     # num_new_tokens > token_budget` check, so a capped prompt is prefilled in threshold-sized steps); V0 and V1 from
     # 0.34 only when chunking, so without chunked prefill they admit a whole prompt that fits the budget whatever the
     # threshold. From 0.31 a step with one request running or waiting takes no cap
-    # (`SchedulerRules.long_prefill_needs_company`): the engine decides that per step.
+    # (`SchedulerRules.long_prefill_needs_company`), and the adaptive threshold's fair-share floor
+    # (`SchedulerRules.long_prefill_adaptive`) depends on the requests: the engine decides both per step.
     chunk_cap_tokens: int
     watermark_blocks: int  # V0: blocks kept free at admission while anything runs
 
@@ -1904,9 +1998,14 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     budget = limits.budget_tokens
     max_seqs = limits.max_seqs
     cap = limits.chunk_cap_tokens
-    # from 0.31 the cap applies only in a step where more than one request is running or waiting (set per step below)
+    # from 0.31 the cap applies only in a step where more than one request is running or waiting, and with
+    # --long-prefill-token-threshold-adaptive it is floored at max_num_batched_tokens // those requests (set per step
+    # below)
     cap_needs_company = rules.long_prefill_needs_company and cap < budget
-    threshold = cap  # this step's cap: `cap`, or the budget (no cap) in a step with a lone request
+    cap_fair_share = rules.long_prefill_adaptive and cfg.long_prefill_token_threshold_adaptive and cap < budget
+    cap_per_step = cap_needs_company or cap_fair_share
+    input_budget = cfg.max_num_batched_tokens  # vLLM's input_budget: scheduler_config.max_num_batched_tokens
+    threshold = cap  # this step's cap: `cap`, the budget (no cap) in a step with a lone request, or the fair share
     watermark = limits.watermark_blocks
     chunked = rules.chunked_prefill
     skip_oversize = not chunked and rules.unchunked_oversize == "skip"
@@ -2591,10 +2690,16 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         # scheduled the step that starts now)
         decided = last_start if (async_sched and last_end == now and (running or waiting)) else now
         ingest_arrivals(decided)
-        if cap_needs_company:
+        if cap_per_step:
             # vLLM counts len(running) + len(waiting) when schedule() starts (Scheduler.get_request_counts); a
             # request that finished in the step before last is still in RUNNING then under async scheduling
-            threshold = cap if len(running) + len(lingering) + len(waiting) > 1 else budget
+            eligible = len(running) + len(lingering) + len(waiting)
+            if cap_needs_company and eligible <= 1:
+                threshold = budget
+            elif cap_fair_share and eligible:
+                threshold = min(budget, max(cap, input_budget // eligible))
+            else:
+                threshold = cap
         if lingering and not running and not waiting:
             release_lingering()  # nothing is scheduled next: the slots and blocks are free before anything else
         if not running and not waiting:  # idle: wait for the group, the next arrival or the barrier

@@ -725,8 +725,20 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # prefills (EngineArgs._is_v1_supported_oracle falls back to V0 up to 0.10, EngineArgs._check_feature_supported
     # raises from 0.11: engine/arg_utils.py 0.10.0, 0.10.2, 0.20.0). 0.27.0 drops max_num_partial_prefills and checks
     # every threshold (config/scheduler.py SchedulerConfig.verify_max_model_len, run by __post_init__; 0.27.0, 0.28.0,
-    # 0.29.0, 0.33.0, 0.34.0 wheels). Read by `kvplan simulate`, which takes the flag.
+    # 0.29.0, 0.33.0, 0.34.0 wheels), except an encoder-decoder model's, which __post_init__ sets to 0 first. Read by
+    # plan.defaults.resolve_args (the plan's flag) and simulate.serving_setup (a threshold given to it).
     "long_prefill_threshold_checked": [((0, 0, 0), False), ((0, 27, 0), True)],
+    # What a release does with concurrent partial prefills, --max-num-partial-prefills N or --max-long-partial-prefills
+    # M other than their default 1 (flags from 0.7.3 to 0.26.x: SERVE_FLAG_SINCE / SERVE_FLAG_UNTIL). "v0": the V0
+    # scheduler runs them (SchedulerConfig in vllm/config.py 0.7.3; EngineArgs flags in engine/arg_utils.py 0.7.3);
+    # "v0_fallback": V1 falls back to V0 ("Concurrent Partial Prefill" in EngineArgs._is_v1_supported_oracle, which
+    # raises instead under VLLM_USE_V1=1; 0.10.2 wheel); "stops" in 0.11.0: the same oracle check sets VLLM_USE_V1 off,
+    # and the API server, with no V0 engine left, asserts V1 (engine/arg_utils.py and entrypoints/openai/api_server.py,
+    # 0.11.0 wheel; SERVE_ENV_REFUSED's VLLM_USE_V1=0); "refused" from 0.11.1: EngineArgs._check_feature_supported
+    # raises NotImplementedError("Concurrent Partial Prefill is not supported. ...") (0.11.1 and 0.26.0 wheels).
+    # Read by `kvplan simulate`, which takes the flags and simulates none of that (simulate.serving_setup).
+    "concurrent_partial_prefills": [((0, 0, 0), "v0"), ((0, 8, 0), "v0_fallback"), ((0, 11, 0), "stops"),
+                                    ((0, 11, 1), "refused")],
     # Layers of one attention type but different page shapes form one KV-cache group with their pages summed
     # (UniformTypeKVCacheSpecs) from 0.11
     "uniform_type_kv_specs": [((0, 0, 0), False), ((0, 11, 0), True)],
@@ -2385,6 +2397,7 @@ class VersionRules:
     encoder_decoder_prefix_caching: str
     encoder_decoder_budget_check: bool
     long_prefill_threshold_checked: bool
+    concurrent_partial_prefills: str
     encoder_decoder_cudagraph_mode: str
     uniform_type_kv_specs: bool
     mla_kernels: bool
@@ -3021,6 +3034,17 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # engine/arg_utils.py, present in 0.6.4's to 0.11.2's (gone from 0.12.0: SERVE_FLAG_UNTIL); ModelConfig.pooler_config
     # as --pooler-config: absent from the 0.10.2 wheel's, present in 0.11.0's and every later one read (0.11.1-0.34.0)
     "--override-pooler-config": (0, 6, 4), "--pooler-config": (0, 11, 0),
+    # SchedulerConfig.long_prefill_token_threshold_adaptive (bool, default False: argparse.BooleanOptionalAction, both
+    # spellings): absent from the 0.30.0 wheel's engine/arg_utils.py and config/scheduler.py, present in 0.31.0's,
+    # 0.32.0's, 0.33.0's and 0.34.0's. kvplan simulate takes it (simulate.serving_setup refuses it before 0.31.0)
+    "--long-prefill-token-threshold-adaptive": (0, 31, 0), "--no-long-prefill-token-threshold-adaptive": (0, 31, 0),
+    # SchedulerConfig.max_num_partial_prefills / max_long_partial_prefills (concurrent partial prefills, default 1):
+    # absent from the 0.7.2 wheel's engine/arg_utils.py, present in 0.7.3's, 0.10.2's, 0.11.0's, 0.11.1's and
+    # 0.26.0's; gone from 0.27.0's (SERVE_FLAG_UNTIL). kvplan simulate takes them (rules row concurrent_partial_prefills)
+    "--max-num-partial-prefills": (0, 7, 3), "--max-long-partial-prefills": (0, 7, 3),
+    # SchedulerConfig.long_prefill_token_threshold (came with concurrent partial prefills): absent from the 0.7.2
+    # wheel's engine/arg_utils.py, present in 0.7.3's and every later one read (0.10.2, 0.11.0, 0.26.0, 0.31.0-0.34.0)
+    "--long-prefill-token-threshold": (0, 7, 3),
 }
 
 # Flags a later release removed: the first release without them. --cuda-graph-sizes: 0.12.0 warns it "is deprecated
@@ -3056,6 +3080,12 @@ SERVE_FLAG_UNTIL: dict[str, tuple[V, str]] = {
     # whichever is sooner. Please use `pooler_config` instead." (config/model.py ModelConfig.__post_init__, 0.11.0 and
     # 0.11.2 wheels); absent from the 0.12.0 wheel's engine/arg_utils.py and config/model.py
     "--override-pooler-config": ((0, 12, 0), "use --pooler-config (the same JSON; from Python, pooler_config={...})"),
+    # concurrent partial prefills: in the 0.26.0 wheel's engine/arg_utils.py and config/scheduler.py, not in 0.27.0's
+    # (which checks every long_prefill_token_threshold: rules row long_prefill_threshold_checked)
+    "--max-num-partial-prefills": ((0, 27, 0), "drop it: V1 never ran concurrent partial prefills (0.11.1-0.26 refuse "
+                                               "any value but 1); --long-prefill-token-threshold N caps each prefill"),
+    "--max-long-partial-prefills": ((0, 27, 0), "drop it: V1 never ran concurrent partial prefills (0.11.1-0.26 refuse "
+                                                "any value but 1); --long-prefill-token-threshold N caps each prefill"),
 }
 
 # vllm serve flags that take several values, each its own argument ('--cudagraph-capture-sizes 1 2 4 8'): a list[int]

@@ -61,8 +61,8 @@ def _workload_spec(workload=None, prompt_len=None, completion_len=None, rate=Non
                         burstiness=burstiness, arrivals=arrivals, max_requests=max_requests, seed=seed)
 
 
-def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_threshold, json_out: bool = False,
-           spec_acceptance=None):
+def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, json_out: bool = False,
+           spec_acceptance=None, partial_prefills=(None, None)):
     """(plan, EngineConfig, StepModel, SchedulerRules). A plan that does not start ends the command (exit 1); with
     --json its JSON, as `kvplan fit --json` prints it (fits false, vLLM's error, the fixes), is the output."""
     from kvplan.errors import InputError
@@ -76,9 +76,6 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
         flags = replace(flags, enable_prefix_caching=prefix_caching)
         err_console.print(f"note: {old} is the old spelling of --{'' if prefix_caching else 'no-'}enable-prefix-caching "
                           "(vllm serve's flag, which sets the plan and the simulated cache alike)", highlight=False)
-    if long_prefill_threshold is not None and long_prefill_threshold < 0:
-        raise InputError("--long-prefill-token-threshold", f"must be >= 0, got {long_prefill_threshold}",
-                         "0 (no cap) or a token count such as 2048")
     p = plan_from_flags(model, flags, gpu_auto=True, simulable=True)
     if num_gpu_blocks is None and not p.fits:
         if json_out:  # the same JSON as `kvplan fit --json` for these flags (plan_json: the band included)
@@ -97,8 +94,9 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
         raise typer.Exit(1)
     if num_gpu_blocks is not None and num_gpu_blocks < 2:
         raise InputError("--num-gpu-blocks", f"{num_gpu_blocks} leaves no usable block", "vLLM needs >= 2 (one is the null block)")
-    cfg, sm, rules = serving_setup(p, num_gpu_blocks=num_gpu_blocks, long_prefill_token_threshold=long_prefill_threshold or 0,
-                                   spec_acceptance=spec_acceptance)
+    # --long-prefill-token-threshold and its adaptive floor are vllm serve flags (FitFlags): serving_setup reads the plan's
+    cfg, sm, rules = serving_setup(p, num_gpu_blocks=num_gpu_blocks, spec_acceptance=spec_acceptance,
+                                   max_num_partial_prefills=partial_prefills[0], max_long_partial_prefills=partial_prefills[1])
     from kvplan.resolve import other_speed_note
 
     speeds = other_speed_note(flags.gpu, p.gpu)  # 'H100': timed as the SXM card, where the PCIe one is as named
@@ -311,7 +309,8 @@ def simulate(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
     num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool (e.g. from vLLM's startup log) instead of the plan's.", rich_help_panel=_SIM),
     prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_ALIAS, hidden=True),
-    long_prefill_threshold: int = typer.Option(0, "--long-prefill-token-threshold", help="Per-request prefill chunk cap (vLLM flag; 0 = none), applied as the release applies it (newer releases skip it in a step where one request is running or waiting, or without chunked prefill).", rich_help_panel=_SIM),
+    max_num_partial_prefills: Optional[int] = typer.Option(None, "--max-num-partial-prefills", help="vLLM 0.7.3-0.26 (default 1): concurrent partial prefills. 1 is what is simulated; other values are refused, as vLLM 0.11-0.26 refuse them (V0, which ran them up to 0.10, is not simulated).", rich_help_panel=_SIM),
+    max_long_partial_prefills: Optional[int] = typer.Option(None, "--max-long-partial-prefills", help="vLLM 0.7.3-0.26 (default 1): of those, how many may be long. As --max-num-partial-prefills: only 1 is simulated.", rich_help_panel=_SIM),
     slo: Optional[str] = typer.Option(None, "--slo", help="Service-level objectives for goodput, e.g. ttft=500ms,tpot=50ms (ms or s; a bare number is ms), or vllm bench serve --goodput's 'ttft:500 tpot:50'.", rich_help_panel=_SIM),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write PNGs (concurrency, KV usage, latency CDFs) to this folder."),
@@ -354,8 +353,9 @@ def simulate(
     if not json_out:
         _note_bare_slo(slo_spec)
     wl = build_workload(workload_spec)
-    p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold, json_out,
-                               _spec_acceptance(spec_acceptance_rate, spec_mean_acceptance_length, spec_draft_acceptance_rate))
+    p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, json_out,
+                               _spec_acceptance(spec_acceptance_rate, spec_mean_acceptance_length, spec_draft_acceptance_rate),
+                               (max_num_partial_prefills, max_long_partial_prefills))
     check_servable(p, wl, cfg)  # a workload vLLM refuses whole is an error, not a table of '-'
     with _Progress(len(wl), enabled=(not json_out) and len(wl) >= 100_000 and sys.stderr.isatty()) as prog:
         res = simulate_plan(p, wl, cfg, sm, rules, slo=slo_spec, progress=prog if prog.enabled else None,
@@ -452,7 +452,7 @@ def capacity(
     # a trace shorter than the default sample is taken whole, its own timing kept: it was resampled to 5,000 requests
     # with fresh Poisson arrivals, without a word, so a 400-request trace's bursts were never probed
     base = build_workload(spec, default_requests=CAPACITY_REQUESTS)
-    p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, 0, json_out, acceptance)
+    p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, json_out, acceptance)
     # as simulate refuses it: the bisection's answer was 'no rate meets the SLO; fix: ... or judge a percentile of 0.0'
     check_servable(p, base, cfg)
 

@@ -742,6 +742,12 @@ class EngineArgs:
     mamba_ssm_cache_dtype: str | None = None
     enable_prefix_caching: bool | None = None
     enable_chunked_prefill: bool | None = None  # None: the release's default (V1 always; V0 for contexts > 32K)
+    # vLLM's --long-prefill-token-threshold (0.7.3+; None or 0: no cap) and --[no-]long-prefill-token-threshold-adaptive
+    # (0.31+; None: not given, off as vLLM's default): the scheduler's per-request prefill chunk cap and its fair-share
+    # floor. They move no memory: the simulator applies them as each release does (simulate.SchedulerRules), the
+    # launch files write them, and from 0.27 a threshold above max_model_len is vLLM's refusal (plan.defaults)
+    long_prefill_token_threshold: int | None = None
+    long_prefill_token_threshold_adaptive: bool | None = None
     vllm_version: str | None = None
     num_gpus: int | None = None
     data_parallel_size: int | None = None      # engines, each with its own KV pool (vllm serve -dp)
@@ -1034,6 +1040,11 @@ class EngineArgs:
                 raise InputError(flag, f"{key} must be a whole number, got {v!r}", f"e.g. {{\"{key}\": {example}}}")
         # --block-size: a positive int (above); which sizes a release takes is its own (versions.BLOCK_SIZE_CHOICES,
         # checked with the release: any positive int from 0.18, e.g. 96 starts gpt-oss-20b on 0.29 with TRITON_ATTN)
+        lpt = self.long_prefill_token_threshold
+        if lpt is not None and (isinstance(lpt, bool) or not isinstance(lpt, int) or lpt < 0):
+            # SchedulerConfig.long_prefill_token_threshold: Field(ge=0) (config/scheduler.py 0.31.0-0.34.0)
+            raise InputError("--long-prefill-token-threshold", f"must be a whole number >= 0, got {lpt!r}",
+                             "0 (no cap) or a token count such as 2048")
         for name, example in (("max_loras", "e.g. 4"), ("max_lora_rank", "e.g. 4"), ("max_cpu_loras", "e.g. 32"),
                               ("max_cudagraph_capture_size", "e.g. 64 (graphs at batch sizes 1, 2, 4, 8, ... 64)")):
             v = getattr(self, name)

@@ -1181,6 +1181,14 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs,
                                  f"max_num_batched_tokens ({tokens}) must be greater than or equal to max_num_seqs ({max_seqs}).",
                                  f"give --max-num-batched-tokens {max_seqs} or more, or --max-num-seqs {tokens} or less",
                                  rule="max_num_batched_tokens < max_num_seqs")
+    lpt = args.long_prefill_token_threshold or 0
+    if lpt > max_len and rules.long_prefill_threshold_checked and not model.is_encoder_decoder:
+        # SchedulerConfig.verify_max_model_len from 0.27.0 (versions row long_prefill_threshold_checked); an
+        # encoder-decoder model's threshold is set to 0 before it (simulate.serving_setup)
+        raise RefusedByVLLMError(
+            "--long-prefill-token-threshold", f"{lpt} is above max_model_len {max_len:,}: vLLM {rules.version} refuses "
+            f"to start (\"long_prefill_token_threshold ({lpt}) cannot be greater than the max_model_len ({max_len})\")",
+            f"give at most {max_len}, or 0 for no cap", rule="long_prefill_token_threshold > max_model_len")
     item = _largest_active_mm_item(model, args, rules)
     if item and item[0] > tokens:
         raise RefusedByVLLMError("--max-num-batched-tokens",

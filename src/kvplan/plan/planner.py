@@ -385,6 +385,10 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--cudagraph-capture-sizes": args.capture_sizes_given,
                             "--max-cudagraph-capture-size": args.max_cudagraph_capture_size,
                             "--performance-mode": args.performance_mode,
+                            "--long-prefill-token-threshold": args.long_prefill_token_threshold or None,
+                            "--long-prefill-token-threshold-adaptive": True if args.long_prefill_token_threshold_adaptive else None,
+                            "--no-long-prefill-token-threshold-adaptive": (
+                                True if args.long_prefill_token_threshold_adaptive is False else None),
                             "--cuda-graph-sizes": args.cuda_graph_sizes_given,
                             "--limit-mm-per-prompt": args.limit_mm_per_prompt or None,
                             "--language-model-only": True if args.language_model_only else None,
