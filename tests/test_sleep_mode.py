@@ -53,6 +53,15 @@ def test_rocm_is_refused_with_vllms_text_until_0_11_1(version, text):
     kvplan.fit(LLAMA, "MI300X", vllm_version=version, **KW)  # without the flag it starts
 
 
+def test_a_release_standing_for_an_era_does_not_refuse_what_a_log_ran():
+    # validate plans a record without a version on its era's release (check_architecture False): not held to it
+    args = kvplan.EngineArgs(enable_sleep_mode=True, vllm_version="0.11.0", max_model_len=8192)
+    model, gpu = kvplan.resolve_model(LLAMA), kvplan.resolve_gpu("MI300X")[0]
+    with pytest.raises(RefusedByVLLMError):
+        kvplan.plan(model, gpu, args)
+    assert kvplan.plan(model, gpu, args, check_architecture=False).args.enable_sleep_mode
+
+
 def test_rocm_takes_it_from_0_11_1():
     base = kvplan.fit(LLAMA, "MI300X", vllm_version="0.11.1", **KW)
     sleep = kvplan.fit(LLAMA, "MI300X", vllm_version="0.11.1", enable_sleep_mode=True, **KW)
@@ -156,3 +165,17 @@ def test_a_record_with_the_flag_is_no_longer_skipped():
     with pytest.raises(InputError) as e:
         predict_record(dict(rec, args=dict(rec["args"], enable_sleep_mode="perhaps")))
     assert "enable_sleep_mode" in e.value.field
+
+
+def test_the_issue_40256_startup_is_planned_as_without_and_warned_of():
+    # vLLM issue #40256 (an April-2026 main build): 3.17 GiB of KV cache per rank without sleep mode (the record),
+    # 5.16 GiB with it, then out of memory: kvplan plans the budget vLLM should have found, and says why it may not
+    path = Path(__file__).parent / "data" / "extra_records.jsonl"
+    rec = next(json.loads(line) for line in path.read_text().splitlines() if line.strip()
+               and json.loads(line)["id"] == "llama-3.1-70b-instruct-awq-int4-rtx4090-u097-tp2-l36k-fp8kv")
+    rec = dict(rec, vllm_version="0.19.0")
+    base, _ = predict_record(rec)
+    sleep, _ = predict_record(dict(rec, args=dict(rec["args"], enable_sleep_mode=True)))
+    assert sleep.kv_cache_bytes == base.kv_cache_bytes
+    assert abs(sleep.kv_cache_bytes / 2 ** 30 - rec["observed"]["kv_cache_gib"]) < 0.1
+    assert any("#40256" in w and "5.16 GiB" in w for w in sleep.warnings)

@@ -579,7 +579,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if model.is_pooling and resolved.runner_type != "pooling":
         resolved = replace(resolved, runner="pooling")  # resolved: vLLM's auto choice, made explicit
     check_model_runner_env(model, resolved, rules)
-    sleep_mode_refusal(gpu, resolved, rules)  # vLLM's refusals of --enable-sleep-mode (plan.sleep)
+    if check_architecture:  # vLLM's refusals of --enable-sleep-mode (plan.sleep), where the release is the one run (a
+        # record without a version stands for an era: a log that ran with it was not refused)
+        sleep_mode_refusal(gpu, resolved, rules)
     requested_graphs = adaptive_verification_refusal(model, gpu, resolved, rules)  # the capture request it read
     check_flashinfer_sampler_env(model, gpu, rules)
     runner, runner_why = model_runner_choice(model, resolved, rules)
