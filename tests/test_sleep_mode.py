@@ -21,7 +21,7 @@ KW = dict(max_model_len=8192, fixes=False)
 EXPANDABLE = ["PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"]
 
 
-@pytest.mark.parametrize("version", ["0.7.0", "0.11.0", "0.19.0", "0.33.0"])
+@pytest.mark.parametrize("version", ["0.7.0", "0.11.0", "0.19.0", "0.33.0", "0.34.0"])
 def test_the_budget_and_every_figure_are_those_without_it(version):
     base = kvplan.fit(LLAMA, "H100", vllm_version=version, **KW)
     sleep = kvplan.fit(LLAMA, "H100", vllm_version=version, enable_sleep_mode=True, **KW)
@@ -33,6 +33,16 @@ def test_the_budget_and_every_figure_are_those_without_it(version):
     assert f"no change to the budget in vLLM {version}" in note and "CuMem" in note
     assert not any(a.startswith("sleep mode:") for a in base.assumptions)
     assert not any("sleep" in w for w in sleep.warnings)  # an unquantized checkpoint, weights in the pool
+
+
+def test_0_34_keeps_its_extensible_kv_cache_outside_the_pools():
+    # sleep mode leaves the extensible KV cache on (config/vllm.py _resolve_extensible_kv_cache, 0.34.0)
+    p = kvplan.fit(LLAMA, "H100", vllm_version="0.34.0", enable_sleep_mode=True, **KW)
+    note = next(a for a in p.assumptions if a.startswith("sleep mode:"))
+    assert note.startswith("sleep mode: weights in vLLM's CuMem pools") and "extensible KV cache stays outside" in note
+    off = kvplan.fit(LLAMA, "H100", vllm_version="0.34.0", enable_sleep_mode=True, enable_extensible_kv_cache=False, **KW)
+    assert next(a for a in off.assumptions if a.startswith("sleep mode:")).startswith(
+        "sleep mode: weights and KV cache in")
 
 
 @pytest.mark.parametrize("version", ["0.6.6.post1", "0.6.4"])
@@ -80,7 +90,9 @@ def test_expandable_segments_are_refused_where_cumem_asserts(version):
 
 @pytest.mark.parametrize("version", ["0.7.3", "0.20.1", "0.33.0"])
 def test_expandable_segments_start_outside_that_window(version):
-    kvplan.fit(LLAMA, "H100", vllm_version=version, enable_sleep_mode=True, env=EXPANDABLE, **KW)
+    p = kvplan.fit(LLAMA, "H100", vllm_version=version, enable_sleep_mode=True, env=EXPANDABLE, **KW)
+    # 0.7.x does not check; PyTorch's MemPool is said to refuse it (a warning, not vLLM's refusal)
+    assert any("pytorch/pytorch#147851" in w for w in p.warnings) == (version == "0.7.3")
 
 
 @pytest.mark.parametrize("version", ["0.20.1", "0.30.0"])

@@ -599,9 +599,6 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         _refuse_what_the_seed_ignores(model, args)
         return _simple_plan(model, gpu, resolved, rules, quant, notes + ([beyond] if beyond else []))
     warns: list[str] = [beyond] if beyond else []
-    sleep_notes, sleep_warns = sleep_mode_says(resolved, rules, quant)  # --enable-sleep-mode: no budget change, risks
-    notes += sleep_notes
-    warns += sleep_warns
     if resolved.enable_eplb or resolved.eplb_settings:  # (vLLM builds an --eplb-config given without EPLB too)
         # EPLB's redundant experts (or vLLM's refusal): the experts each rank builds (plan.eplb)
         resolved = replace(resolved, eplb_redundant=resolve_eplb(model, quant, resolved, rules, notes, warns, gpu))
@@ -969,6 +966,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     notes += [skip_note] if skip_note else []
     warns += [skip_warning] if skip_warning else []
     extensible, extensible_off = extensible_kv_cache(gpu, resolved, rules)
+    # --enable-sleep-mode: no budget change (said), and the risks kvplan does not size
+    sleep_notes, sleep_warns = sleep_mode_says(resolved, rules, quant, extensible=bool(extensible))
+    notes += sleep_notes
+    warns += sleep_warns
     capture_f = ""
     if extensible and cg:
         # model runner v2's profile_cudagraph_memory returns 0 with the extensible KV cache, which measures the capture

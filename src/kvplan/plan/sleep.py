@@ -13,9 +13,10 @@ What it changes at startup (facts per release in versions.py: rows sleep_mode_*)
   0.8.0-0.20.0, expandable_segments:True in PYTORCH_CUDA_ALLOC_CONF (row sleep_mode_expandable).
 - from 0.20.1, expandable segments are turned off inside the pools, so the weights keep the 2 MiB-block rounding
   (sleep_pool_keeps_block_rounding, used by plan.planner).
-- risks kvplan does not size, said as warnings: the weights outside the pool in 0.14.0-0.16.x, and a checkpoint whose
+- risks kvplan does not size, said as warnings: the weights outside the pool in 0.14.0-0.16.x, a checkpoint whose
   weights are converted after loading, whose freed pool segments vLLM's accounting misreads (0.11-0.26) or the pool
-  keeps (pytorch#159674).
+  keeps (pytorch#159674), and expandable segments in 0.7.x, which vLLM does not check yet.
+- vLLM 0.34's extensible KV cache stays on under sleep mode and outside the pools (the note says so).
 """
 
 from __future__ import annotations
@@ -61,20 +62,29 @@ def sleep_pool_keeps_block_rounding(args: EngineArgs, rules: VersionRules) -> bo
             and rules.sleep_mode_weights_in_pool and args.expandable_segments)
 
 
-def sleep_mode_says(args: EngineArgs, rules: VersionRules, quant: QuantSpec | None) -> tuple[list[str], list[str]]:
+def sleep_mode_says(args: EngineArgs, rules: VersionRules, quant: QuantSpec | None,
+                    extensible: bool = False) -> tuple[list[str], list[str]]:
     """(notes, warnings) of --enable-sleep-mode: that the budget is unchanged and why, and the risks kvplan does not
-    size."""
+    size. `extensible`: vLLM 0.34's extensible KV cache is on, which sleep mode leaves on (config/vllm.py
+    _resolve_extensible_kv_cache names no sleep mode); it lives outside the CuMem pool and sleep() releases its
+    physical memory itself (gpu_worker.py Worker.sleep, 0.34.0 wheel)."""
     if not args.enable_sleep_mode:
         return [], []
     v = rules.version
-    pooled = "weights and KV cache" if rules.sleep_mode_weights_in_pool else "KV cache"
+    pooled = " and ".join((["weights"] if rules.sleep_mode_weights_in_pool else [])
+                          + ([] if extensible else ["KV cache"]))
     measure = ("total_consumed: the free memory lost, from mem_get_info" if rules.budget_counts_runner_buffers else
                "weights + torch peak + non-torch memory")
     notes = [f"sleep mode: {pooled} in vLLM's CuMem pools (device_allocator/cumem.py CuMemAllocator); no change to the "
              f"budget in vLLM {v}: the pools allocate through PyTorch's caching allocator, so the weights, the "
-             f"profiled peak and the budget ({measure}) count them as without sleep mode, and the KV blocks are "
-             "counted before the pool allocates them"]
+             f"profiled peak and the budget ({measure}) count them as without sleep mode"
+             + ("; the extensible KV cache stays outside the pools (sleep() releases its pages itself)" if extensible
+                else ", and the KV blocks are counted before the pool allocates them")]
     warns: list[str] = []
+    if rules.sleep_mode_expandable == "unchecked" and _EXPANDABLE in (args.env_value(_CUMEM_ENV) or ""):
+        warns.append(f"--enable-sleep-mode with expandable_segments:True: vLLM {v} does not check it, but PyTorch's "
+                     "MemPool does not support expandable segments (pytorch/pytorch#147851), which vLLM 0.8.0-0.20.0 "
+                     f"refuse at startup; remove it from {_CUMEM_ENV}")
     if not rules.sleep_mode_weights_in_pool:
         warns.append(f"--enable-sleep-mode: vLLM {v} loads the weights outside the CuMem pool (gpu_worker.py load_model "
                      "enters only the second of `with pool and config:`; fixed in 0.17.0, vLLM PR #32947), so "
