@@ -1050,6 +1050,7 @@ class FitFlags:
     limit_mm_per_prompt: Optional[str] = None
     language_model_only: bool = False
     skip_mm_profiling: bool = False
+    enable_sleep_mode: bool = False
     allow_deprecated_quantization: bool = False
     entrypoint: Optional[str] = None
     hf_overrides: Optional[str] = None  # JSON: keys set on the model's config ('{"rope_scaling": {...}}')
@@ -1137,6 +1138,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("override_pooler_config", Optional[str], None, ("--override-pooler-config",), "vLLM 0.6.4-0.11.x: --pooler-config's older name (the same JSON; removed in 0.12). From 0.11 it replaces --pooler-config where both are given.", "vllm serve flags"),
     FitParam("limit_mm_per_prompt", Optional[str], None, ("--limit-mm-per-prompt",), 'Items per modality a multimodal prompt may carry, as vLLM takes it: \'{"image": 2, "video": 0}\'. The profile run encodes the largest allowed items; all 0 = none.', "vllm serve flags"),
     FitParam("language_model_only", bool, False, ("--language-model-only",), "Serve a multimodal checkpoint as text only (vLLM >= 0.17; the same as every --limit-mm-per-prompt at 0): no vision tower loaded, no encoder pass profiled.", "vllm serve flags"),
+    FitParam("enable_sleep_mode", bool, False, ("--enable-sleep-mode",), "vLLM >= 0.7.0: weights and KV cache go in vLLM's CuMem pools, so that sleep() can free them (RL frameworks: verl, OpenRLHF); the same budget as without. CUDA only, and ROCm from vLLM 0.11.1.", "vllm serve flags"),
     FitParam("skip_mm_profiling", bool, False, ("--skip-mm-profiling",), "vLLM >= 0.10.1: the profile run skips the multimodal encoder pass, so the KV pool takes the memory it would have held; requests with images or video may then run out of memory (vLLM: the user's responsibility).", "vllm serve flags"),
     FitParam("allow_deprecated_quantization", bool, False, ("--allow-deprecated-quantization",), "vLLM >= 0.14: serve a quantization method the release deprecates (fbgemm_fp8 from 0.34, which removed fp_quant; fbgemm_fp8 and fp_quant in 0.23-0.33; more before), which it refuses without this flag.", "vllm serve flags"),
     FitParam("entrypoint", Optional[str], None, ("--entrypoint",), "serve (vllm serve, default) or llm (vllm.LLM in Python, whose default token budget is 16384 where serve's is 8192, 8192 where it is 2048).", "vllm serve flags"),

@@ -610,6 +610,9 @@ def spec_from_plan(
     if _get(a, "skip_mm_profiling", default=False):
         flags.append(Flag("--skip-mm-profiling", None, "no encoder pass in the profile run: the pool takes its memory, as "
                           "planned; image or video requests may run out of memory"))
+    if _get(a, "enable_sleep_mode", default=False):
+        flags.append(Flag("--enable-sleep-mode", None, "weights and KV cache in vLLM's CuMem pools, so sleep() can free "
+                          "them; the same KV budget, as planned"))
     if _get(a, "allow_deprecated_quantization", default=False):
         flags.append(Flag("--allow-deprecated-quantization", None, "the checkpoint's quantization method is one this release "
                           "deprecates; it refuses to start without this flag"))

@@ -3125,6 +3125,9 @@ class StartupLog:
             args["gdn_prefill_backend"] = self.arg("gdn_prefill_backend")
         if self.skip_mm_profiling:  # the encoder pass the profile run left out of the peak
             args["skip_mm_profiling"] = True
+        if str(self.arg("enable_sleep_mode")).strip().lower() == "true":  # the CuMem pools (plan.sleep): vLLM's
+            # refusals on the platform and the allocator config, the weights' block rounding under expandable segments
+            args["enable_sleep_mode"] = True
         if self.arg("enable_chunked_prefill") is not None:  # stated, False included: it sets the step's token budget
             args["enable_chunked_prefill"] = self.arg("enable_chunked_prefill")
         if (as_int(self.arg("data_parallel_size")) or 1) > 1:  # engines, each with its own pool

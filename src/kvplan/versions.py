@@ -1928,6 +1928,38 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # does not yet support: ..." from 0.23
     "mrv2_refusal_prefix": [((0, 0, 0), "VLLM_USE_V2_MODEL_RUNNER"), ((0, 23, 0), "Model Runner V2")],
     "allocator_split_limit": [((0, 0, 0), False), ((0, 21, 0), True)],
+    # --enable-sleep-mode (ModelConfig.enable_sleep_mode, vLLM PR #11743: weights and KV cache allocated in vLLM's CuMem
+    # pools, CuMemAllocator in vllm/device_allocator/cumem.py, so that sleep() can offload or discard them). The
+    # platforms whose vLLM builds take it: CUDA only in 0.7.0-0.11.0 (config.py ModelConfig.__init__ raises unless
+    # current_platform.is_cuda() in 0.7.0-0.8.4; platforms/interface.py is_sleep_mode_available is PlatformEnum.CUDA in
+    # 0.8.5-0.11.0), CUDA and ROCm from 0.11.1 (is_sleep_mode_available, read in the 0.11.1-0.34.0 wheels); kvplan's
+    # GPU vendors: NVIDIA (CUDA), AMD (ROCm)
+    "sleep_mode_vendors": [((0, 0, 0), ()), ((0, 7, 0), ("NVIDIA",)), ((0, 11, 1), ("NVIDIA", "AMD"))],
+    # ... and the ValueError's text where it refuses: "Sleep mode is only supported on CUDA devices." (0.7.0-0.8.4
+    # config.py), "Sleep mode is not supported on current platform." (0.8.5 config.py; config/model.py to 0.34.0)
+    "sleep_mode_platform_refusal": [((0, 0, 0), "Sleep mode is only supported on CUDA devices."),
+                                    ((0, 8, 5), "Sleep mode is not supported on current platform.")],
+    # ... with expandable_segments:True in PYTORCH_CUDA_ALLOC_CONF: none of vLLM's own checks in 0.7.x (0.7.0-0.7.3
+    # cumem.py); "refused": CuMemAllocator.__init__ asserts "Expandable segments are not compatible with memory pool."
+    # (0.8.0-0.20.0 wheels' cumem.py), which load_model reaches before any weight; "off_in_pool": use_memory_pool turns
+    # expandable segments off inside the pool and back on after it (0.20.1 cumem.py reads PYTORCH_CUDA_ALLOC_CONF;
+    # device_allocator/alloc_conf.py current_alloc_conf from 0.31), so the weights load with the 2 MiB-block rounding
+    "sleep_mode_expandable": [((0, 0, 0), "unchecked"), ((0, 8, 0), "refused"), ((0, 20, 1), "off_in_pool")],
+    # ... whether the weights load in the "weights" pool: Worker.load_model enters allocator.use_memory_pool(tag=
+    # "weights") in 0.7.0-0.9.2 and _maybe_get_memory_pool_context(tag="weights") in 0.10.1-0.13.0; 0.14.0-0.16.x write
+    # `with self._maybe_get_memory_pool_context(tag="weights") and set_current_vllm_config(...)`, which enters only the
+    # second context (read in the 0.14.0, 0.15.0 and 0.16.0 wheels), so the weights load outside the pool; `with (..., ...)`
+    # from 0.17.0 (vLLM PR #32947). The KV cache is allocated in the "kv_cache" pool in every release read
+    # (initialize_from_config / initialize_cache)
+    "sleep_mode_weights_in_pool": [((0, 0, 0), True), ((0, 14, 0), False), ((0, 17, 0), True)],
+    # ... whether leaving a pool unmaps its free segments behind PyTorch's back (cumem.py use_memory_pool: "Find all
+    # unused allocations and manually release them", absent from 0.7.0-0.10.2, present from 0.11.0): the caching
+    # allocator still counts them in memory_reserved(), which the budget reads until 0.26 (budget_counts_runner_buffers
+    # False: non-torch memory = device used - memory_reserved), so a load that frees whole segments in the pool (a
+    # repack, online quantization) lowers the counted non-torch memory and vLLM sizes the KV pool larger than the GPU
+    # holds (vLLM issues #37096, #40256: an AWQ 70B at TP2 on RTX 4090s logged 5.16 GiB of KV cache with sleep mode,
+    # 3.17 without, then ran out of memory); from 0.27 memory_profiling charges total_consumed from mem_get_info
+    "sleep_mode_pool_trim": [((0, 0, 0), False), ((0, 11, 0), True)],
     # Whether what the model runner allocates after the worker's init snapshot and outside the weight load and the
     # profile run (model runner v2's sampler state, plan.mrv2_sampler_state_bytes) shrinks the KV budget: from 0.27
     # memory_profiling charges total_consumed, the free memory lost since that snapshot (vllm/utils/mem_utils.py, read
@@ -2530,6 +2562,11 @@ class VersionRules:
     mrv2_refuses_hybrid: bool
     mrv2_refusal_prefix: str
     allocator_split_limit: bool
+    sleep_mode_vendors: tuple
+    sleep_mode_platform_refusal: str
+    sleep_mode_expandable: str
+    sleep_mode_weights_in_pool: bool
+    sleep_mode_pool_trim: bool
     budget_counts_runner_buffers: bool
     mrope_cache_factor: int
     bnb_nested_absmax: str
@@ -3045,6 +3082,9 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # SchedulerConfig.long_prefill_token_threshold (came with concurrent partial prefills): absent from the 0.7.2
     # wheel's engine/arg_utils.py, present in 0.7.3's and every later one read (0.10.2, 0.11.0, 0.26.0, 0.31.0-0.34.0)
     "--long-prefill-token-threshold": (0, 7, 3),
+    # ModelConfig.enable_sleep_mode (vLLM PR #11743, "Support fully transparent sleep mode"): absent from the 0.6.6.post1
+    # wheel's engine/arg_utils.py, present in 0.7.0's and every later one read (0.7.2-0.34.0)
+    "--enable-sleep-mode": (0, 7, 0),
 }
 
 # Flags a later release removed: the first release without them. --cuda-graph-sizes: 0.12.0 warns it "is deprecated

@@ -808,6 +808,8 @@ class EngineArgs:
     limit_mm_per_prompt: str | dict | None = None  # vLLM's --limit-mm-per-prompt: items per modality ('{"image": 2}')
     language_model_only: bool = False  # vLLM's --language-model-only (>= 0.17): every modality's limit is 0
     skip_mm_profiling: bool = False  # vLLM's --skip-mm-profiling (>= 0.10.1): the profile run encodes no items
+    # vLLM's --enable-sleep-mode (>= 0.7.0): weights and KV cache in the CuMem allocator's pools (plan.sleep)
+    enable_sleep_mode: bool = False
     # vLLM's --allow-deprecated-quantization (>= 0.14): serve a method its release deprecates (fbgemm_fp8, fp_quant...)
     allow_deprecated_quantization: bool = False
     entrypoint: str | None = None  # "serve" (vllm serve, the default) or "llm" (vllm.LLM in Python: larger token budget)

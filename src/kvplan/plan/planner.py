@@ -34,6 +34,7 @@ from kvplan.plan.eplb import eplb_state_bytes, resolve_eplb
 from kvplan.plan.kv import (cross_attention_tokens, window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, gdn_prefill, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
+from kvplan.plan.sleep import sleep_mode_refusal, sleep_mode_says, sleep_pool_keeps_block_rounding
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
                                check_flashinfer_sampler_env, computed_profile_terms, measured_terms,
                                pipeline_cold_start_loss, sampler_kernel_note, trtllm_workspace_in_estimate_bytes)
@@ -368,6 +369,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--enable-extensible-kv-cache": True if args.enable_extensible_kv_cache else None,
                             "--no-enable-extensible-kv-cache": True if args.enable_extensible_kv_cache is False else None,
                             "--skip-mm-profiling": True if args.skip_mm_profiling else None,
+                            "--enable-sleep-mode": True if args.enable_sleep_mode else None,
                             "--allow-deprecated-quantization": True if args.allow_deprecated_quantization else None,
                             # written by the launch files (deploy.spec_from_plan) under the same conditions, so fit
                             # refuses what scaffold refuses (a release older than the flag: SERVE_FLAG_SINCE)
@@ -581,6 +583,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if model.is_pooling and resolved.runner_type != "pooling":
         resolved = replace(resolved, runner="pooling")  # resolved: vLLM's auto choice, made explicit
     check_model_runner_env(model, resolved, rules)
+    if check_architecture:  # vLLM's refusals of --enable-sleep-mode (plan.sleep), where the release is the one run (a
+        # record without a version stands for an era: a log that ran with it was not refused)
+        sleep_mode_refusal(gpu, resolved, rules)
     requested_graphs = adaptive_verification_refusal(model, gpu, resolved, rules)  # the capture request it read
     check_flashinfer_sampler_env(model, gpu, rules)
     runner, runner_why = model_runner_choice(model, resolved, rules)
@@ -668,7 +673,14 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      redundant_experts=resolved.eplb_redundant)
         rounding = once(lambda: allocator_rounding_bytes(model, **sizes), "allocator_rounding", model,
                         tuple(sizes.items()))
-        if rounding and resolved.expandable_segments:
+        if rounding and resolved.expandable_segments and sleep_pool_keeps_block_rounding(resolved, rules):
+            notes.append("PyTorch's allocator has expandable_segments:True, but the weights load in sleep mode's CuMem "
+                         "pool, which turns expandable segments off inside itself (device_allocator/cumem.py "
+                         f"use_memory_pool, vLLM >= 0.20.1): weight tensors keep the 2 MiB-block rounding, "
+                         f"{rounding / 1024 ** 2:.1f} MiB per rank")
+            w = replace(w, bytes=w.bytes + rounding)
+            w_formula += f" + {rounding:,} B allocator rounding (expandable segments off in the CuMem pool)"
+        elif rounding and resolved.expandable_segments:
             # the same tensors with expandable_segments:True: blocks rounded to 512 B (see allocator_rounding_bytes)
             kept = allocator_rounding_bytes(model, tp=tp, dtype_bytes=linear_bytes, ep=ep,
                                             dp=resolved.data_parallel_size, embed_bytes=DTYPE_BYTES[resolved.dtype],
@@ -958,6 +970,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     notes += [skip_note] if skip_note else []
     warns += [skip_warning] if skip_warning else []
     extensible, extensible_off = extensible_kv_cache(gpu, resolved, rules)
+    # --enable-sleep-mode: no budget change (said), and the risks kvplan does not size
+    sleep_notes, sleep_warns = sleep_mode_says(resolved, rules, quant, extensible=bool(extensible))
+    notes += sleep_notes
+    warns += sleep_warns
     capture_f = ""
     if extensible and cg:
         # model runner v2's profile_cudagraph_memory returns 0 with the extensible KV cache, which measures the capture
