@@ -24,12 +24,10 @@ from __future__ import annotations
 from kvplan.errors import RefusedByVLLMError
 from kvplan.plan.args import EngineArgs
 from kvplan.resolve import GPUSpec, QuantSpec
-from kvplan.versions import VersionRules, release_text
+from kvplan.versions import VersionRules, first_release_where
 
 # the variable, and the exact text, vLLM's CuMemAllocator.__init__ tests (cumem.py, 0.8.0-0.20.0 wheels)
 _CUMEM_ENV, _EXPANDABLE = "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"
-_ROCM_SINCE = (0, 11, 1)  # the first step of rules row sleep_mode_vendors holding AMD
-_EXPANDABLE_OFF_SINCE = (0, 20, 1)  # rules row sleep_mode_expandable's "off_in_pool" step
 
 
 def sleep_mode_refusal(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> None:
@@ -40,19 +38,21 @@ def sleep_mode_refusal(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> N
     vendor = (gpu.vendor or "NVIDIA").upper()
     if vendor not in {v.upper() for v in rules.sleep_mode_vendors}:
         platform = "ROCm" if vendor == "AMD" else vendor
-        later = (f", or plan with --vllm-version {release_text(_ROCM_SINCE)} or later (its ROCm build takes it)"
-                 if vendor == "AMD" and rules.release < _ROCM_SINCE else "")
+        since = first_release_where("sleep_mode_vendors", lambda vendors: "AMD" in vendors)
+        later = (f", or plan with --vllm-version {since} or later (its ROCm build takes it)"
+                 if vendor == "AMD" and since else "")
         raise RefusedByVLLMError("--enable-sleep-mode", f"{rules.sleep_mode_platform_refusal} (vLLM {rules.version} "
                                  f"on {gpu.name}, a {platform} GPU: ModelConfig refuses it before loading anything)",
                                  "drop --enable-sleep-mode" + later, rule="sleep mode platform")
     if rules.sleep_mode_expandable == "refused" and _EXPANDABLE in (args.env_value(_CUMEM_ENV) or ""):
+        off_since = first_release_where("sleep_mode_expandable", lambda v: v == "off_in_pool")
         raise RefusedByVLLMError("--env", "Expandable segments are not compatible with memory pool. Please track "
                                  "https://github.com/pytorch/pytorch/issues/147851 for the latest updates. (vLLM "
                                  f"{rules.version}'s CuMemAllocator asserts it with --enable-sleep-mode and "
                                  f"{_CUMEM_ENV}={args.env_value(_CUMEM_ENV)}, before loading the weights)",
                                  f"remove expandable_segments:True from {_CUMEM_ENV}, drop --enable-sleep-mode, or plan "
-                                 f"with --vllm-version {release_text(_EXPANDABLE_OFF_SINCE)} or later (its pool turns "
-                                 "expandable segments off inside itself)", rule="sleep mode with expandable segments")
+                                 f"with --vllm-version {off_since} or later (its pool turns expandable segments off "
+                                 "inside itself)", rule="sleep mode with expandable segments")
 
 
 def sleep_pool_keeps_block_rounding(args: EngineArgs, rules: VersionRules) -> bool:
