@@ -265,14 +265,8 @@ def test_an_encoder_decoder_model_takes_no_threshold(tmp_path):
     (448) is not refused."""
     import json
 
-    # openai/whisper-large-v3's config.json (the architecture fields, as tests/test_whisper.py)
-    LARGE_V3 = {
-        "architectures": ["WhisperForConditionalGeneration"], "model_type": "whisper", "is_encoder_decoder": True,
-        "d_model": 1280, "encoder_layers": 32, "decoder_layers": 32, "num_hidden_layers": 32,
-        "encoder_attention_heads": 20, "decoder_attention_heads": 20, "encoder_ffn_dim": 5120, "decoder_ffn_dim": 5120,
-        "max_source_positions": 1500, "max_target_positions": 448, "max_length": 448, "num_mel_bins": 128,
-        "vocab_size": 51866, "torch_dtype": "float16", "scale_embedding": False, "use_cache": True,
-    }
+    from test_whisper import LARGE_V3  # openai/whisper-large-v3's config.json (the architecture fields)
+
     path = tmp_path / "whisper" / "config.json"
     path.parent.mkdir()
     path.write_text(json.dumps(LARGE_V3))
