@@ -63,6 +63,13 @@ def test_the_buffers_of_each_release(version, mib):
     assert sum(rules_for(version).custom_allreduce_buffer_mib) == mib
 
 
+def test_nccl_in_the_graphs_is_named_where_graphs_are_captured():
+    kw = dict(tensor_parallel_size=2, vllm_version="0.33.0", disable_custom_all_reduce=True, **KW)
+    assert "NCCL issue #1234" in _note(kvplan.fit(QWEN32, "H100", **kw))
+    eager = kvplan.fit(QWEN32, "H100", enforce_eager=True, **kw)
+    assert "NCCL issue #1234" not in _note(eager) and "its buffers are 32 MiB" in _note(eager)
+
+
 def test_tp_16_is_a_supported_size_from_0_27():
     assert 16 not in rules_for("0.26.0").custom_allreduce_world_sizes
     assert 16 in rules_for("0.27.0").custom_allreduce_world_sizes

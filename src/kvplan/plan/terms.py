@@ -389,8 +389,9 @@ def custom_allreduce_says(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -
     does not. kvplan's non-torch terms were fitted on tensor-parallel startups without separating them (the TP term
     n_tp is 0 GiB in every era), so the plan is the same with and without the flag, and the note says what the
     release charges. Graph capture registers the kernel's graph buffers as IPC handles into rank_data (no new
-    allocation); NCCL captured in CUDA graphs instead is not sized (the graph terms were fitted on startups of both
-    kinds)."""
+    allocation); NCCL captured in CUDA graphs instead is not sized (vLLM PR #2192, which brought the kernel, measured
+    0.5-1.0 GB more memory per GPU with NCCL in the graphs; the graph terms were fitted on startups of both kinds),
+    and the note says so where graphs are captured."""
     if not args.disable_custom_all_reduce:
         return None
     v, tp = rules.version, args.tensor_parallel_size or 1
@@ -438,7 +439,11 @@ def custom_allreduce_says(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -
     nccl = ("RCCL (pynccl) instead of vLLM's custom kernel (its quick all-reduce and AITER all-reduce, where the "
             "release has and enables them, go off with it)" if vendor == "AMD" else
             "NCCL (pynccl) instead of vLLM's custom kernel")
-    return head + f"tensor-parallel all-reduces go through {nccl}; {buffers}, {budget}"
+    graphs = ("" if args.enforce_eager else
+              "; the CUDA graphs then capture NCCL's all-reduce instead, which can take more graph memory than the "
+              "custom kernel (vLLM PR #2192 measured 0.5-1.0 GB more per GPU with NCCL in the graphs, vLLM 0.2; "
+              "NCCL issue #1234): not sized, kvplan's graph terms are fitted on startups of both kinds")
+    return head + f"tensor-parallel all-reduces go through {nccl}; {buffers}, {budget}{graphs}"
 
 
 # FlashInfer's all-reduce + RMSNorm fusion workspace (versions.py fi_allreduce_fusion): the largest input the fused
