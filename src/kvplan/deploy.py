@@ -613,6 +613,9 @@ def spec_from_plan(
     if _get(a, "enable_sleep_mode", default=False):
         flags.append(Flag("--enable-sleep-mode", None, "weights and KV cache in vLLM's CuMem pools, so sleep() can free "
                           "them; the same KV budget, as planned"))
+    if _get(a, "disable_custom_all_reduce", default=False):
+        flags.append(Flag("--disable-custom-all-reduce", None, "tensor-parallel all-reduces through NCCL, not vLLM's "
+                          "custom all-reduce kernel; the same KV budget, as planned"))
     if _get(a, "allow_deprecated_quantization", default=False):
         flags.append(Flag("--allow-deprecated-quantization", None, "the checkpoint's quantization method is one this release "
                           "deprecates; it refuses to start without this flag"))

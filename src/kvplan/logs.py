@@ -3128,6 +3128,11 @@ class StartupLog:
         if str(self.arg("enable_sleep_mode")).strip().lower() == "true":  # the CuMem pools (plan.sleep): vLLM's
             # refusals on the platform and the allocator config, the weights' block rounding under expandable segments
             args["enable_sleep_mode"] = True
+        if any(str(src.get("disable_custom_all_reduce")).strip().lower() == "true"
+               for src in (self.engine_args, self.command_args)):  # as given (non-default args, Namespace, command),
+            # not the engine line's resolved value, which vLLM sets itself on ROCm up to 0.8.2, on multi-node and under
+            # VLLM_BATCH_INVARIANT: NCCL instead of the custom kernel (plan.terms custom_allreduce_says)
+            args["disable_custom_all_reduce"] = True
         if self.arg("enable_chunked_prefill") is not None:  # stated, False included: it sets the step's token budget
             args["enable_chunked_prefill"] = self.arg("enable_chunked_prefill")
         if (as_int(self.arg("data_parallel_size")) or 1) > 1:  # engines, each with its own pool

@@ -552,6 +552,26 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # NCCL / custom all-reduce buffers charged to the budget: snapshot before NCCL init up to 0.10
     # (section 1.2, section 7 item 2).
     "nccl_charged": [((0, 0, 0), True), ((0, 11, 0), False)],
+    # vLLM's custom all-reduce (distributed/device_communicators/custom_all_reduce.py CustomAllreduce.__init__), which
+    # --disable-custom-all-reduce turns off (plan.terms custom_allreduce_says). Its buffers per rank, in MiB: a
+    # cudaMalloc'd IPC buffer of meta_size() (a few KiB of signals) + max_size for the intermediate results, a
+    # cudaMalloc'd IPC buffer the eager inputs are copied into, and rank_data, an 8 MiB torch tensor of the graph
+    # buffers' pointer tuples. max_size is 8192 * 1024 by default in every wheel read (0.4.2-0.34.0); the input buffer
+    # is max_size up to 0.26.0 and max(max_size, max_all_gather_size 2 MiB, max_reduce_scatter_size 16 MiB) =
+    # 16 MiB from 0.27.0 (legacy_buffer_size; absent in the 0.26.0 wheel, present in 0.27.0-0.34.0). Where symmetric
+    # memory is on (Hopper / Blackwell, 0.10.2 on), max_size is capped by CUSTOM_ALL_REDUCE_MAX_SIZES: not sized here.
+    "custom_allreduce_buffer_mib": [((0, 0, 0), (8, 8, 8)), ((0, 27, 0), (8, 16, 8))],
+    # ... the TP sizes it is built for (_SUPPORTED_WORLD_SIZES; any other logs "Custom allreduce is disabled due to an
+    # unsupported world size"): 2, 4, 6, 8 in 0.4.2-0.26.0, 16 added from 0.27.0 (wheels 0.26.0, 0.27.0 read)
+    "custom_allreduce_world_sizes": [((0, 0, 0), (2, 4, 6, 8)), ((0, 27, 0), (2, 4, 6, 8, 16))],
+    # ... on AMD: never up to 0.8.2 (ParallelConfig sets disable_custom_all_reduce on ROCm, config.py 0.6.4-0.8.2
+    # wheels); from 0.8.4 (0.8.3 not read) on MI300-class GPUs, platforms/rocm.py use_custom_allreduce (gfx94 in 0.8.4
+    # and 0.8.5, gfx94 / gfx95 from 0.9.0; 0.34.0 the same), where the P2P test is skipped (XGMI), and with it
+    # QuickAllReduce from 0.9.0 (cuda_communicator.py; its buffers only with VLLM_ROCM_QUICK_REDUCE_QUANTIZATION set,
+    # "NONE" by default, quick_all_reduce.py 0.10.2). Held as the AMD GPUs (kvplan's catalog names) of those archs:
+    # gfx942 MI300X / MI325X, gfx950 MI350X / MI355X
+    "custom_allreduce_rocm": [((0, 0, 0), ()), ((0, 8, 4), ("MI300", "MI325")),
+                              ((0, 9, 0), ("MI300", "MI325", "MI350", "MI355"))],
     # Whether a tensor-parallel all-reduce of a tensor past the custom all-reduce's limit (8 MiB by default) writes a new
     # tensor: from 0.6.5 GroupCoordinator.all_reduce always calls torch.ops.vllm.all_reduce -> _all_reduce_out_place,
     # whose fallback PyNcclCommunicator.all_reduce makes its output with torch.empty_like(in_tensor)
@@ -2369,6 +2389,9 @@ class VersionRules:
     cudagraph_rocm_cost: str
     rocm_weights_log_measure: str
     nccl_charged: bool
+    custom_allreduce_buffer_mib: tuple
+    custom_allreduce_world_sizes: tuple
+    custom_allreduce_rocm: tuple
     allreduce_out_of_place: bool
     other_tenants: str
     tokens_formula: str
@@ -3085,6 +3108,8 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # ModelConfig.enable_sleep_mode (vLLM PR #11743, "Support fully transparent sleep mode"): absent from the 0.6.6.post1
     # wheel's engine/arg_utils.py, present in 0.7.0's and every later one read (0.7.2-0.34.0)
     "--enable-sleep-mode": (0, 7, 0),
+    # ParallelConfig.disable_custom_all_reduce: in the 0.4.2 wheel's engine/arg_utils.py and every later one read
+    "--disable-custom-all-reduce": (0, 4, 2),
 }
 
 # Flags a later release removed: the first release without them. --cuda-graph-sizes: 0.12.0 warns it "is deprecated

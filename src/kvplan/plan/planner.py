@@ -36,7 +36,7 @@ from kvplan.plan.kv import (cross_attention_tokens, window_extra_tokens, _DSV4_B
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
 from kvplan.plan.sleep import sleep_mode_refusal, sleep_mode_says, sleep_pool_keeps_block_rounding
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
-                               check_flashinfer_sampler_env, computed_profile_terms, measured_terms,
+                               check_flashinfer_sampler_env, computed_profile_terms, custom_allreduce_says, measured_terms,
                                pipeline_cold_start_loss, sampler_kernel_note, trtllm_workspace_in_estimate_bytes)
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, mtp_n_predict, once
 from kvplan.versions import (EXPERT_GROUP_ARCHS, LORA_UNSUPPORTED, NATIVE_LOW_PRECISION_CAPABILITY, VersionRules, architecture_refusal,
@@ -370,6 +370,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--no-enable-extensible-kv-cache": True if args.enable_extensible_kv_cache is False else None,
                             "--skip-mm-profiling": True if args.skip_mm_profiling else None,
                             "--enable-sleep-mode": True if args.enable_sleep_mode else None,
+                            "--disable-custom-all-reduce": True if args.disable_custom_all_reduce else None,
                             "--allow-deprecated-quantization": True if args.allow_deprecated_quantization else None,
                             # written by the launch files (deploy.spec_from_plan) under the same conditions, so fit
                             # refuses what scaffold refuses (a release older than the flag: SERVE_FLAG_SINCE)
@@ -974,6 +975,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     sleep_notes, sleep_warns = sleep_mode_says(resolved, rules, quant, extensible=bool(extensible))
     notes += sleep_notes
     warns += sleep_warns
+    car_note = custom_allreduce_says(gpu, resolved, rules)  # --disable-custom-all-reduce: what the release charged
+    if car_note:
+        notes.append(car_note)
     capture_f = ""
     if extensible and cg:
         # model runner v2's profile_cudagraph_memory returns 0 with the extensible KV cache, which measures the capture

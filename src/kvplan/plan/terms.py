@@ -373,6 +373,79 @@ def nvls_capable(gpu: GPUSpec) -> bool:
     return nvlink_tp_capable(gpu) and "bridge" not in ic and "c2c" not in ic.split(";")[0]
 
 
+def custom_allreduce_says(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> str | None:
+    """The note of --disable-custom-all-reduce: whether vLLM `rules.version` would have built its custom all-reduce
+    for this group, and what turning it off does to the budget; None without the flag.
+
+    vLLM builds it (device_communicators/cuda_communicator.py, CustomAllreduce.__init__ in custom_all_reduce.py,
+    0.4.2-0.34.0 wheels) for a tensor-parallel group of a size it supports (rules custom_allreduce_world_sizes), on
+    CUDA where the GPUs pass its P2P test (_can_p2p) and, beyond two GPUs, are all on NVLink (is_full_nvlink /
+    is_fully_connected: "not supported on more than two PCIe-only GPUs"), on ROCm only on MI300-class GPUs from 0.8.4
+    (rules custom_allreduce_rocm). Without it the all-reduces go through NCCL (PyNcclCommunicator, built for every
+    group of more than one GPU either way; symmetric memory or FlashInfer's all-reduce where those are on). Its
+    buffers (rules custom_allreduce_buffer_mib, 24-32 MiB per rank) are allocated in init_device's
+    init_worker_distributed_environment: after the budget's baseline snapshot up to 0.10 (rules nccl_charged), so
+    vLLM charged them, before it from 0.11 (v1/worker/gpu_worker.py init_device, 0.10.2 and 0.11.0 wheels), so it
+    does not. kvplan's non-torch terms were fitted on tensor-parallel startups without separating them (the TP term
+    n_tp is 0 GiB in every era), so the plan is the same with and without the flag, and the note says what the
+    release charges. Graph capture registers the kernel's graph buffers as IPC handles into rank_data (no new
+    allocation); NCCL captured in CUDA graphs instead is not sized (vLLM PR #2192, which brought the kernel, measured
+    0.5-1.0 GB more memory per GPU with NCCL in the graphs; the graph terms were fitted on startups of both kinds),
+    and the note says so where graphs are captured."""
+    if not args.disable_custom_all_reduce:
+        return None
+    v, tp = rules.version, args.tensor_parallel_size or 1
+    head = "--disable-custom-all-reduce: "
+    if tp <= 1:
+        return (head + f"no custom all-reduce at TP 1 (vLLM {v} builds it only for a tensor-parallel group of more "
+                "than one GPU, device_communicators/cuda_communicator.py), so the flag changes nothing")
+    vendor = (gpu.vendor or "NVIDIA").upper()
+    name = str(gpu.name or "")
+    if vendor == "AMD" and not any(arch in name for arch in rules.custom_allreduce_rocm):
+        on = (f"builds its custom all-reduce only on MI300-class GPUs ({', '.join(rules.custom_allreduce_rocm)}: "
+              "platforms/rocm.py use_custom_allreduce)" if rules.custom_allreduce_rocm else
+              "turns its custom all-reduce off on every ROCm GPU itself (ParallelConfig sets "
+              "disable_custom_all_reduce, config.py up to 0.8.2)")
+        return head + f"vLLM {v} {on}, so on {name} the flag changes nothing"
+    if vendor not in ("NVIDIA", "AMD"):
+        return head + f"vLLM builds its custom all-reduce only on CUDA and ROCm, so on {name} the flag changes nothing"
+    sizes = rules.custom_allreduce_world_sizes
+    if tp not in sizes:
+        return (head + f"vLLM {v} builds its custom all-reduce only at TP {', '.join(map(str, sizes))} "
+                f"(custom_all_reduce.py _SUPPORTED_WORLD_SIZES): at TP {tp} it is off anyway, so the flag changes "
+                "nothing")
+    ic = str(gpu.interconnect or "").lower()
+    if vendor == "NVIDIA" and tp > 2 and not (gpu.has_nvlink and "bridge" not in ic):
+        return (head + f"vLLM {v} turns its custom all-reduce off by itself beyond two GPUs not all on NVLink "
+                "(\"Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs\", "
+                f"custom_all_reduce.py), so at TP {tp} on {name} the flag only silences that warning; the plan is the "
+                "same")
+    meta, inp, rank_data = rules.custom_allreduce_buffer_mib
+    total = meta + inp + rank_data
+    where = ("" if vendor == "AMD" or gpu.has_nvlink else
+             "where the two GPUs pass vLLM's P2P test (custom_all_reduce.py _can_p2p; GeForce cards without NVLink "
+             "fail it unless a driver enables peer access, and vLLM then turns the kernel off by itself: \"Custom "
+             "allreduce is disabled because your platform lacks GPU P2P capability\"), ")
+    buffers = (f"{where}its buffers are {total} MiB per rank ({meta} MiB + meta_size() and {inp} MiB of IPC buffers, "
+               f"{rank_data} MiB rank_data)")
+    if rules.nccl_charged:
+        budget = (f"allocated after the budget's baseline snapshot in vLLM {v} (init_device), which charges them "
+                  "to the budget, so the flag gives them back to the KV cache; kvplan plans the same budget: its "
+                  "non-torch terms were fitted on tensor-parallel startups without separating them (the TP term is "
+                  "0 GiB: tens of MiB are within the fits' residuals)")
+    else:
+        budget = (f"allocated before the budget's baseline snapshot in vLLM {v} (gpu_worker.py init_device), so they "
+                  "only lower the free memory vLLM checks at startup: the budget and the plan are the same")
+    nccl = ("RCCL (pynccl) instead of vLLM's custom kernel (its quick all-reduce and AITER all-reduce, where the "
+            "release has and enables them, go off with it)" if vendor == "AMD" else
+            "NCCL (pynccl) instead of vLLM's custom kernel")
+    graphs = ("" if args.enforce_eager else
+              "; the CUDA graphs then capture NCCL's all-reduce instead, which can take more graph memory than the "
+              "custom kernel (vLLM PR #2192 measured 0.5-1.0 GB more per GPU with NCCL in the graphs, vLLM 0.2; "
+              "NCCL issue #1234): not sized, kvplan's graph terms are fitted on startups of both kinds")
+    return head + f"tensor-parallel all-reduces go through {nccl}; {buffers}, {budget}{graphs}"
+
+
 # FlashInfer's all-reduce + RMSNorm fusion workspace (versions.py fi_allreduce_fusion): the largest input the fused
 # kernel takes, in MB per compute capability (major x 10 + minor) and TP size, as each table the pass reads
 # (compilation/passes/fusion/allreduce_rms_fusion.py FI_ALLREDUCE_FUSION_MAX_SIZE_MB; config/compilation.py
