@@ -602,6 +602,10 @@ def _find_gpu_in_catalog(ref: str, total_bytes: int | None = None, size_flag: st
     size_bytes = int(size.group(1)) * 10 ** 9 if size else None
     # the name as given; without remarks in parentheses; then without its memory size as well
     bare = re.sub(r"\([^)]*\)", " ", ref).strip() or ref
+    if size and not _gpu_key(re.sub(r"\d+\s*GB\b", " ", bare, flags=re.I)):
+        # a memory size alone ('16GB', 'NVIDIA 24 GB') names no card: every card of that size matched it by its words,
+        # and the largest total among them was planned (an AMD Radeon RX 9070 XT, with ROCm's rules, for '16GB')
+        raise _size_alone_refusal(given, int(size.group(1)), size_flag)
     for variant in dict.fromkeys((ref, bare, re.sub(r"[-\s]*\d+\s*GB\b", " ", bare, flags=re.I).strip())):
         key = _gpu_key(variant)
         if not key:
@@ -648,6 +652,19 @@ def _find_gpu_in_catalog(ref: str, total_bytes: int | None = None, size_flag: st
     # the size again
     raise UnknownGPUError("--gpu", f"unknown GPU {ref!r}", f"{hint}; or leave out --gpu: {size_flag} alone plans a custom "
                           "card of that size" if size_flag else f"{hint}; or give --gpu-gib N for a custom card")
+
+
+def _size_alone_refusal(given: str, gb: int, size_flag: str | None) -> UnknownGPUError:
+    """--gpu given a memory size and no card: the cards of that size are named (they differ in compute capability,
+    vendor and bandwidth, which the plan reads), and the size flags that plan a card by its total alone."""
+    cards = sorted((g for g in gpu_catalog() if g.memory_gb_marketing == gb or f"{gb}gb" in _gpu_tokens(g.name)),
+                   key=lambda g: g.name)
+    named = (f"cards with {gb} GB include {', '.join(g.name for g in cards[:4])}" + (" ..." if len(cards) > 4 else "")
+             if cards else f"kvplan's catalog has no card of {gb} GB")
+    fix = (f"leave out --gpu: {size_flag} alone plans a custom card of that size" if size_flag else
+           f"name the card (`kvplan gpus {gb}GB` lists them), or give --gpu-gb {gb} (or --gpu-gib N, the total CUDA "
+           "reports) for a custom card of that size")
+    return UnknownGPUError("--gpu", f"{given.strip()!r} is a memory size, not a GPU ({named})", fix)
 
 
 # A notebook part's device name says so ("NVIDIA GeForce RTX 3050 Laptop GPU", as CUDA and nvidia-smi print it); the
