@@ -24,3 +24,56 @@ def test_a_card_named_with_its_size_still_plans(ref, card):
     from kvplan.resolve import find_gpu
 
     assert find_gpu(ref).name == card
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory):
+    pytest.importorskip("fastapi", reason="kvplan[web] is not installed")
+    pytest.importorskip("httpx", reason="fastapi.testclient needs httpx")
+    from fastapi.testclient import TestClient
+
+    from kvplan.web.app import create_app
+
+    return TestClient(create_app(upload_dir=str(tmp_path_factory.mktemp("uploads"))), raise_server_exceptions=False)
+
+
+WEB_BASE = {"model": "Qwen/Qwen2.5-0.5B-Instruct", "gpu": "L4", "max_model_len": 4096, "curve": False}
+
+
+@pytest.mark.parametrize("content_type", ["application/x-www-form-urlencoded", "text/plain", None])
+def test_a_json_body_sent_without_the_json_content_type_says_so(web, content_type):
+    """`curl -d '{...}' /api/plan` (curl's default, application/x-www-form-urlencoded) was answered "Input should be a
+    valid dictionary or object to extract fields from (send a JSON object ...)" to a body that was a JSON object."""
+    import json
+
+    headers = {"content-type": content_type} if content_type else {}
+    r = web.post("/api/plan", content=json.dumps(WEB_BASE), headers=headers)
+    assert r.status_code == 422 and r.json()["field"] == "body", r.text
+    assert "not as application/json" in r.json()["message"] and "Content-Type: application/json" in r.json()["fix"]
+    assert "valid dictionary" not in r.text
+    # a JSON value that is no object names what it is
+    r = web.post("/api/plan", json=[1, 2])
+    assert r.status_code == 422 and r.json()["message"] == "must be a JSON object, got a list", r.text
+
+
+@pytest.mark.parametrize("path, body, example", [
+    ("/api/plan", {"gpu_gib": "16GB"}, "e.g. 23.58"),
+    ("/api/simulate", {"workload": "azure-conv", "rate_per_s": "2rps"}, "e.g. 8 "),
+    ("/api/simulate", {"workload": "azure-conv", "capacity": True, "slo": "ttft=1s", "percentile": "p90"}, "e.g. 99 "),
+    ("/api/plan", {"gpu_memory_utilization": "90%"}, "e.g. 0.9 "),
+])
+def test_a_number_key_given_a_unit_is_offered_its_own_example(web, path, body, example):
+    """Every number key's fix was utilization's "e.g. 0.9": gpu_gib '16GB' and rate_per_s '2rps' were offered 0.9."""
+    key = next(k for k in body if k not in ("workload", "capacity", "slo"))
+    r = web.post(path, json={**WEB_BASE, **body})
+    assert r.status_code == 422 and r.json()["field"] == key, r.text
+    assert r.json()["fix"].startswith(example) and "without a unit" in r.json()["fix"], r.text
+
+
+@pytest.mark.parametrize("body, fix", [({"max_requests": 10 ** 9}, "give a value >= 1 and <= 20000"),
+                                       ({"max_requests": 0}, "give a value >= 1 and <= 20000"),
+                                       ({"capacity": True, "slo": "ttft=1s", "percentile": 0}, "give a value >= 1 and <= 100")])
+def test_a_number_out_of_its_keys_bounds_is_answered_with_the_bounds(web, body, fix):
+    """The fix was "send a JSON object with the CLI's options in snake_case", which a JSON object had been."""
+    r = web.post("/api/simulate", json={**WEB_BASE, "workload": "azure-conv", **body})
+    assert r.status_code == 422 and r.json()["fix"] == fix, r.text
