@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cli_runner import refused
+from cli_runner import refused, run_cli
 
 
 @pytest.mark.parametrize("ref", ["16GB", "16 GB", "NVIDIA 24GB", "80GB", "2x 40GB"])
@@ -77,3 +77,27 @@ def test_a_number_out_of_its_keys_bounds_is_answered_with_the_bounds(web, body, 
     """The fix was "send a JSON object with the CLI's options in snake_case", which a JSON object had been."""
     r = web.post("/api/simulate", json={**WEB_BASE, "workload": "azure-conv", **body})
     assert r.status_code == 422 and r.json()["fix"] == fix, r.text
+
+
+@pytest.mark.parametrize("args, flag, fix", [
+    (("fit", "--gpu", "L4", "--gpu-memory-utilization", "90%"), "--gpu-memory-utilization",
+     "a fraction, not a percentage: --gpu-memory-utilization 0.9 for 90 %"),
+    (("fit", "--gpu-gib", "16GB"), "--gpu-gib", "--gpu-gib 16)"),
+    (("fit", "--gpu", "L4", "--max-num-seqs", "1.5"), "--max-num-seqs", "e.g. --max-num-seqs 1)"),
+    (("simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "-w", "azure-conv", "--rate", "8rps"), "--rate", "--rate 8)"),
+    (("simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "-w", "azure-conv", "-n", "2e3"), "--max-requests",
+     "e.g. --max-requests 2000)"),
+    (("capacity", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--slo", "ttft=1s", "--percentile", "p90"), "--percentile",
+     "--percentile 90)"),
+    (("web", "--port", "abc"), "--port", "`kvplan web --help` says what --port takes"),
+])
+def test_a_number_flag_given_a_unit_or_a_word_names_the_value_and_the_number_to_write(monkeypatch, capsys, args, flag, fix):
+    """Typer answered "Invalid value for '--gpu-gib': Input should be a valid number, unable to parse string as a number"
+    (with a usage block): neither the value given nor what to write."""
+    out = refused(monkeypatch, capsys, flag, *args)
+    assert "is not a" in out and fix in out and "Input should be" not in out and "Usage:" not in out, out
+
+
+def test_other_usage_errors_are_still_typers(monkeypatch, capsys):
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "--gpu", "L4", "--bogus-flag", "1")
+    assert code == 2 and "No such option: --bogus-flag" in err
