@@ -101,3 +101,21 @@ def test_a_number_flag_given_a_unit_or_a_word_names_the_value_and_the_number_to_
 def test_other_usage_errors_are_still_typers(monkeypatch, capsys):
     code, out, err = run_cli(monkeypatch, capsys, "fit", "--gpu", "L4", "--bogus-flag", "1")
     assert code == 2 and "No such option: --bogus-flag" in err
+
+
+@pytest.mark.parametrize("key", ["vllm_version", "quantization", "runner", "speculative_config", "max_model_len"])
+def test_an_empty_value_from_python_is_refused_as_the_command_line_refuses_it(key):
+    """kvplan.fit(vllm_version='') (quantization='', runner='', speculative_config='') planned the defaults, as if the
+    keyword were left out; `kvplan fit --vllm-version ''` refused it."""
+    import kvplan
+
+    with pytest.raises(kvplan.InputError) as err:
+        kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="L4", **{key: "  "})
+    assert err.value.field == key and "empty" in err.value.message
+
+
+@pytest.mark.parametrize("key", ["model", "vllm_version", "quantization", "compilation_config"])
+def test_an_empty_value_sent_to_the_page_api_is_a_400_naming_its_key(web, key):
+    """POST /api/plan {"model": ""} planned Qwen/Qwen2.5-0.5B-Instruct, the seed's default, with a 200."""
+    r = web.post("/api/plan", json={**WEB_BASE, key: ""})
+    assert r.status_code == 400 and r.json()["field"] == key and "empty" in r.json()["message"], r.text

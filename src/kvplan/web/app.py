@@ -369,8 +369,11 @@ class Planner:
 
     def model_ref(self, ref: Optional[str], field: str = "model") -> Optional[str]:
         """An HTTP model reference -> what `resolve_model` takes. Local paths are refused."""
-        if ref is None or not ref.strip():
+        if ref is None:
             return None
+        if not ref.strip():  # "model": "" (an unset template variable) planned the seed's model, as if left out
+            raise InputError(field, "an empty value", "give a catalog id, a Hub id (org/name) or an upload handle, or "
+                             f"leave {field} out for the default")
         ref = ref.strip()
         if ref.startswith("upload:"):
             return str(self.configs.get(ref, field))
