@@ -119,3 +119,15 @@ def test_an_empty_value_sent_to_the_page_api_is_a_400_naming_its_key(web, key):
     """POST /api/plan {"model": ""} planned Qwen/Qwen2.5-0.5B-Instruct, the seed's default, with a 200."""
     r = web.post("/api/plan", json={**WEB_BASE, key: ""})
     assert r.status_code == 400 and r.json()["field"] == key and "empty" in r.json()["message"], r.text
+
+
+def test_a_traces_lengths_replaced_by_a_distribution_are_said_to_be():
+    """`simulate -w azure-conv --prompt-len constant:200` drew every prompt from the distribution while the summary kept
+    the trace's name ('workload azure-conv: ... prompt mean 200'), with no note that its lengths were replaced."""
+    from kvplan.workload import WorkloadSpec, build_workload
+
+    w = build_workload(WorkloadSpec("azure-conv", prompt_len="constant:200", rate_per_s=2, max_requests=50))
+    assert set(w.prompt_tokens) == {200}
+    assert any("prompt lengths drawn from --prompt-len constant:200, replacing the workload's own" in n for n in w.notes)
+    w = build_workload(WorkloadSpec("azure-conv", rate_per_s=2, max_requests=50))
+    assert not any("drawn from" in n for n in w.notes)

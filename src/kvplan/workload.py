@@ -742,6 +742,12 @@ def build_workload(spec: WorkloadSpec, default_requests: Optional[int] = None) -
         w = replace(w, prompt_tokens=parse_length_dist(spec.prompt_len, "--prompt-len").sample(len(w), rng), block_hashes=None)
     if spec.completion_len is not None:
         w = replace(w, completion_tokens=parse_length_dist(spec.completion_len, "--completion-len").sample(len(w), rng))
+    # said, not silent: the summary still named the trace (workload azure-conv: prompt mean 200) with its lengths gone
+    replaced = [f"{what} lengths drawn from {flag} {given}" for what, flag, given in
+                (("prompt", "--prompt-len", spec.prompt_len), ("output", "--completion-len", spec.completion_len))
+                if given is not None]
+    if replaced:
+        notes.append(f"{' and '.join(replaced)}, replacing the workload's own")
 
     n = spec.max_requests or (min(default_requests, len(w)) if default_requests else len(w))
     if n < len(w):
