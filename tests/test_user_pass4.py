@@ -131,3 +131,28 @@ def test_a_traces_lengths_replaced_by_a_distribution_are_said_to_be():
     assert any("prompt lengths drawn from --prompt-len constant:200, replacing the workload's own" in n for n in w.notes)
     w = build_workload(WorkloadSpec("azure-conv", rate_per_s=2, max_requests=50))
     assert not any("drawn from" in n for n in w.notes)
+
+
+@pytest.mark.parametrize("backend, version, says", [
+    ("bogus", "0.33.0", "not 'bogus'"),
+    ("deepep-low-latency", "0.33.0", "did you mean deepep_low_latency?"),
+    ("mori", "0.33.0", "not 'mori'"),           # in 0.15-0.22 and 0.34, not in 0.26-0.33 (split in two)
+    ("deepep_v2", "0.22.0", "not 'deepep_v2'"),  # first in the 0.26.0 wheel read
+    ("passthrough", "0.31.0", "not 'passthrough'"),
+])
+def test_an_all2all_backend_the_release_does_not_take_is_refused(monkeypatch, capsys, backend, version, says):
+    """`--all2all-backend bogus` planned a start and scaffold wrote it into serve.sh, where vLLM's argparse (the
+    All2AllBackend Literal's choices) refuses it before anything loads."""
+    out = refused(monkeypatch, capsys, "--all2all-backend", "fit", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4",
+                  "--vllm-version", version, "--all2all-backend", backend)
+    assert f"vLLM {version}'s --all2all-backend takes" in out and says in out, out
+
+
+@pytest.mark.parametrize("backend, version", [("naive", "0.33.0"), ("mori", "0.20.0"), ("mori", "0.34.0"),
+                                              ("deepep_v2", "0.24.0"), ("passthrough", "0.32.0")])
+def test_an_all2all_backend_the_release_takes_or_may_take_still_plans(backend, version):
+    """0.24.0 lies between the 0.22.0 wheel (no deepep_v2) and the 0.26.0 one (deepep_v2): not refused unread."""
+    import kvplan
+
+    p = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="L4", vllm_version=version, all2all_backend=backend)
+    assert p.fits
