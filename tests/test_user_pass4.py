@@ -156,3 +156,16 @@ def test_an_all2all_backend_the_release_takes_or_may_take_still_plans(backend, v
 
     p = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="L4", vllm_version=version, all2all_backend=backend)
     assert p.fits
+
+
+def test_an_empty_served_model_name_from_the_page_api_is_refused_as_the_command_lines(web, monkeypatch, capsys, tmp_path):
+    """POST /api/scaffold {"served_model_name": ""} wrote the model's repo name (spec_from_plan's `name or default`),
+    where `kvplan scaffold --served-model-name ''` refused it; the check now lives in the one place both reach."""
+    r = web.post("/api/scaffold", json={**WEB_BASE, "served_model_name": " "})
+    assert r.status_code == 400 and r.json()["field"] == "--served-model-name" and "an empty name" in r.json()["message"]
+    out = refused(monkeypatch, capsys, "--served-model-name", "scaffold", str(tmp_path / "d"), "Qwen/Qwen2.5-0.5B-Instruct",
+                  "--gpu", "L4", "--served-model-name", "")
+    assert "an empty name" in out and not (tmp_path / "d").exists()
+    # a whole-number key's own example: port "80" was offered "e.g. 4"
+    r = web.post("/api/scaffold", json={**WEB_BASE, "port": "80"})
+    assert r.status_code == 422 and r.json()["fix"] == "e.g. 8000", r.text

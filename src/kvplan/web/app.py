@@ -198,7 +198,8 @@ _PLAIN = {"int_parsing": "must be a whole number", "int_from_float": "must be a 
 # a number key's own example ("gpu_gib": "16GB" and "rate_per_s": "2rps" were offered "e.g. 0.9", utilization's)
 _NUMBER_EXAMPLES = {**{k: v for k, v in KEYWORD_EXAMPLES.items() if isinstance(v, float)}, "gpu_gib": 23.58,
                     "gpu_gb": 16, "concurrency": 8, "rate_per_s": 8, "percentile": 99, "target_rate_per_s": 40,
-                    "spec_acceptance_rate": 0.7, "spec_mean_acceptance_length": 2.5, "spec_draft_acceptance_rate": 0.6}
+                    "spec_acceptance_rate": 0.7, "spec_mean_acceptance_length": 2.5, "spec_draft_acceptance_rate": 0.6,
+                    "port": 8000, "seed": 1, "max_requests": 1000}
 # pydantic's bound errors, by the constraint its ctx names
 _BOUND_WORDS = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
 _JSON_KINDS = {dict: "an object", list: "a list", str: "a string", bool: "true or false", int: "a number",
@@ -249,7 +250,7 @@ def _on_validation_error(request: Request, exc: RequestValidationError) -> JSONR
         message = _PLAIN[kind] + (f", got {str(given)[:40]!r}" if isinstance(given, (str, int, float)) else "")
         # the field's own example (max_model_len 1e12 was answered "e.g. 4")
         fix = (f"e.g. {_NUMBER_EXAMPLES.get(field, 1.0):g} (a JSON number, without a unit)" if kind.startswith(("float", "finite")) else
-               COUNT_EXAMPLES.get(field, "e.g. 4") if kind.startswith("int") else
+               COUNT_EXAMPLES.get(field, f"e.g. {_NUMBER_EXAMPLES.get(field, 4)}") if kind.startswith("int") else
                "true or false (JSON's, unquoted)" if kind.startswith("bool") else "correct the value")
     elif kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
         message, fix = first.get("msg", "out of range"), _bounds_fix(body, field)
