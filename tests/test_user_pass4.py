@@ -169,3 +169,27 @@ def test_an_empty_served_model_name_from_the_page_api_is_refused_as_the_command_
     # a whole-number key's own example: port "80" was offered "e.g. 4"
     r = web.post("/api/scaffold", json={**WEB_BASE, "port": "80"})
     assert r.status_code == 422 and r.json()["fix"] == "e.g. 8000", r.text
+
+
+@pytest.mark.parametrize("name, content", [
+    ("dates.csv", "prompt_tokens,completion_tokens,timestamp\n100,50,2024-01-01T00:00:00Z\n100,50,2024-01-01T00:00:01.5Z\n"),
+    ("dates.jsonl", '{"prompt_tokens": 100, "completion_tokens": 50, "arrival_s": "2024-01-01 00:00:00"}\n'
+                    '{"prompt_tokens": 100, "completion_tokens": 50, "arrival_s": "2024-01-01 00:00:01.5"}\n'),
+])
+def test_a_workloads_arrival_column_of_dates_and_times_is_read_as_such(tmp_path, name, content):
+    """A 'timestamp' column of ISO dates was refused "cannot read arrival times in column timestamp (seconds as
+    numbers)": dates carry their own unit (an API log's were read), and that column's numbers are milliseconds."""
+    from kvplan.workload import WorkloadSpec, build_workload
+
+    path = tmp_path / name
+    path.write_text(content)
+    w = build_workload(WorkloadSpec(str(path)))
+    assert list(w.arrival_s) == [0.0, 1.5]
+    assert any("read as dates and times" in n for n in w.notes) and not any("milliseconds" in n for n in w.notes)
+
+
+def test_an_arrival_column_neither_numbers_nor_dates_names_its_own_unit(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("prompt_tokens,completion_tokens,timestamp\n100,50,yesterday\n")
+    out = refused(monkeypatch, capsys, "--workload", "simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "-w", str(path))
+    assert "milliseconds as numbers, or ISO 8601 dates and times" in out, out
