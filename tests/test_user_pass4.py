@@ -193,3 +193,19 @@ def test_an_arrival_column_neither_numbers_nor_dates_names_its_own_unit(monkeypa
     path.write_text("prompt_tokens,completion_tokens,timestamp\n100,50,yesterday\n")
     out = refused(monkeypatch, capsys, "--workload", "simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "-w", str(path))
     assert "milliseconds as numbers, or ISO 8601 dates and times" in out, out
+
+
+@pytest.mark.parametrize("search, listed, not_listed", [
+    ("A10 MIG", [], ["A100"]),                      # the A10 has no MIG: the A100s were listed as its
+    ("H200 MIG", ["NVIDIA H200 141GB"], ["GH200"]),  # the GH200 is another card
+    ("A100 MIG", ["NVIDIA A100 40GB SXM4", "NVIDIA A100 80GB SXM4"], ["A30"]),
+])
+def test_gpus_mig_lists_the_cards_the_words_name_as_gpu_reads_them(monkeypatch, capsys, search, listed, not_listed):
+    """`kvplan gpus 'A10 MIG'` listed the A100s' profiles (a substring search) while `fit --gpu 'A10 MIG 1g.5gb'` says
+    the A10 has no MIG."""
+    import json
+
+    code, out, err = run_cli(monkeypatch, capsys, "gpus", search, "--json")
+    names = [g["name"] for g in json.loads(out)]
+    assert code == 0 and all(n in names for n in listed), names
+    assert not any(word in n for n in names for word in not_listed), names

@@ -497,8 +497,9 @@ def _mig_profile_refusal(parent: GPUSpec, profile: str, given: str, named: list[
     return UnknownGPUError("--gpu", f"{given!r}: {why}", f"{lists}; nvidia-smi mig -lgip lists a card's")
 
 
-def _mig_named(base: str) -> list[GPUSpec]:
-    """The MIG-capable catalog cards `base` names ('A100': the 40 and 80 GB cards, PCIe and SXM), in catalog order."""
+def mig_cards_named(base: str) -> list[GPUSpec]:
+    """The MIG-capable catalog cards `base` names ('A100': the 40 and 80 GB cards, PCIe and SXM), in catalog order, matched
+    by the name's words as --gpu matches them ('A10' is not the A100): fit's slices and `kvplan gpus 'A100 MIG'`."""
     want = set(_gpu_tokens(base))
     return [g for g in gpu_catalog() if g.id in MIG_PROFILES
             and any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
@@ -508,7 +509,7 @@ def _mig_holders(base: str, profile: str) -> list[GPUSpec]:
     """The catalog cards `base` names ('A100': 40 and 80 GB, PCIe and SXM) whose MIG profiles hold `profile`: the
     profile's memory names the variant ('A100 MIG 3g.20gb' is a 40 GB card's slice)."""
     parts = _MIG_PROFILE_PARTS.match(profile)
-    return [g for g in _mig_named(base) if parts.group(2).lower() in MIG_PROFILES[g.id]] if parts else []
+    return [g for g in mig_cards_named(base) if parts.group(2).lower() in MIG_PROFILES[g.id]] if parts else []
 
 
 # answers kept for the length of a block (answers_kept): api.sweep_rows plans one deployment per varied value, and what
@@ -570,7 +571,7 @@ def _find_gpu_in_catalog(ref: str, total_bytes: int | None = None, size_flag: st
             parent = _prefer(holders)
         if holders and len({round(g.total_gib) for g in holders}) == 1:  # the profile named the card's memory
             notes = [n for n in notes if not isinstance(n, ChoiceNote)]
-        refusal = _mig_profile_refusal(parent, mig.group(1), given, _mig_named(base))
+        refusal = _mig_profile_refusal(parent, mig.group(1), given, mig_cards_named(base))
         if refusal is not None:
             raise refusal
         # the profile's name states a nominal size only: the memory CUDA reports for a slice differs from it (an
