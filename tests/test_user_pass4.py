@@ -209,3 +209,12 @@ def test_gpus_mig_lists_the_cards_the_words_name_as_gpu_reads_them(monkeypatch, 
     names = [g["name"] for g in json.loads(out)]
     assert code == 0 and all(n in names for n in listed), names
     assert not any(word in n for n in names for word in not_listed), names
+
+
+def test_a_sweep_plot_named_in_capitals_is_written(monkeypatch, capsys, tmp_path):
+    """--plot sweep.PNG was refused "is not a .png or .svg file name"; matplotlib writes it as a PNG."""
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "sweep.PNG"
+    code, out, err = run_cli(monkeypatch, capsys, "sweep", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4",
+                             "--vary", "max_model_len=4096,8192", "--plot", str(target))
+    assert code == 0 and target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", err

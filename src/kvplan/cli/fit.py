@@ -146,7 +146,7 @@ def _check_plot_target(plot: str) -> None:
 
     from kvplan.errors import InputError
 
-    if not plot.endswith((".png", ".svg")):
+    if not plot.lower().endswith((".png", ".svg")):  # matplotlib reads 'sweep.PNG' as a PNG, as Windows names it
         raise InputError("--plot", f"{plot} is not a .png or .svg file name", "e.g. --plot sweep.png")
     if not Path(plot).parent.is_dir():
         raise InputError("--plot", f"the folder {Path(plot).parent} does not exist", "create it first, or write elsewhere")
