@@ -218,3 +218,21 @@ def test_a_sweep_plot_named_in_capitals_is_written(monkeypatch, capsys, tmp_path
     code, out, err = run_cli(monkeypatch, capsys, "sweep", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4",
                              "--vary", "max_model_len=4096,8192", "--plot", str(target))
     assert code == 0 and target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", err
+
+
+@pytest.mark.parametrize("in_the_way, force", [("k8s", False), ("k8s", True), ("serve.sh/", True)])
+def test_scaffold_refuses_a_path_in_the_way_before_writing_anything(monkeypatch, capsys, tmp_path, in_the_way, force):
+    """A file named k8s in the folder (where k8s/ goes) stopped the write half-way: serve.sh, compose, client.py and the
+    README were written, then "error: .../k8s: File exists (check the path and its permissions)"."""
+    out_dir = tmp_path / "deploy"
+    out_dir.mkdir()
+    if in_the_way.endswith("/"):
+        (out_dir / in_the_way).mkdir()
+    else:
+        (out_dir / in_the_way).write_text("x")
+    before = sorted(p.name for p in out_dir.iterdir())
+    out = refused(monkeypatch, capsys, "DIR", "scaffold", str(out_dir), "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4",
+                  *(["--force"] if force else []))
+    assert ("is a file, where kvplan scaffold writes the folder k8s/" in out if in_the_way == "k8s" else
+            "is a folder, where kvplan scaffold writes the file serve.sh" in out), out
+    assert sorted(p.name for p in out_dir.iterdir()) == before  # nothing written

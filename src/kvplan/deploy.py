@@ -1638,6 +1638,19 @@ def write_files(directory: str | os.PathLike, files: Mapping[str, str], force: b
     root = Path(directory)
     if root.exists() and not root.is_dir():
         raise InputError("DIR", f"{root} exists and is not a directory", "choose another path")
+    # a path in the way that --force cannot overwrite either (a file named k8s where the k8s/ folder goes, a folder
+    # named serve.sh): refused before anything is written, where the write stopped half-way ("k8s: File exists")
+    # and left serve.sh, compose and the README without the k8s files
+    for rel in files:
+        path = root / rel
+        in_way = next((p for p in reversed(path.relative_to(root).parents) if str(p) != "." and (root / p).exists()
+                       and not (root / p).is_dir()), None)
+        if in_way is not None:
+            raise InputError("DIR", f"{root / in_way} is a file, where kvplan scaffold writes the folder {in_way}/ "
+                             f"(for {rel})", "move the file away, or choose an empty directory")
+        if path.is_dir():
+            raise InputError("DIR", f"{path} is a folder, where kvplan scaffold writes the file {rel}",
+                             "move the folder away, or choose an empty directory")
     if not force:
         existing = [root / rel for rel in files if (root / rel).exists()]
         if existing:
