@@ -236,3 +236,21 @@ def test_scaffold_refuses_a_path_in_the_way_before_writing_anything(monkeypatch,
     assert ("is a file, where kvplan scaffold writes the folder k8s/" in out if in_the_way == "k8s" else
             "is a folder, where kvplan scaffold writes the file serve.sh" in out), out
     assert sorted(p.name for p in out_dir.iterdir()) == before  # nothing written
+
+
+@pytest.mark.parametrize("command", ["simulate", "capacity"])
+def test_a_pool_no_gpu_of_the_plan_holds_is_refused(monkeypatch, capsys, command):
+    """--num-gpu-blocks 1000000000000 (a typo's extra zeros: 196 PB of KV cache on a 22 GiB L4) was simulated as given,
+    with a worst-case concurrency of 488,281,250x."""
+    out = refused(monkeypatch, capsys, "--num-gpu-blocks", command, "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4",
+                  "-w", "azure-conv", "-n", "50", *(["--rate", "4"] if command == "simulate" else ["--slo", "ttft=1s"]),
+                  "--num-gpu-blocks", "1000000000000")
+    assert "more than the whole NVIDIA L4's 21.95 GiB" in out and "at most 119,884 blocks" in out, out
+
+
+def test_a_pool_the_gpu_holds_is_simulated_as_given(monkeypatch, capsys):
+    code, out, err = run_cli(monkeypatch, capsys, "simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "-w",
+                             "azure-conv", "-n", "50", "--rate", "4", "--num-gpu-blocks", "119884", "--json")
+    import json
+
+    assert code == 0 and json.loads(out)["engine"]["num_gpu_blocks"] == 119884, err
