@@ -254,3 +254,22 @@ def test_a_pool_the_gpu_holds_is_simulated_as_given(monkeypatch, capsys):
     import json
 
     assert code == 0 and json.loads(out)["engine"]["num_gpu_blocks"] == 119884, err
+
+
+@pytest.mark.parametrize("header", [b'{"a": 1}', b'[1, 2]',
+                                    b'{"w": {"dtype": "BF16", "shape": [2], "data_offsets": [4, 2]}}'])
+def test_a_safetensors_file_whose_json_header_is_no_tensor_table_is_called_so(monkeypatch, capsys, tmp_path, header):
+    """A model.safetensors whose header parsed as JSON but held no tensor entries ended `kvplan fit FOLDER` with
+    "internal error: TypeError: 'int' object is not subscriptable" (exit 3)."""
+    import json
+    import struct
+
+    from kvplan.resolve import model_catalog
+
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    entry = model_catalog()["Qwen/Qwen2.5-0.5B-Instruct"]
+    (folder / "config.json").write_text(json.dumps(entry.get("config", entry)))
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header)
+    out = refused(monkeypatch, capsys, "checkpoint", "fit", str(folder), "--gpu", "L4")
+    assert "model.safetensors is not a safetensors file" in out and "re-download it" in out, out

@@ -1348,9 +1348,22 @@ def read_safetensors_header(path: Path) -> dict:
         if n > 100 * 1024 ** 2:
             raise ConfigError("checkpoint", f"{path.name} has an implausible header size ({n} bytes)", "re-download it")
         try:
-            return json.loads(fh.read(n))
-        except json.JSONDecodeError:
+            header = json.loads(fh.read(n))
+        except (json.JSONDecodeError, UnicodeDecodeError):
             raise ConfigError("checkpoint", f"{path.name} has a corrupt header", "re-download it") from None
+    # JSON, but not safetensors' {name: {"dtype", "shape", "data_offsets": [start, end]}}: the entries were read as
+    # such further on, and an entry of another shape ended the command with "internal error: TypeError"
+    entries = header.items() if isinstance(header, dict) else None
+    bad = "its header is not a JSON object" if entries is None else next(
+        (f"its header entry {name!r} is not a tensor (dtype and data_offsets [start, end])" for name, info in entries
+         if name != "__metadata__" and not (
+             isinstance(info, dict) and isinstance(info.get("dtype"), str)
+             and isinstance(info.get("data_offsets"), list) and len(info["data_offsets"]) == 2
+             and all(isinstance(x, int) and not isinstance(x, bool) for x in info["data_offsets"])
+             and 0 <= info["data_offsets"][0] <= info["data_offsets"][1])), None)
+    if bad:
+        raise ConfigError("checkpoint", f"{path.name} is not a safetensors file: {bad[:200]}", "re-download it")
+    return header
 
 
 _LAYER_INDEX = re.compile(r"(?:^|\.)layers\.(\d+)\.")
