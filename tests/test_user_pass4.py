@@ -273,3 +273,54 @@ def test_a_safetensors_file_whose_json_header_is_no_tensor_table_is_called_so(mo
     (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header)
     out = refused(monkeypatch, capsys, "checkpoint", "fit", str(folder), "--gpu", "L4")
     assert "model.safetensors is not a safetensors file" in out and "re-download it" in out, out
+
+
+def _catalog_config_with(model_id: str, path: list, value) -> dict:
+    import copy
+
+    from kvplan.resolve import model_catalog
+
+    config = copy.deepcopy(model_catalog()[model_id]["config"])
+    node = config
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return config
+
+
+@pytest.mark.parametrize("model_id, path, value, says", [
+    ("tiiuae/Falcon-H1-7B", ["mamba_d_ssm"], {"a": 1}, "mamba_d_ssm must be a whole number, got an object"),
+    ("Qwen/Qwen3.5-35B-A3B", ["text_config", "mamba_ssm_dtype"], 1.5, "text_config.mamba_ssm_dtype must be a dtype name"),
+    ("poolside/Laguna-S-2.1-FP8", ["quantization_config", "config_groups", "group_0", "targets"], 7,
+     "quantization_config.config_groups.group_0.targets must be a list of names"),
+    ("Qwen/Qwen3-235B-A22B-FP8", ["quantization_config", "weight_block_size"], [128],
+     "quantization_config.weight_block_size must be two whole numbers"),
+    ("nvidia/Gemma-4-26B-A4B-NVFP4", ["text_config", "global_head_dim"], [512], "text_config.global_head_dim must be a whole number"),
+    ("deepseek-ai/DeepSeek-V2-Lite", ["moe_layer_freq"], [1], "moe_layer_freq must be a whole number"),
+    ("Qwen/Qwen3-235B-A22B-FP8", ["mlp_only_layers"], 3, "mlp_only_layers must be a list of whole numbers"),
+    ("Qwen/Qwen3.6-35B-A3B", ["vision_config", "out_hidden_size"], [2048], "vision_config.out_hidden_size must be a whole number"),
+    ("deepseek-ai/DeepSeek-V4-Pro", ["o_lora_rank"], "x", "o_lora_rank must be a whole number"),
+    ("Qwen/Qwen2.5-72B-Instruct-AWQ", ["quantization_config", "group_size"], [128], "quantization_config.group_size must be"),
+    ("nvidia/Qwen3.6-35B-A3B-NVFP4", ["quantization_config", "quantized_layers", "model.language_model.layers.0.linear_attn.out_proj"],
+     5, "must be an object of settings"),
+])
+def test_a_damaged_config_value_is_refused_naming_its_key_not_an_internal_error(monkeypatch, capsys, tmp_path, model_id,
+                                                                                path, value, says):
+    """A config.json value of the wrong shape (an object for a count, a list for a dimension read as one number, a
+    number for a dtype or a name list) ended `kvplan fit CONFIG` with "internal error: TypeError / KeyError /
+    IndexError / ValueError" (exit 3): found by mutating catalog configs."""
+    import json
+
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps(_catalog_config_with(model_id, path, value)))
+    code, out, err = run_cli(monkeypatch, capsys, "fit", str(cfg), "--gpu", "H100", "--max-model-len", "4096")
+    text = " ".join((out + err).split())
+    assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text
+
+
+def test_every_catalog_config_still_passes_the_value_check():
+    from kvplan.resolve import check_config_values, model_catalog
+
+    for entry in model_catalog().values():
+        check_config_values(entry["config"])
+        check_config_values(entry.get("resolved_config") or {})

@@ -1928,7 +1928,7 @@ _CONFIG_COUNTS = frozenset("""
     qk_nope_head_dim v_head_dim num_global_key_value_heads global_head_dim num_kv_shared_layers num_mtp_modules
     mtp_transformer_layers num_nextn_predict_layers rotary_dim hc_mult num_hash_layers bits w_bit num_bits group_size
     q_group_size in_channels num_channels out_hidden_size patch_size spatial_merge_size temporal_patch_size
-    num_position_embeddings image_size deepstack_visual_indexes weight_block_size
+    num_position_embeddings image_size deepstack_visual_indexes weight_block_size o_lora_rank o_groups mlp_only_layers
 """.split())
 # counts kvplan divides by or builds one entry per unit of: 0 is no such model, and past the bound a list of that
 # many layers (or heads) would not fit in memory
@@ -1939,18 +1939,39 @@ _CONFIG_POSITIVE = frozenset("""
 # read with a default when absent (MLA's head dims, a period's offset): a null there is no default, but a broken key
 _CONFIG_NOT_NULL = frozenset({"qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "attn_layer_offset", "expert_layer_offset",
                               "linear_conv_kernel_dim"})
-_CONFIG_COUNT_LISTS = frozenset({"deepstack_visual_indexes", "weight_block_size"})  # always lists (of layers, of axes)
+_CONFIG_COUNT_LISTS = frozenset({"deepstack_visual_indexes", "weight_block_size", "mlp_only_layers"})  # always lists (of layers, of axes)
 _CONFIG_LAYER_COUNTS = frozenset({"num_hidden_layers", "num_layers", "n_layer", "depth"})
 _MAX_CONFIG_LAYERS = 100_000
 _MAX_CONFIG_COUNT = 2 ** 40  # as the token counts of a workload: past any size a checkpoint has
 _CONFIG_SIGNED = frozenset({"group_size", "q_group_size"})  # -1: one group per output channel (GPTQ, AWQ)
 _CONFIG_FACTORS = frozenset({"factor", "partial_rotary_factor", "mamba_expand", "expand"})
+# counts read as one number, never one per layer (_size takes a uniform per-layer list for the others): a list there
+# was int()'d further on, "internal error: TypeError"
+_CONFIG_SCALARS = frozenset("""
+    mamba_head_dim mamba_d_head mamba_d_ssm mamba_d_conv conv_kernel mamba_d_state ssm_state_size state_size
+    mamba_n_groups n_groups mamba_n_heads mamba_num_heads mamba2_num_heads mamba_dt_rank linear_conv_kernel_dim
+    linear_num_value_heads linear_value_head_dim linear_num_key_heads linear_key_head_dim attn_layer_offset
+    attn_layer_period global_head_dim index_head_dim index_topk kv_lora_rank mtp_transformer_layers
+    num_global_key_value_heads num_mtp_modules qk_rope_head_dim sliding_window v_head_dim decoder_sparse_step
+    expert_layer_offset first_k_dense_replace index_n_heads interleave_moe_layer_step moe_layer_freq n_shared_experts
+    num_hash_layers num_hidden_layers q_lora_rank qk_nope_head_dim rotary_dim o_lora_rank o_groups group_size
+    q_group_size out_hidden_size spatial_merge_size temporal_patch_size patch_size in_channels num_channels
+    num_position_embeddings
+""".split())
+_CONFIG_PAIRS = frozenset({"weight_block_size"})  # [rows, columns] of an FP8 weight block
+# maps whose every value is an object of settings (a quantization group, a layer's ModelOpt algorithm): an entry of
+# another type was read with .get() / iterated further on
+_CONFIG_OBJECT_MAPS = frozenset({"config_groups", "quantized_layers"})
+_CONFIG_DTYPES = frozenset({"mamba_ssm_dtype"})  # read by name into bytes per element (plan.kv: the SSM state)
 _CONFIG_NAME_LISTS = frozenset({"architectures", "modules_to_not_convert", "ignore", "ignored_layers", "exclude_modules",
-                                "exclude"})
+                                "exclude", "targets"})
 
 
 def _config_value_problem(key: str, v) -> str | None:
     """What is wrong with config value `v` of `key` (None: nothing, or a key kvplan does not read as a number/names)."""
+    if key in _CONFIG_DTYPES:  # a dtype's bytes are looked up by its name (DTYPE_BYTES): a number was a KeyError
+        ok = v is None or (isinstance(v, str) and v.replace("torch.", "") in DTYPE_BYTES)
+        return None if ok else f"must be a dtype name ({', '.join(('float32', 'bfloat16', 'float16'))}), got {v!r}"
     if key in _CONFIG_FACTORS:  # null too: a scaling dict that names its factor must give one
         ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
         return None if ok else f"must be a finite number > 0, got {v!r}"
@@ -1963,6 +1984,10 @@ def _config_value_problem(key: str, v) -> str | None:
         return None
     if key in _CONFIG_COUNT_LISTS and not isinstance(v, (list, tuple)):
         return f"must be a list of whole numbers, got {v!r}"
+    if key in _CONFIG_SCALARS and isinstance(v, (list, tuple)):
+        return f"must be a whole number, got {v!r}"
+    if key in _CONFIG_PAIRS and len(v) != 2:
+        return f"must be two whole numbers, [rows, columns], got {v!r}"
     if isinstance(v, (list, tuple)) and not v and key not in _CONFIG_COUNT_LISTS:
         return "must be a whole number (or one per layer), got an empty list"
     if isinstance(v, (list, tuple)):  # per-layer (or per-axis) values: each one a count
@@ -1987,6 +2012,18 @@ def check_config_values(config: dict, where: str = "") -> None:
     names that is not one. Nested objects are checked the same way."""
     for key, v in config.items():
         path = f"{where}{key}"
+        if isinstance(v, dict) and str(key) in _CONFIG_COUNTS | _CONFIG_FACTORS | _CONFIG_NAME_LISTS | _CONFIG_DTYPES:
+            # a count, factor, name list or dtype given as an object ("mamba_d_ssm": {...}) was checked as a nested
+            # config and read as a number further on: "internal error: TypeError: int() argument must be ..."
+            meant = ("a dtype name" if str(key) in _CONFIG_DTYPES else "a list of names" if str(key) in _CONFIG_NAME_LISTS
+                     else "a number" if str(key) in _CONFIG_FACTORS else "a whole number")
+            raise ConfigError(path, f"{path} must be {meant}, got an object", "fix the config.json (the checkpoint's own "
+                              "has it right)")
+        if isinstance(v, dict) and str(key) in _CONFIG_OBJECT_MAPS:
+            bad = next((name for name, entry in v.items() if entry is not None and not isinstance(entry, dict)), None)
+            if bad is not None:
+                raise ConfigError(f"{path}.{bad}", f"{path}.{bad} must be an object of settings, got {v[bad]!r}",
+                                  "fix the config.json (the checkpoint's own has it right)")
         if isinstance(v, dict):
             check_config_values(v, path + ".")
             continue
