@@ -303,6 +303,9 @@ def _catalog_config_with(model_id: str, path: list, value) -> dict:
     ("Qwen/Qwen2.5-72B-Instruct-AWQ", ["quantization_config", "group_size"], [128], "quantization_config.group_size must be"),
     ("nvidia/Qwen3.6-35B-A3B-NVFP4", ["quantization_config", "quantized_layers", "model.language_model.layers.0.linear_attn.out_proj"],
      5, "must be an object of settings"),
+    ("google/gemma-4-26B-A4B", ["vision_config", "position_embedding_size"], "x", "position_embedding_size must be a whole number"),
+    ("google/gemma-4-26B-A4B", ["vision_config", "default_output_length"], [1], "default_output_length must be a whole number"),
+    ("deepseek-ai/DeepSeek-V3", ["rope_scaling", "factor"], 1e308, "rope_scaling.factor must be a number > 0 and at most 1,000,000"),
 ])
 def test_a_damaged_config_value_is_refused_naming_its_key_not_an_internal_error(monkeypatch, capsys, tmp_path, model_id,
                                                                                 path, value, says):

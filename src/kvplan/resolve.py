@@ -1929,6 +1929,7 @@ _CONFIG_COUNTS = frozenset("""
     mtp_transformer_layers num_nextn_predict_layers rotary_dim hc_mult num_hash_layers bits w_bit num_bits group_size
     q_group_size in_channels num_channels out_hidden_size patch_size spatial_merge_size temporal_patch_size
     num_position_embeddings image_size deepstack_visual_indexes weight_block_size o_lora_rank o_groups mlp_only_layers
+    position_embedding_size default_output_length
 """.split())
 # counts kvplan divides by or builds one entry per unit of: 0 is no such model, and past the bound a list of that
 # many layers (or heads) would not fit in memory
@@ -1943,6 +1944,7 @@ _CONFIG_COUNT_LISTS = frozenset({"deepstack_visual_indexes", "weight_block_size"
 _CONFIG_LAYER_COUNTS = frozenset({"num_hidden_layers", "num_layers", "n_layer", "depth"})
 _MAX_CONFIG_LAYERS = 100_000
 _MAX_CONFIG_COUNT = 2 ** 40  # as the token counts of a workload: past any size a checkpoint has
+_MAX_CONFIG_FACTOR = 1_000_000  # rope scaling factors are 2-64, expansions 2, partial rotary fractions <= 1
 _CONFIG_SIGNED = frozenset({"group_size", "q_group_size"})  # -1: one group per output channel (GPTQ, AWQ)
 _CONFIG_FACTORS = frozenset({"factor", "partial_rotary_factor", "mamba_expand", "expand"})
 # counts read as one number, never one per layer (_size takes a uniform per-layer list for the others): a list there
@@ -1956,7 +1958,7 @@ _CONFIG_SCALARS = frozenset("""
     expert_layer_offset first_k_dense_replace index_n_heads interleave_moe_layer_step moe_layer_freq n_shared_experts
     num_hash_layers num_hidden_layers q_lora_rank qk_nope_head_dim rotary_dim o_lora_rank o_groups group_size
     q_group_size out_hidden_size spatial_merge_size temporal_patch_size patch_size in_channels num_channels
-    num_position_embeddings
+    num_position_embeddings position_embedding_size default_output_length
 """.split())
 _CONFIG_PAIRS = frozenset({"weight_block_size"})  # [rows, columns] of an FP8 weight block
 # maps whose every value is an object of settings (a quantization group, a layer's ModelOpt algorithm): an entry of
@@ -1973,8 +1975,9 @@ def _config_value_problem(key: str, v) -> str | None:
         ok = v is None or (isinstance(v, str) and v.replace("torch.", "") in DTYPE_BYTES)
         return None if ok else f"must be a dtype name ({', '.join(('float32', 'bfloat16', 'float16'))}), got {v!r}"
     if key in _CONFIG_FACTORS:  # null too: a scaling dict that names its factor must give one
-        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
-        return None if ok else f"must be a finite number > 0, got {v!r}"
+        # bounded: a factor multiplies a length or a width (rope's 1e308 x 4,096 overflowed int(): OverflowError)
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 < v <= _MAX_CONFIG_FACTOR
+        return None if ok else f"must be a number > 0 and at most {_MAX_CONFIG_FACTOR:,}, got {v!r}"
     if v is None:
         return "must be a whole number, got null" if key in _CONFIG_NOT_NULL else None
     if key in _CONFIG_NAME_LISTS:
