@@ -306,6 +306,8 @@ def _catalog_config_with(model_id: str, path: list, value) -> dict:
     ("google/gemma-4-26B-A4B", ["vision_config", "position_embedding_size"], "x", "position_embedding_size must be a whole number"),
     ("google/gemma-4-26B-A4B", ["vision_config", "default_output_length"], [1], "default_output_length must be a whole number"),
     ("deepseek-ai/DeepSeek-V3", ["rope_scaling", "factor"], 1e308, "rope_scaling.factor must be a number > 0 and at most 1,000,000"),
+    ("openai/gpt-oss-20b", ["rope_scaling", "original_max_position_embeddings"], [4096],
+     "rope_scaling.original_max_position_embeddings must be a whole number"),
 ])
 def test_a_damaged_config_value_is_refused_naming_its_key_not_an_internal_error(monkeypatch, capsys, tmp_path, model_id,
                                                                                 path, value, says):

@@ -1958,7 +1958,8 @@ _CONFIG_SCALARS = frozenset("""
     expert_layer_offset first_k_dense_replace index_n_heads interleave_moe_layer_step moe_layer_freq n_shared_experts
     num_hash_layers num_hidden_layers q_lora_rank qk_nope_head_dim rotary_dim o_lora_rank o_groups group_size
     q_group_size out_hidden_size spatial_merge_size temporal_patch_size patch_size in_channels num_channels
-    num_position_embeddings position_embedding_size default_output_length
+    num_position_embeddings position_embedding_size default_output_length max_position_embeddings
+    original_max_position_embeddings
 """.split())
 _CONFIG_PAIRS = frozenset({"weight_block_size"})  # [rows, columns] of an FP8 weight block
 # maps whose every value is an object of settings (a quantization group, a layer's ModelOpt algorithm): an entry of
