@@ -329,3 +329,14 @@ def test_every_catalog_config_still_passes_the_value_check():
     for entry in model_catalog().values():
         check_config_values(entry["config"])
         check_config_values(entry.get("resolved_config") or {})
+
+
+@pytest.mark.parametrize("key, value", [("rope_scaling", 5), ("quantization_config", 5), ("text_config", 5),
+                                        ("vision_config", [])])
+def test_an_override_of_a_settings_object_with_a_number_is_refused(monkeypatch, capsys, key, value):
+    """--hf-overrides '{"rope_scaling": 5}' (or quantization_config: 5) planned a start as if the key were absent."""
+    import json
+
+    out = refused(monkeypatch, capsys, "--hf-overrides", "fit", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4",
+                  "--hf-overrides", json.dumps({key: value}))
+    assert f"{key} must be an object of settings (or null)" in out, out

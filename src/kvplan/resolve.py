@@ -1965,6 +1965,10 @@ _CONFIG_PAIRS = frozenset({"weight_block_size"})  # [rows, columns] of an FP8 we
 # maps whose every value is an object of settings (a quantization group, a layer's ModelOpt algorithm): an entry of
 # another type was read with .get() / iterated further on
 _CONFIG_OBJECT_MAPS = frozenset({"config_groups", "quantized_layers"})
+# keys that hold an object of settings (or null): a number there (--hf-overrides '{"rope_scaling": 5}', a damaged
+# config.json) was planned as if the key were absent, and the plan said the server starts
+_CONFIG_OBJECTS = frozenset({"rope_scaling", "rope_parameters", "quantization_config", "text_config", "vision_config",
+                             "audio_config", "llm_config", "language_config", "thinker_config"})
 _CONFIG_DTYPES = frozenset({"mamba_ssm_dtype"})  # read by name into bytes per element (plan.kv: the SSM state)
 _CONFIG_NAME_LISTS = frozenset({"architectures", "modules_to_not_convert", "ignore", "ignored_layers", "exclude_modules",
                                 "exclude", "targets"})
@@ -1972,6 +1976,8 @@ _CONFIG_NAME_LISTS = frozenset({"architectures", "modules_to_not_convert", "igno
 
 def _config_value_problem(key: str, v) -> str | None:
     """What is wrong with config value `v` of `key` (None: nothing, or a key kvplan does not read as a number/names)."""
+    if key in _CONFIG_OBJECTS:
+        return None if v is None or isinstance(v, dict) else f"must be an object of settings (or null), got {v!r}"
     if key in _CONFIG_DTYPES:  # a dtype's bytes are looked up by its name (DTYPE_BYTES): a number was a KeyError
         ok = v is None or (isinstance(v, str) and v.replace("torch.", "") in DTYPE_BYTES)
         return None if ok else f"must be a dtype name ({', '.join(('float32', 'bfloat16', 'float16'))}), got {v!r}"
