@@ -72,6 +72,10 @@ def _checked(name: str, value):
     it (ints as human_int reads them: '8k', '8K'; floats such as '0.9'). Booleans must be bool. A NumPy scalar (a
     DataFrame's cell, np.arange's values) is the Python number or bool it holds."""
     value = python_scalar(value)
+    if isinstance(value, str) and not value.strip():
+        # vllm_version='', quantization='', runner='', speculative_config='' planned the defaults, as if left out (the
+        # command line refused them; the page's API and kvplan.fit took them): no default is guessed from nothing
+        raise InputError(name, "an empty value", f"give a value, or leave {name} out (None) for the default")
     if value is None:
         if name in _NEVER_NONE:
             raise InputError(name, "must be True or False, got None", f"e.g. {name}=True")

@@ -251,8 +251,11 @@ def check_not_secret(name: str) -> str:
 
 
 def check_served_name(name: str) -> str:
-    if not name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
-        raise InputError("--served-model-name", f"{name!r} is empty or holds control characters",
+    if not name.strip():  # the command line's '' and the page API's "" alike (the API wrote the default name)
+        raise InputError("--served-model-name", "an empty name (clients could not name the model)",
+                         "give a name, or leave it out for the model's repo name")
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise InputError("--served-model-name", f"{name!r} holds control characters",
                          "give a printable name such as chat-small")
     # the name is written into TOML and Python string literals and a shell default: 'my "chat"\x' made client.py and
     # pyproject.toml fail to parse (vLLM itself takes any string; clients send it as JSON)
@@ -435,7 +438,7 @@ def spec_from_plan(
     blocks = _get(plan, "num_gpu_blocks")
     bsz = _get(plan, "block_size") or _get(a, "block_size")
     requested = _get(plan, "requested_bytes") or util * total
-    name = check_served_name(served_model_name or default_served_name(model_id))
+    name = check_served_name(default_served_name(model_id) if served_model_name is None else served_model_name)
 
     def num(x):
         return f"{x:,.0f}" if isinstance(x, (int, float)) else "?"
@@ -1651,6 +1654,19 @@ def write_files(directory: str | os.PathLike, files: Mapping[str, str], force: b
     root = Path(directory)
     if root.exists() and not root.is_dir():
         raise InputError("DIR", f"{root} exists and is not a directory", "choose another path")
+    # a path in the way that --force cannot overwrite either (a file named k8s where the k8s/ folder goes, a folder
+    # named serve.sh): refused before anything is written, where the write stopped half-way ("k8s: File exists")
+    # and left serve.sh, compose and the README without the k8s files
+    for rel in files:
+        path = root / rel
+        in_way = next((p for p in reversed(path.relative_to(root).parents) if str(p) != "." and (root / p).exists()
+                       and not (root / p).is_dir()), None)
+        if in_way is not None:
+            raise InputError("DIR", f"{root / in_way} is a file, where kvplan scaffold writes the folder {in_way}/ "
+                             f"(for {rel})", "move the file away, or choose an empty directory")
+        if path.is_dir():
+            raise InputError("DIR", f"{path} is a folder, where kvplan scaffold writes the file {rel}",
+                             "move the folder away, or choose an empty directory")
     if not force:
         existing = [root / rel for rel in files if (root / rel).exists()]
         if existing:

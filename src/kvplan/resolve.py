@@ -497,8 +497,9 @@ def _mig_profile_refusal(parent: GPUSpec, profile: str, given: str, named: list[
     return UnknownGPUError("--gpu", f"{given!r}: {why}", f"{lists}; nvidia-smi mig -lgip lists a card's")
 
 
-def _mig_named(base: str) -> list[GPUSpec]:
-    """The MIG-capable catalog cards `base` names ('A100': the 40 and 80 GB cards, PCIe and SXM), in catalog order."""
+def mig_cards_named(base: str) -> list[GPUSpec]:
+    """The MIG-capable catalog cards `base` names ('A100': the 40 and 80 GB cards, PCIe and SXM), in catalog order, matched
+    by the name's words as --gpu matches them ('A10' is not the A100): fit's slices and `kvplan gpus 'A100 MIG'`."""
     want = set(_gpu_tokens(base))
     return [g for g in gpu_catalog() if g.id in MIG_PROFILES
             and any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
@@ -508,7 +509,7 @@ def _mig_holders(base: str, profile: str) -> list[GPUSpec]:
     """The catalog cards `base` names ('A100': 40 and 80 GB, PCIe and SXM) whose MIG profiles hold `profile`: the
     profile's memory names the variant ('A100 MIG 3g.20gb' is a 40 GB card's slice)."""
     parts = _MIG_PROFILE_PARTS.match(profile)
-    return [g for g in _mig_named(base) if parts.group(2).lower() in MIG_PROFILES[g.id]] if parts else []
+    return [g for g in mig_cards_named(base) if parts.group(2).lower() in MIG_PROFILES[g.id]] if parts else []
 
 
 # answers kept for the length of a block (answers_kept): api.sweep_rows plans one deployment per varied value, and what
@@ -570,7 +571,7 @@ def _find_gpu_in_catalog(ref: str, total_bytes: int | None = None, size_flag: st
             parent = _prefer(holders)
         if holders and len({round(g.total_gib) for g in holders}) == 1:  # the profile named the card's memory
             notes = [n for n in notes if not isinstance(n, ChoiceNote)]
-        refusal = _mig_profile_refusal(parent, mig.group(1), given, _mig_named(base))
+        refusal = _mig_profile_refusal(parent, mig.group(1), given, mig_cards_named(base))
         if refusal is not None:
             raise refusal
         # the profile's name states a nominal size only: the memory CUDA reports for a slice differs from it (an
@@ -602,6 +603,10 @@ def _find_gpu_in_catalog(ref: str, total_bytes: int | None = None, size_flag: st
     size_bytes = int(size.group(1)) * 10 ** 9 if size else None
     # the name as given; without remarks in parentheses; then without its memory size as well
     bare = re.sub(r"\([^)]*\)", " ", ref).strip() or ref
+    if size and not _gpu_key(re.sub(r"\d+\s*GB\b", " ", bare, flags=re.I)):
+        # a memory size alone ('16GB', 'NVIDIA 24 GB') names no card: every card of that size matched it by its words,
+        # and the largest total among them was planned (an AMD Radeon RX 9070 XT, with ROCm's rules, for '16GB')
+        raise _size_alone_refusal(given, int(size.group(1)), size_flag)
     for variant in dict.fromkeys((ref, bare, re.sub(r"[-\s]*\d+\s*GB\b", " ", bare, flags=re.I).strip())):
         key = _gpu_key(variant)
         if not key:
@@ -648,6 +653,19 @@ def _find_gpu_in_catalog(ref: str, total_bytes: int | None = None, size_flag: st
     # the size again
     raise UnknownGPUError("--gpu", f"unknown GPU {ref!r}", f"{hint}; or leave out --gpu: {size_flag} alone plans a custom "
                           "card of that size" if size_flag else f"{hint}; or give --gpu-gib N for a custom card")
+
+
+def _size_alone_refusal(given: str, gb: int, size_flag: str | None) -> UnknownGPUError:
+    """--gpu given a memory size and no card: the cards of that size are named (they differ in compute capability,
+    vendor and bandwidth, which the plan reads), and the size flags that plan a card by its total alone."""
+    cards = sorted((g for g in gpu_catalog() if g.memory_gb_marketing == gb or f"{gb}gb" in _gpu_tokens(g.name)),
+                   key=lambda g: g.name)
+    named = (f"cards with {gb} GB include {', '.join(g.name for g in cards[:4])}" + (" ..." if len(cards) > 4 else "")
+             if cards else f"kvplan's catalog has no card of {gb} GB")
+    fix = (f"leave out --gpu: {size_flag} alone plans a custom card of that size" if size_flag else
+           f"name the card (`kvplan gpus {gb}GB` lists them), or give --gpu-gb {gb} (or --gpu-gib N, the total CUDA "
+           "reports) for a custom card of that size")
+    return UnknownGPUError("--gpu", f"{given.strip()!r} is a memory size, not a GPU ({named})", fix)
 
 
 # A notebook part's device name says so ("NVIDIA GeForce RTX 3050 Laptop GPU", as CUDA and nvidia-smi print it); the
@@ -1334,9 +1352,22 @@ def read_safetensors_header(path: Path) -> dict:
         if n > 100 * 1024 ** 2:
             raise ConfigError("checkpoint", f"{path.name} has an implausible header size ({n} bytes)", "re-download it")
         try:
-            return json.loads(fh.read(n))
-        except json.JSONDecodeError:
+            header = json.loads(fh.read(n))
+        except (json.JSONDecodeError, UnicodeDecodeError):
             raise ConfigError("checkpoint", f"{path.name} has a corrupt header", "re-download it") from None
+    # JSON, but not safetensors' {name: {"dtype", "shape", "data_offsets": [start, end]}}: the entries were read as
+    # such further on, and an entry of another shape ended the command with "internal error: TypeError"
+    entries = header.items() if isinstance(header, dict) else None
+    bad = "its header is not a JSON object" if entries is None else next(
+        (f"its header entry {name!r} is not a tensor (dtype and data_offsets [start, end])" for name, info in entries
+         if name != "__metadata__" and not (
+             isinstance(info, dict) and isinstance(info.get("dtype"), str)
+             and isinstance(info.get("data_offsets"), list) and len(info["data_offsets"]) == 2
+             and all(isinstance(x, int) and not isinstance(x, bool) for x in info["data_offsets"])
+             and 0 <= info["data_offsets"][0] <= info["data_offsets"][1])), None)
+    if bad:
+        raise ConfigError("checkpoint", f"{path.name} is not a safetensors file: {bad[:200]}", "re-download it")
+    return header
 
 
 _LAYER_INDEX = re.compile(r"(?:^|\.)layers\.(\d+)\.")
@@ -1934,7 +1965,8 @@ _CONFIG_COUNTS = frozenset("""
     qk_nope_head_dim v_head_dim num_global_key_value_heads global_head_dim num_kv_shared_layers num_mtp_modules
     mtp_transformer_layers num_nextn_predict_layers rotary_dim hc_mult num_hash_layers bits w_bit num_bits group_size
     q_group_size in_channels num_channels out_hidden_size patch_size spatial_merge_size temporal_patch_size
-    num_position_embeddings image_size deepstack_visual_indexes weight_block_size
+    num_position_embeddings image_size deepstack_visual_indexes weight_block_size o_lora_rank o_groups mlp_only_layers
+    position_embedding_size default_output_length
 """.split())
 # counts kvplan divides by or builds one entry per unit of: 0 is no such model, and past the bound a list of that
 # many layers (or heads) would not fit in memory
@@ -1945,21 +1977,51 @@ _CONFIG_POSITIVE = frozenset("""
 # read with a default when absent (MLA's head dims, a period's offset): a null there is no default, but a broken key
 _CONFIG_NOT_NULL = frozenset({"qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "attn_layer_offset", "expert_layer_offset",
                               "linear_conv_kernel_dim"})
-_CONFIG_COUNT_LISTS = frozenset({"deepstack_visual_indexes", "weight_block_size"})  # always lists (of layers, of axes)
+_CONFIG_COUNT_LISTS = frozenset({"deepstack_visual_indexes", "weight_block_size", "mlp_only_layers"})  # always lists (of layers, of axes)
 _CONFIG_LAYER_COUNTS = frozenset({"num_hidden_layers", "num_layers", "n_layer", "depth"})
 _MAX_CONFIG_LAYERS = 100_000
 _MAX_CONFIG_COUNT = 2 ** 40  # as the token counts of a workload: past any size a checkpoint has
+_MAX_CONFIG_FACTOR = 1_000_000  # rope scaling factors are 2-64, expansions 2, partial rotary fractions <= 1
 _CONFIG_SIGNED = frozenset({"group_size", "q_group_size"})  # -1: one group per output channel (GPTQ, AWQ)
 _CONFIG_FACTORS = frozenset({"factor", "partial_rotary_factor", "mamba_expand", "expand"})
+# counts read as one number, never one per layer (_size takes a uniform per-layer list for the others): a list there
+# was int()'d further on, "internal error: TypeError"
+_CONFIG_SCALARS = frozenset("""
+    mamba_head_dim mamba_d_head mamba_d_ssm mamba_d_conv conv_kernel mamba_d_state ssm_state_size state_size
+    mamba_n_groups n_groups mamba_n_heads mamba_num_heads mamba2_num_heads mamba_dt_rank linear_conv_kernel_dim
+    linear_num_value_heads linear_value_head_dim linear_num_key_heads linear_key_head_dim attn_layer_offset
+    attn_layer_period global_head_dim index_head_dim index_topk kv_lora_rank mtp_transformer_layers
+    num_global_key_value_heads num_mtp_modules qk_rope_head_dim sliding_window v_head_dim decoder_sparse_step
+    expert_layer_offset first_k_dense_replace index_n_heads interleave_moe_layer_step moe_layer_freq n_shared_experts
+    num_hash_layers num_hidden_layers q_lora_rank qk_nope_head_dim rotary_dim o_lora_rank o_groups group_size
+    q_group_size out_hidden_size spatial_merge_size temporal_patch_size patch_size in_channels num_channels
+    num_position_embeddings position_embedding_size default_output_length max_position_embeddings
+    original_max_position_embeddings
+""".split())
+_CONFIG_PAIRS = frozenset({"weight_block_size"})  # [rows, columns] of an FP8 weight block
+# maps whose every value is an object of settings (a quantization group, a layer's ModelOpt algorithm): an entry of
+# another type was read with .get() / iterated further on
+_CONFIG_OBJECT_MAPS = frozenset({"config_groups", "quantized_layers"})
+# keys that hold an object of settings (or null): a number there (--hf-overrides '{"rope_scaling": 5}', a damaged
+# config.json) was planned as if the key were absent, and the plan said the server starts
+_CONFIG_OBJECTS = frozenset({"rope_scaling", "rope_parameters", "quantization_config", "text_config", "vision_config",
+                             "audio_config", "llm_config", "language_config", "thinker_config"})
+_CONFIG_DTYPES = frozenset({"mamba_ssm_dtype"})  # read by name into bytes per element (plan.kv: the SSM state)
 _CONFIG_NAME_LISTS = frozenset({"architectures", "modules_to_not_convert", "ignore", "ignored_layers", "exclude_modules",
-                                "exclude"})
+                                "exclude", "targets"})
 
 
 def _config_value_problem(key: str, v) -> str | None:
     """What is wrong with config value `v` of `key` (None: nothing, or a key kvplan does not read as a number/names)."""
+    if key in _CONFIG_OBJECTS:
+        return None if v is None or isinstance(v, dict) else f"must be an object of settings (or null), got {v!r}"
+    if key in _CONFIG_DTYPES:  # a dtype's bytes are looked up by its name (DTYPE_BYTES): a number was a KeyError
+        ok = v is None or (isinstance(v, str) and v.replace("torch.", "") in DTYPE_BYTES)
+        return None if ok else f"must be a dtype name ({', '.join(('float32', 'bfloat16', 'float16'))}), got {v!r}"
     if key in _CONFIG_FACTORS:  # null too: a scaling dict that names its factor must give one
-        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
-        return None if ok else f"must be a finite number > 0, got {v!r}"
+        # bounded: a factor multiplies a length or a width (rope's 1e308 x 4,096 overflowed int(): OverflowError)
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 < v <= _MAX_CONFIG_FACTOR
+        return None if ok else f"must be a number > 0 and at most {_MAX_CONFIG_FACTOR:,}, got {v!r}"
     if v is None:
         return "must be a whole number, got null" if key in _CONFIG_NOT_NULL else None
     if key in _CONFIG_NAME_LISTS:
@@ -1969,6 +2031,10 @@ def _config_value_problem(key: str, v) -> str | None:
         return None
     if key in _CONFIG_COUNT_LISTS and not isinstance(v, (list, tuple)):
         return f"must be a list of whole numbers, got {v!r}"
+    if key in _CONFIG_SCALARS and isinstance(v, (list, tuple)):
+        return f"must be a whole number, got {v!r}"
+    if key in _CONFIG_PAIRS and len(v) != 2:
+        return f"must be two whole numbers, [rows, columns], got {v!r}"
     if isinstance(v, (list, tuple)) and not v and key not in _CONFIG_COUNT_LISTS:
         return "must be a whole number (or one per layer), got an empty list"
     if isinstance(v, (list, tuple)):  # per-layer (or per-axis) values: each one a count
@@ -1993,6 +2059,18 @@ def check_config_values(config: dict, where: str = "") -> None:
     names that is not one. Nested objects are checked the same way."""
     for key, v in config.items():
         path = f"{where}{key}"
+        if isinstance(v, dict) and str(key) in _CONFIG_COUNTS | _CONFIG_FACTORS | _CONFIG_NAME_LISTS | _CONFIG_DTYPES:
+            # a count, factor, name list or dtype given as an object ("mamba_d_ssm": {...}) was checked as a nested
+            # config and read as a number further on: "internal error: TypeError: int() argument must be ..."
+            meant = ("a dtype name" if str(key) in _CONFIG_DTYPES else "a list of names" if str(key) in _CONFIG_NAME_LISTS
+                     else "a number" if str(key) in _CONFIG_FACTORS else "a whole number")
+            raise ConfigError(path, f"{path} must be {meant}, got an object", "fix the config.json (the checkpoint's own "
+                              "has it right)")
+        if isinstance(v, dict) and str(key) in _CONFIG_OBJECT_MAPS:
+            bad = next((name for name, entry in v.items() if entry is not None and not isinstance(entry, dict)), None)
+            if bad is not None:
+                raise ConfigError(f"{path}.{bad}", f"{path}.{bad} must be an object of settings, got {v[bad]!r}",
+                                  "fix the config.json (the checkpoint's own has it right)")
         if isinstance(v, dict):
             check_config_values(v, path + ".")
             continue

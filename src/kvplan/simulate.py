@@ -450,6 +450,15 @@ def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token
         check_serve_flags(["--" + ("" if long_prefill_token_threshold_adaptive else "no-")
                            + "long-prefill-token-threshold-adaptive"], plan.vllm_version)
     check_partial_prefills(plan, max_num_partial_prefills, max_long_partial_prefills)
+    per_block, total = int(getattr(plan, "bytes_per_block", 0) or 0), int(getattr(plan.gpu, "total_bytes", 0) or 0)
+    if num_gpu_blocks is not None and per_block > 0 and total > 0 and num_gpu_blocks * per_block > total:
+        # a pool no GPU of this plan holds (a typo's extra zeros: 10**12 blocks, 196 PB on an L4) was simulated as given
+        raise InputError("--num-gpu-blocks", f"{num_gpu_blocks:,} blocks x {per_block:,} B = "
+                         f"{num_gpu_blocks * per_block / 2 ** 30:,.2f} GiB per rank, more than the whole "
+                         f"{plan.gpu.name}'s {total / 2 ** 30:.2f} GiB",
+                         f"give the pool vLLM logged for this GPU ('# GPU blocks' / 'GPU KV cache size'); at most "
+                         f"{total // per_block:,} blocks of {per_block:,} B fit in it, the plan's pool is "
+                         f"{plan.num_gpu_blocks:,}")
     pc = prefix_caching_on(plan.args, plan.rules, plan.model.is_hybrid)
     cfg = engine_config_from_plan(plan, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
                                   long_prefill_token_threshold=long_prefill_token_threshold,

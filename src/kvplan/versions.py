@@ -3273,6 +3273,47 @@ SERVE_VALUE_SINCE: dict[str, dict[str, V]] = {
     "--gdn-prefill-backend": {name: since for name, since in GDN_PREFILL_BACKENDS.items() if since > _GDN_FLAG_SINCE},
 }
 
+# --all2all-backend's choices: the All2AllBackend Literal of vllm/config/parallel.py (0.14.0 on; ParallelConfig's
+# all2all_backend field spelt the Literal inline in 0.11.1-0.13.0), which EngineArgs' argparse takes as its choices, read
+# from the wheels of ALL2ALL_WHEELS_READ. Each value with the spans of releases read that hold it: (the first read that
+# holds it, the first read that no longer does, or None). "mori" is in 0.15.0-0.22.0, not in 0.26.0-0.33.0 (which hold
+# mori_high_throughput and mori_low_latency), and back in 0.34.0; a release between two reads whose answers differ
+# (0.23-0.25, 0.28-0.29) is not refused on it.
+ALL2ALL_WHEELS_READ: tuple[V, ...] = ((0, 11, 1), (0, 11, 2), (0, 12, 0), (0, 13, 0), (0, 14, 0), (0, 15, 0), (0, 16, 0),
+                                      (0, 17, 0), (0, 18, 0), (0, 19, 0), (0, 20, 0), (0, 21, 0), (0, 22, 0), (0, 26, 0),
+                                      (0, 27, 0), (0, 30, 0), (0, 31, 0), (0, 32, 0), (0, 33, 0), (0, 34, 0))
+ALL2ALL_BACKENDS: dict[str, tuple[tuple[V, V | None], ...]] = {
+    **{name: (((0, 11, 1), None),) for name in ("naive", "pplx", "deepep_high_throughput", "deepep_low_latency",
+                                                 "allgather_reducescatter", "flashinfer_all2allv")},
+    "mori": (((0, 15, 0), (0, 26, 0)), ((0, 34, 0), None)),
+    **{name: (((0, 18, 0), None),) for name in ("nixl_ep", "flashinfer_nvlink_two_sided", "flashinfer_nvlink_one_sided")},
+    **{name: (((0, 26, 0), None),) for name in ("deepep_v2", "mori_high_throughput", "mori_low_latency")},
+    "moonep": (((0, 31, 0), None),),
+    "passthrough": (((0, 32, 0), None),),
+}
+
+
+def _all2all_in_wheel(name: str, release: V) -> bool:
+    return any(first <= release and (until is None or release < until) for first, until in ALL2ALL_BACKENDS.get(name, ()))
+
+
+def all2all_backend_taken(name: str, release: V) -> bool | None:
+    """Whether vLLM `release`'s --all2all-backend takes `name` (ALL2ALL_BACKENDS); None where it is not known: a
+    release older than the flag (its own check), or one between two wheels read that answer differently."""
+    if release < ALL2ALL_WHEELS_READ[0]:
+        return None
+    before = max(r for r in ALL2ALL_WHEELS_READ if r <= release)
+    after = min((r for r in ALL2ALL_WHEELS_READ if r >= release), default=before)
+    taken = {_all2all_in_wheel(name, before), _all2all_in_wheel(name, after)}
+    return taken.pop() if len(taken) == 1 else None
+
+
+def all2all_backends_of(release: V) -> list[str]:
+    """The --all2all-backend values of the newest wheel read at or before `release`, as its Literal orders them."""
+    read = max(r for r in ALL2ALL_WHEELS_READ if r <= release)
+    return [name for name in ALL2ALL_BACKENDS if _all2all_in_wheel(name, read)]
+
+
 # --block-size's argparse choices, release by release (engine/arg_utils.py choices up to 0.8.4, the BlockSize Literal
 # of vllm/config.py / vllm/config/cache.py from 0.8.5; 0.6.5's wheel is back to 8-32; 256 joins the Literal in 0.11.1:
 # 0.11.0's config/cache.py ends at 128, 0.11.1's and 0.11.2's hold 256); () from 0.18: any positive int
@@ -3407,6 +3448,16 @@ def check_serve_values(values, version: str) -> None:
         return
     for name in values:
         _check_flag_exists(name, release, version)
+    backend = values.get("--all2all-backend")
+    if backend is not None and all2all_backend_taken(backend, release) is False:
+        import difflib
+
+        taken = all2all_backends_of(release)
+        near = difflib.get_close_matches(backend.strip().lower(), taken, n=1, cutoff=0.6)
+        raise InputError("--all2all-backend", f"vLLM {version}'s --all2all-backend takes {', '.join(taken)}, not "
+                         f"{backend!r}: its argparse would refuse the launch command",
+                         (f"did you mean {near[0]}? " if near else "") + "give one of them, or drop --all2all-backend "
+                         "for vLLM's default")
     for name, value in values.items():
         first = SERVE_VALUE_SINCE.get(name, {}).get(value)
         if first is not None and release < first:

@@ -356,16 +356,24 @@ def _log_time_column(names: Sequence[str]) -> Optional[str]:
     return min(hits, key=lambda n: (n.count("."), _LOG_TIME_KEYS.index(n.rsplit(".", 1)[-1]))) if hits else None
 
 
+def _iso_times(values: list) -> Optional[np.ndarray]:
+    """Unix seconds of ISO 8601 dates and times ('2024-06-10T12:00:00Z', '2024-06-10 12:00:00'), None unless every
+    value is one."""
+    from datetime import datetime
+
+    try:
+        return np.array([datetime.fromisoformat(v.strip().replace("Z", "+00:00")).timestamp() for v in values])
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
 def _log_times(column: str, values: list, file_name: str, flag: str) -> tuple[np.ndarray, str]:
     """An API log's arrival seconds from the first request, and the unit read: ISO dates and times, or Unix seconds
     ('created', as the API gives it), or milliseconds where the numbers are past 1e11 (Unix seconds that large are
     past the year 5000)."""
-    from datetime import datetime
-
     if all(isinstance(v, str) for v in values):
-        try:
-            t = np.array([datetime.fromisoformat(v.strip().replace("Z", "+00:00")).timestamp() for v in values])
-        except ValueError:
+        t = _iso_times(values)
+        if t is None:
             try:
                 t = np.array([float(v) for v in values])
             except ValueError:
@@ -608,10 +616,19 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
         if log_unit is not None and warning:
             notes.append(warning)
     if log_unit is None and ak is not None:
+        dated = False
         try:
             arrival = _parse_times(ak, cols[ak])
         except (TypeError, ValueError):
-            raise InputError(flag, f"{p.name}: cannot read arrival times in column {ak}", "seconds as numbers")
+            # dates and times carry their own unit: read as the API log's are (a Mooncake 'timestamp' column of
+            # '2024-01-01T00:00:00Z' was refused with "seconds as numbers", which that column, in milliseconds, is not)
+            arrival = _iso_times(cols[ak])
+            if arrival is None:
+                unit = "milliseconds" if ak in _MS_ARRIVAL_KEYS else "seconds"
+                raise InputError(flag, f"{p.name}: cannot read arrival times in column {ak}",
+                                 f"{unit} as numbers, or ISO 8601 dates and times (2024-06-10T12:00:00Z) on every row") from None
+            arrival, dated = arrival - arrival.min(), True
+            notes.append(f"arrival column {ak!r} read as dates and times")
         if not np.isfinite(arrival).all():
             i = int(np.flatnonzero(~np.isfinite(arrival))[0])
             raise InputError(flag, f"{p.name}: request {i + 1} has arrival time {cols[ak][i]!r}", "finite seconds")
@@ -620,10 +637,10 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
                              "give seconds from the first request (arrival_s), or name the column arrival_ms if they "
                              "are milliseconds" if ak not in _MS_ARRIVAL_KEYS else
                              "give milliseconds from the first request")
-        if ak == "timestamp":
+        if ak == "timestamp" and not dated:
             notes.append("arrival column 'timestamp' read as milliseconds (the Mooncake traces' unit); name it "
                          "arrival_s to give seconds")
-        warning = _unit_warning(ak, cols[ak], arrival)
+        warning = None if dated else _unit_warning(ak, cols[ak], arrival)
         if warning:
             notes.append(warning)
     elif log_unit is None and (unread := _unread_time_columns(names)):
@@ -742,6 +759,12 @@ def build_workload(spec: WorkloadSpec, default_requests: Optional[int] = None) -
         w = replace(w, prompt_tokens=parse_length_dist(spec.prompt_len, "--prompt-len").sample(len(w), rng), block_hashes=None)
     if spec.completion_len is not None:
         w = replace(w, completion_tokens=parse_length_dist(spec.completion_len, "--completion-len").sample(len(w), rng))
+    # said, not silent: the summary still named the trace (workload azure-conv: prompt mean 200) with its lengths gone
+    replaced = [f"{what} lengths drawn from {flag} {given}" for what, flag, given in
+                (("prompt", "--prompt-len", spec.prompt_len), ("output", "--completion-len", spec.completion_len))
+                if given is not None]
+    if replaced:
+        notes.append(f"{' and '.join(replaced)}, replacing the workload's own")
 
     n = spec.max_requests or (min(default_requests, len(w)) if default_requests else len(w))
     if n < len(w):

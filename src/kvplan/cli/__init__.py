@@ -310,6 +310,57 @@ def _app_for(args: list[str]) -> typer.Typer:
     return alone
 
 
+# the number flags whose value is a fraction (0..1), to which a percentage ('90%') is offered as one
+_FRACTION_FLAGS = frozenset({"--gpu-memory-utilization", "--spec-acceptance-rate", "--spec-draft-acceptance-rate"})
+
+
+def _number_flag_error(exc: Exception):
+    """A number flag given a word or a unit ('--gpu-gib 16GB', '--gpu-memory-utilization 90%', '--rate 8rps',
+    '--max-num-seqs 1.5') as kvplan's InputError, naming the flag and the number to write; None for any other usage
+    error. Typer answered those "Invalid value for '--gpu-gib': Input should be a valid number, unable to parse string
+    as a number", which says neither what was given nor what to write. The value and kind are read from typer's
+    pydantic error (typer >= 0.2x) or click's "'X' is not a valid float/integer" (older typers)."""
+    import re
+
+    from kvplan.errors import InputError
+
+    param = getattr(exc, "param", None)
+    opts = [o for o in getattr(param, "opts", None) or () if o.startswith("--")]
+    if not opts:
+        return None
+    flag = max(opts, key=len)
+    cause, value, kind = exc.__cause__, None, None
+    errors = getattr(cause, "errors", None)
+    if callable(errors):
+        first = (errors() or [{}])[0]
+        kind = {"float_parsing": "number", "int_parsing": "whole number",
+                "int_from_float": "whole number"}.get(first.get("type", ""))
+        value = first.get("input")
+    if kind is None:
+        m = re.match(r"'(.*)' is not a valid (float|integer)", str(getattr(exc, "message", "")))
+        if not m:
+            return None
+        value, kind = m.group(1), "number" if m.group(2) == "float" else "whole number"
+    if not isinstance(value, str):
+        return None
+    from kvplan.plan import human_int
+
+    lead = re.search(r"[-+]?(?:\d+\.?\d*|\.\d+)", value)  # '16GB' -> 16, 'p90' -> 90, '8rps' -> 8
+    if lead is None:
+        fix = f"`kvplan {sys.argv[1] if len(sys.argv) > 1 else 'COMMAND'} --help` says what {flag} takes"
+    elif kind == "whole number":
+        try:  # '2e3' is 2000, '64k' 64,000 (as vllm serve's human-readable lengths read it), '1.5' 1
+            whole = human_int(value.strip()) or int(float(value))
+        except (ValueError, OverflowError):
+            whole = int(float(lead.group(0)))
+        fix = f"e.g. {flag} {whole}"
+    elif value.strip().endswith("%") and flag in _FRACTION_FLAGS:
+        fix = f"a fraction, not a percentage: {flag} {float(lead.group(0)) / 100:g} for {lead.group(0)} %"
+    else:
+        fix = f"the number alone, in the unit the flag's help names: {flag} {lead.group(0)}"
+    return InputError(flag, f"{value!r} is not a {kind}", fix)
+
+
 def _run(debug: bool) -> None:
     try:
         rv = _app_for(sys.argv[1:])(standalone_mode=False)
@@ -337,6 +388,10 @@ def _run(debug: bool) -> None:
             sys.exit(2)
         # by class name: typer >= 0.20 raises its vendored click's exceptions (typer._click), not click's
         kinds = {c.__name__ for c in type(exc).__mro__}
+        refused = _number_flag_error(exc) if "BadParameter" in kinds else None
+        if refused is not None:
+            err_console.print(f"[bold red]error:[/] {escape(str(refused))}", highlight=False, soft_wrap=True)
+            sys.exit(2)
         if "ClickException" in kinds:
             exc.show()
             sys.exit(2)

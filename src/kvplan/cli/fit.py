@@ -146,7 +146,7 @@ def _check_plot_target(plot: str) -> None:
 
     from kvplan.errors import InputError
 
-    if not plot.endswith((".png", ".svg")):
+    if not plot.lower().endswith((".png", ".svg")):  # matplotlib reads 'sweep.PNG' as a PNG, as Windows names it
         raise InputError("--plot", f"{plot} is not a .png or .svg file name", "e.g. --plot sweep.png")
     if not Path(plot).parent.is_dir():
         raise InputError("--plot", f"the folder {Path(plot).parent} does not exist", "create it first, or write elsewhere")
@@ -294,14 +294,14 @@ def _mig_cards(search: str) -> tuple[str, list] | None:
     instead of 'no GPU contains': (the card words, those cards). None where the search names no MIG."""
     import re
 
-    from kvplan.resolve import gpu_catalog
+    from kvplan.resolve import mig_cards_named
 
     m = re.search(r"\bmig\b", search, re.I)
     if not m:
         return None
     card = search[:m.start()].strip().lower()
-    return card, [g for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes) if _mig_profiles(g)
-                  and (not card or any(card in n.lower() for n in (g.id, g.name, *g.aliases)))]
+    # the card's words as --gpu 'CARD MIG PROFILE' reads them: a substring listed the A100s' profiles for 'A10 MIG'
+    return card, sorted(mig_cards_named(card), key=lambda g: g.total_bytes)
 
 
 def _print_mig(card: str, cards: list) -> None:

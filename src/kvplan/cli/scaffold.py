@@ -33,9 +33,6 @@ def scaffold(
     if not directory.strip():  # Path("") is the current folder: an unset shell variable would write the files here
         raise InputError("DIR", "an empty folder name", "give the folder to write the project into, e.g. kvplan scaffold "
                          "./deploy MODEL")
-    if served_model_name is not None and not served_model_name.strip():
-        raise InputError("--served-model-name", "an empty name (clients could not name the model)",
-                         "give a name, or leave the flag out for the model's repo name")
     plan = plan_from_flags(model, flags, gpu_auto=True, deployable=True)
     refuse_platform(plan.gpu, str(plan.vllm_version))  # before the verdict: no fix makes files for this card start
     if not plan.fits:

@@ -34,7 +34,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from kvplan.api import (FIT_PARAMS, SWEEPABLE, FitFlags, map_vary_values, parse_vary, plan_from_flags_and_inverse,
+from kvplan.api import (FIT_PARAMS, KEYWORD_EXAMPLES, SWEEPABLE, FitFlags, map_vary_values, parse_vary, plan_from_flags_and_inverse,
                         refuse_unpublished_version, sweep_rows, uncertainty_band_of, vary_names)
 from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
 from kvplan.plan import COUNT_EXAMPLES
@@ -195,6 +195,26 @@ _PLAIN = {"int_parsing": "must be a whole number", "int_from_float": "must be a 
           "finite_number": "must be a finite number", "list_type": "must be a list"}
 
 
+# a number key's own example ("gpu_gib": "16GB" and "rate_per_s": "2rps" were offered "e.g. 0.9", utilization's)
+_NUMBER_EXAMPLES = {**{k: v for k, v in KEYWORD_EXAMPLES.items() if isinstance(v, float)}, "gpu_gib": 23.58,
+                    "gpu_gb": 16, "concurrency": 8, "rate_per_s": 8, "percentile": 99, "target_rate_per_s": 40,
+                    "spec_acceptance_rate": 0.7, "spec_mean_acceptance_length": 2.5, "spec_draft_acceptance_rate": 0.6,
+                    "port": 8000, "seed": 1, "max_requests": 1000}
+# pydantic's bound errors, by the constraint its ctx names
+_BOUND_WORDS = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
+_JSON_KINDS = {dict: "an object", list: "a list", str: "a string", bool: "true or false", int: "a number",
+               float: "a number", type(None): "null"}
+
+
+def _bounds_fix(body: type[BaseModel], field: str) -> str:
+    """'give a value >= 1 and <= 20000': the bounds the request model declares for `field`, all of them (pydantic's
+    message names the one missed; its fix was "send a JSON object with the CLI's options in snake_case")."""
+    info = body.model_fields.get(field)
+    bounds = [f"{_BOUND_WORDS[k]} {getattr(m, k):g}" for m in (info.metadata if info else ()) for k in _BOUND_WORDS
+              if getattr(m, k, None) is not None]
+    return "give a value " + " and ".join(bounds) if bounds else "correct the value"
+
+
 def _on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
     first = exc.errors()[0] if exc.errors() else {}
     loc = [str(x) for x in first.get("loc", ()) if x != "body"]
@@ -203,6 +223,20 @@ def _on_validation_error(request: Request, exc: RequestValidationError) -> JSONR
     # the keys of the endpoint's own request: /api/simulate's rate_per_s, workload, slo ... were left out of the list
     body = _REQUEST_MODELS.get(request.url.path.rstrip("/"), PlanRequest)
     known = ", ".join(sorted(body.model_fields))
+    content_type = request.headers.get("content-type", "")
+    if not loc and kind in ("model_attributes_type", "dict_type", "model_type"):
+        given = first.get("input")
+        if isinstance(given, (bytes, str)) and "json" not in content_type.lower():
+            # `curl -d '{...}'` sends application/x-www-form-urlencoded: FastAPI reads no JSON from it, and the answer
+            # was "Input should be a valid dictionary ... (send a JSON object ...)" to a body that was one
+            sent = content_type.split(";")[0].strip()
+            message = (f"the body was sent as {sent}" if sent else "the body was sent without a Content-Type") + \
+                ", not as application/json, so it was not read as JSON"
+            fix = "send it with the header Content-Type: application/json (curl: -H 'Content-Type: application/json')"
+        else:
+            message = f"must be a JSON object, got {_JSON_KINDS.get(type(given), 'another value')}"
+            fix = "send a JSON object with the CLI's options in snake_case ({} plans the defaults)"
+        return JSONResponse(_error_body("body", message, fix), status_code=422)
     if kind == "json_invalid":  # loc is ('body', character offset): the offset is no field
         field = "body"
         message = f"not valid JSON (at character {loc[0]}: {first.get('ctx', {}).get('error', 'decode error')})" if loc else "not valid JSON"
@@ -215,8 +249,11 @@ def _on_validation_error(request: Request, exc: RequestValidationError) -> JSONR
         given = first.get("input")
         message = _PLAIN[kind] + (f", got {str(given)[:40]!r}" if isinstance(given, (str, int, float)) else "")
         # the field's own example (max_model_len 1e12 was answered "e.g. 4")
-        fix = ("e.g. 0.9" if kind.startswith(("float", "finite")) else
-               COUNT_EXAMPLES.get(field, "e.g. 4") if kind.startswith("int") else "correct the value")
+        fix = (f"e.g. {_NUMBER_EXAMPLES.get(field, 1.0):g} (a JSON number, without a unit)" if kind.startswith(("float", "finite")) else
+               COUNT_EXAMPLES.get(field, f"e.g. {_NUMBER_EXAMPLES.get(field, 4)}") if kind.startswith("int") else
+               "true or false (JSON's, unquoted)" if kind.startswith("bool") else "correct the value")
+    elif kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        message, fix = first.get("msg", "out of range"), _bounds_fix(body, field)
     else:
         message, fix = first.get("msg", "invalid request"), "send a JSON object with the CLI's options in snake_case"
     return JSONResponse(_error_body(field, message, fix), status_code=422)
@@ -333,8 +370,11 @@ class Planner:
 
     def model_ref(self, ref: Optional[str], field: str = "model") -> Optional[str]:
         """An HTTP model reference -> what `resolve_model` takes. Local paths are refused."""
-        if ref is None or not ref.strip():
+        if ref is None:
             return None
+        if not ref.strip():  # "model": "" (an unset template variable) planned the seed's model, as if left out
+            raise InputError(field, "an empty value", "give a catalog id, a Hub id (org/name) or an upload handle, or "
+                             f"leave {field} out for the default")
         ref = ref.strip()
         if ref.startswith("upload:"):
             return str(self.configs.get(ref, field))
