@@ -810,6 +810,8 @@ class EngineArgs:
     skip_mm_profiling: bool = False  # vLLM's --skip-mm-profiling (>= 0.10.1): the profile run encodes no items
     # vLLM's --enable-sleep-mode (>= 0.7.0): weights and KV cache in the CuMem allocator's pools (plan.sleep)
     enable_sleep_mode: bool = False
+    # vLLM's --load-format: the loader that reads the weights (plan.load_format; None: not given, auto)
+    load_format: str | None = None
     # vLLM's --allow-deprecated-quantization (>= 0.14): serve a method its release deprecates (fbgemm_fp8, fp_quant...)
     allow_deprecated_quantization: bool = False
     entrypoint: str | None = None  # "serve" (vllm serve, the default) or "llm" (vllm.LLM in Python: larger token budget)
