@@ -175,3 +175,38 @@ def test_a_record_with_the_flag_is_planned_not_skipped():
         assert getattr(given, figure) == getattr(base, figure), figure
     with pytest.raises(RefusedByVLLMError):
         predict_record(dict(rec, args=dict(rec["args"], load_format="no_such_format")))
+
+
+def _bnb_checkpoint():
+    from test_bnb_weights import BNB4_QC, _qwen25_7b
+    return _qwen25_7b(BNB4_QC)[1]
+
+
+@pytest.mark.parametrize("version, written", [("0.7.3", ("--quantization bitsandbytes", "--load-format bitsandbytes")),
+                                              ("0.8.3", ("--quantization bitsandbytes",))])
+def test_a_pre_quantized_bitsandbytes_checkpoint_before_0_8_4_gets_the_flags_its_release_needs(version, written):
+    spec = _bnb_checkpoint()
+    p = kvplan.fit(spec, "RTX 4090", vllm_version=version, max_model_len=4096, fixes=False)
+    serve = render_files(spec_from_plan(p))["serve.sh"]
+    for flag in written:
+        assert flag in serve
+    assert "fails on its quant-state tensors" in serve
+    if len(written) == 1:
+        assert "--load-format" not in serve
+    # from 0.8.4 vLLM picks bitsandbytes' loader itself: neither flag
+    auto = kvplan.fit(spec, "RTX 4090", vllm_version="0.8.4", max_model_len=4096, fixes=False)
+    serve = render_files(spec_from_plan(auto))["serve.sh"]
+    assert "--quantization bitsandbytes" not in serve and "--load-format" not in serve
+    # the weights are bitsandbytes' either way
+    assert p.weights_bytes == kvplan.fit(spec, "RTX 4090", vllm_version=version, max_model_len=4096, fixes=False,
+                                         quantization="bitsandbytes", load_format="bitsandbytes").weights_bytes
+
+
+def test_a_0_7_3_record_with_both_bitsandbytes_flags_is_planned_as_with_the_quantization_alone():
+    from test_bnb_weights import RECORDS, BNB_RECORD
+    rec = next(json.loads(line) for line in RECORDS.open() if BNB_RECORD in line)
+    assert rec["vllm_version"].startswith("0.7.3") and rec["args"]["quantization"] == "bitsandbytes"
+    base, _ = predict_record(rec)
+    both, _ = predict_record(dict(rec, args=dict(rec["args"], load_format="bitsandbytes")))
+    for figure in FIGURES:
+        assert getattr(both, figure) == getattr(base, figure), figure

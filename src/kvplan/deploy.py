@@ -471,7 +471,11 @@ def spec_from_plan(
     quant = serve_quantization(_get(given, "quantization"), vllm_quant_method(_get(m, "quant")),
                                bool(_get(_get(m, "quant"), "hf_quant_config_only", default=False)), version)
     if quant:
-        flags.append(Flag("--quantization", quant))
+        pre_bnb = quant == "bitsandbytes" and not _get(given, "quantization")
+        flags.append(Flag("--quantization", quant, (
+            f"a pre-quantized bitsandbytes checkpoint: vLLM {version} loads it with the default loader without this "
+            "flag, which fails on its quant-state tensors (vLLM picks bitsandbytes' loader itself from 0.8.4)")
+            if pre_bnb else ""))
     load_format, load_why = serve_load_format(_get(given, "load_format"), quant, version)  # (plan.load_format)
     if load_format:
         flags.append(Flag("--load-format", load_format, load_why))

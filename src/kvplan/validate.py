@@ -423,6 +423,10 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
         args = dict(args, quantization=_kept_flag(flag))
     elif flag and spec.quant is not None:
         args = dict(args, quantization=_kept_flag(flag))
+    if flag == "bitsandbytes" and str(args.get("load_format") or "").lower() == "bitsandbytes":
+        # the pair vLLM < 0.8.2 needs, and >= 0.8.2 sets itself: bitsandbytes' loader, the weights sized by the
+        # quantization above (whose flag is not passed on: plan.load_format would read the format alone)
+        args = {k: v for k, v in args.items() if k != "load_format"}
     if "runner" not in args and not spec.is_pooling and _EMBEDDING_NAME.search(m.get("id") or ""):
         # a record has no file list; embedding checkpoints (Qwen3-Embedding, gte-Qwen2, e5-mistral...) ship a
         # sentence-transformers Pooling module, which vLLM's --runner auto serves as a pooling model

@@ -1977,6 +1977,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # itself from 0.8.4 (create_engine_config: model_config.quantization == "bitsandbytes")
     "bnb_load_format": [((0, 0, 0), "paired"), ((0, 8, 2), "vllm currently does not support BNB quantization for"),
                         ((0, 10, 0), "vLLM currently does not support BNB quantization for")],
+    # A pre-quantized bitsandbytes checkpoint (its config's quantization_config) served with no flags: "flags": vLLM
+    # 0.6.4-0.8.3 keep load_format auto, so DefaultModelLoader loads it and fails on the quant-state tensors (weight.absmax,
+    # weight.quant_state.bitsandbytes__nf4: logs.py signature bnb_quant_state_key) unless --quantization bitsandbytes is
+    # given (and --load-format bitsandbytes before 0.8.2: bnb_load_format); "auto": from 0.8.4 create_engine_config sets
+    # quantization = load_format = "bitsandbytes" itself for it (engine/arg_utils.py, absent from the 0.8.3 wheel's,
+    # present in 0.8.4's to 0.27.0's)
+    "bnb_checkpoint_loader": [((0, 0, 0), "flags"), ((0, 8, 4), "auto")],
     # --load-format gguf on a model that is no GGUF file: GGUFModelLoader._prepare_weights raises ValueError with this
     # text ({model}: the model path), read in loader.py 0.6.4-0.8.5 and gguf_loader.py 0.9.0-0.23.0 (0.24.0 has no GGUF:
     # LOAD_FORMATS). A .gguf model takes load_format and quantization "gguf" whatever is given (EngineArgs
@@ -2597,6 +2604,7 @@ class VersionRules:
     sleep_mode_pool_trim: bool
     load_format_refusal: str
     bnb_load_format: str
+    bnb_checkpoint_loader: str
     gguf_reference_refusal: str
     budget_counts_runner_buffers: bool
     mrope_cache_factor: int
@@ -3220,6 +3228,8 @@ def serve_quantization(given: str | None, checkpoint_method: str | None, hf_quan
                          "so it cannot load this checkpoint", f"use --vllm-version {since} or later")
     if given:
         return method
+    if checkpoint_method == "bitsandbytes" and _value_at(_RULES["bnb_checkpoint_loader"], parse_version(version)) == "flags":
+        return method  # the release loads it with the default loader otherwise (rules row bnb_checkpoint_loader)
     if checkpoint_method and hf_quant_config_only and parse_version(version) < HF_QUANT_CONFIG_READ_SINCE:
         return checkpoint_method
     return None
