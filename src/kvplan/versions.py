@@ -1962,7 +1962,8 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "sleep_mode_pool_trim": [((0, 0, 0), False), ((0, 11, 0), True)],
     # --load-format: how a value the release does not take is refused. "argparse": choices=[f.value for f in
     # LoadFormat] (engine/arg_utils.py add_cli_args, 0.6.4-0.10.0 wheels), so `vllm serve` stops with argparse's
-    # "invalid choice"; "loader": from 0.10.1 the flag is a plain str (LoadConfig.load_format: str | LoadFormats,
+    # "invalid choice" (quoted choices as Python <= 3.12.7's argparse prints them; 3.12.8+ and 3.13.1+ print them
+    # unquoted); "loader": from 0.10.1 the flag is a plain str (LoadConfig.load_format: str | LoadFormats,
     # lowercased by LoadConfig), and get_model_loader (model_executor/model_loader/__init__.py, 0.10.1-0.34.0 wheels)
     # raises ValueError "Load format `{value}` is not supported" when the worker loads the model (LOAD_FORMATS below)
     "load_format_refusal": [((0, 0, 0), "argparse"), ((0, 10, 1), "loader")],

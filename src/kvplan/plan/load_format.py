@@ -2,7 +2,11 @@
 
 None of the loaders changes what the weights hold on the GPU: every one loads into the model vLLM built from the
 config, quantization and dtype (model_executor/model_loader/, read in the 0.6.4-0.34.0 wheels), so the weights, the
-profile run and the KV budget are planned as without the flag, and the plan's notes say so, naming the loader. What
+profile run and the KV budget are planned as without the flag, and the plan's notes say so, naming the loader. What a
+loader holds on the GPU only while loading (fastsafetensors' file buffers) is not in "Model loading took": that is
+torch's allocated memory after the load less before it, each read after torch.cuda.empty_cache() and a peak reset
+(DeviceMemoryProfiler, utils/mem_utils.py, and CudaPlatform.get_current_memory_usage, 0.20.0 wheel), and the profile
+run's peak is reset after the load. What
 the flag does change is which starts vLLM refuses: a value its release does not take (versions.LOAD_FORMATS, with the
 text of argparse or of get_model_loader: rules row load_format_refusal), bitsandbytes without its quantization
 (rules row bnb_load_format) and gguf on a model that is no GGUF file (rules row gguf_reference_refusal). The weights
