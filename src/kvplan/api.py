@@ -22,9 +22,9 @@ from kvplan.versions import DEFAULT_RELEASE, NEWEST_READ, check_serve_values, dr
 # trust_remote_code, tokenizer_revision, seed, swap_space (CPU memory for V0's swapped blocks; unused by V1),
 # disable_async_output_proc, and disable_log_stats, which LLM sets itself; engine/arg_utils.py EngineArgs:
 # download_dir, hf_token, served_model_name, code_revision). fit takes them and says they were not planned with.
-# Not here, as they move memory kvplan does not model from them: load_format, mm_processor_kwargs,
-# max_seq_len_to_capture, max_logprobs. (disable_custom_all_reduce is an EngineArgs field: plan.terms
-# custom_allreduce_says.)
+# Not here, as they move memory kvplan does not model from them: mm_processor_kwargs,
+# max_seq_len_to_capture, max_logprobs. (disable_custom_all_reduce and load_format are EngineArgs fields:
+# plan.terms custom_allreduce_says, plan.load_format.)
 # distributed_executor_backend (mp, ray, uni, external_launcher) picks how the workers are started (the executor
 # class: vllm/v1/executor/abstract.py Executor.get_class); the worker's memory profile does not read it
 # (vllm/v1/worker/gpu_worker.py Worker.init_device's snapshot and requested memory, determine_available_memory, 0.8-0.11):
@@ -1057,6 +1057,7 @@ class FitFlags:
     skip_mm_profiling: bool = False
     enable_sleep_mode: bool = False
     disable_custom_all_reduce: bool = False
+    load_format: Optional[str] = None
     allow_deprecated_quantization: bool = False
     entrypoint: Optional[str] = None
     hf_overrides: Optional[str] = None  # JSON: keys set on the model's config ('{"rope_scaling": {...}}')
@@ -1146,6 +1147,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("language_model_only", bool, False, ("--language-model-only",), "Serve a multimodal checkpoint as text only (vLLM >= 0.17; the same as every --limit-mm-per-prompt at 0): no vision tower loaded, no encoder pass profiled.", "vllm serve flags"),
     FitParam("enable_sleep_mode", bool, False, ("--enable-sleep-mode",), "vLLM >= 0.7.0: weights and KV cache go in vLLM's CuMem pools, so that sleep() can free them (RL frameworks: verl, OpenRLHF); the same budget as without. CUDA only, and ROCm from vLLM 0.11.1.", "vllm serve flags"),
     FitParam("disable_custom_all_reduce", bool, False, ("--disable-custom-all-reduce",), "Tensor-parallel all-reduces through NCCL instead of vLLM's custom all-reduce kernel (usual on several GeForce cards without NVLink or P2P, where vLLM turns it off by itself). The same budget as without; the note says what the kernel's buffers were in the release.", "vllm serve flags"),
+    FitParam("load_format", Optional[str], None, ("--load-format",), "The loader that reads the weights, as vLLM takes it (auto, pt, safetensors, npcache, dummy, tensorizer, sharded_state, runai_streamer, fastsafetensors, ... by release; gguf to 0.23, bitsandbytes to 0.27): the same weights on the GPU, so the same budget; vLLM's refusals (an unknown value, bitsandbytes without --quantization bitsandbytes, gguf on no .gguf file) are refused here.", "vllm serve flags"),
     FitParam("skip_mm_profiling", bool, False, ("--skip-mm-profiling",), "vLLM >= 0.10.1: the profile run skips the multimodal encoder pass, so the KV pool takes the memory it would have held; requests with images or video may then run out of memory (vLLM: the user's responsibility).", "vllm serve flags"),
     FitParam("allow_deprecated_quantization", bool, False, ("--allow-deprecated-quantization",), "vLLM >= 0.14: serve a quantization method the release deprecates (fbgemm_fp8 from 0.34, which removed fp_quant; fbgemm_fp8 and fp_quant in 0.23-0.33; more before), which it refuses without this flag.", "vllm serve flags"),
     FitParam("entrypoint", Optional[str], None, ("--entrypoint",), "serve (vllm serve, default) or llm (vllm.LLM in Python, whose default token budget is 16384 where serve's is 8192, 8192 where it is 2048).", "vllm serve flags"),

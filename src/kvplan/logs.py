@@ -2998,6 +2998,17 @@ class StartupLog:
         return default
 
     @property
+    def given_load_format(self) -> Optional[str]:
+        """--load-format as given (the command line, non-default args), not the engine config's resolved value, which
+        vLLM sets to bitsandbytes or gguf itself for those checkpoints; LoadFormat.X as an enum prints it, lowercased."""
+        for source in (self.engine_args, self.command_args):
+            value = source.get("load_format")
+            if value is not None:
+                text = str(value).strip().strip("'\"")
+                return text.split(".", 1)[1].lower() if text.startswith("LoadFormat.") else text
+        return None
+
+    @property
     def runner(self) -> Optional[str]:
         """How vLLM served the model: --runner as given or resolved, or the older --task (embed, classify, score,
         reward = pooling; vLLM PR #21470); None where the log does not say."""
@@ -3133,6 +3144,9 @@ class StartupLog:
             # not the engine line's resolved value, which vLLM sets itself on ROCm up to 0.8.2, on multi-node and under
             # VLLM_BATCH_INVARIANT: NCCL instead of the custom kernel (plan.terms custom_allreduce_says)
             args["disable_custom_all_reduce"] = True
+        load_format = self.given_load_format
+        if load_format and load_format != "auto":  # the loader (plan.load_format): vLLM's refusals, the plan's notes
+            args["load_format"] = load_format
         if self.arg("enable_chunked_prefill") is not None:  # stated, False included: it sets the step's token budget
             args["enable_chunked_prefill"] = self.arg("enable_chunked_prefill")
         if (as_int(self.arg("data_parallel_size")) or 1) > 1:  # engines, each with its own pool

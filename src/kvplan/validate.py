@@ -41,7 +41,8 @@ ARG_FIELDS = RECORD_ARG_NAMES + (
     "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
     "expert_placement_strategy", "enable_eplb", "num_redundant_experts", "eplb_config", "all2all_backend",
     "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "gdn_prefill_backend", "skip_mm_profiling",
-    "enable_sleep_mode", "disable_custom_all_reduce", "allow_deprecated_quantization", "performance_mode",
+    "enable_sleep_mode", "disable_custom_all_reduce", "load_format", "allow_deprecated_quantization",
+    "performance_mode",
     "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta")
 
 # Other vLLM engine arguments a record may carry (EngineArgs in vllm/engine/arg_utils.py, 0.11.0; the OpenAI server's
@@ -82,7 +83,7 @@ ARGS_NOT_MODELLED = {
     "hf_config_path": None,  # another config than the checkpoint's (--hf-overrides / --rope-scaling are in ARG_FIELDS)
     "model_impl": "auto",  # the Transformers backend's layers instead of vLLM's
     "override_attention_dtype": None,
-    "load_format": "auto",  # bitsandbytes, gguf, dummy... load other weights
+    # (load_format, the loader, is modelled: ARG_FIELDS, plan.load_format: the same weights on the GPU, vLLM's refusals)
     "decode_context_parallel_size": 1, "enable_dbo": False,
     # (disable_custom_all_reduce is modelled: ARG_FIELDS, plan.terms custom_allreduce_says)
     "async_scheduling": False,  # tokens in flight per sliding-window request
@@ -423,6 +424,10 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
         args = dict(args, quantization=_kept_flag(flag))
     elif flag and spec.quant is not None:
         args = dict(args, quantization=_kept_flag(flag))
+    if flag == "bitsandbytes" and str(args.get("load_format") or "").lower() == "bitsandbytes":
+        # the pair vLLM < 0.8.2 needs, and >= 0.8.2 sets itself: bitsandbytes' loader, the weights sized by the
+        # quantization above (whose flag is not passed on: plan.load_format would read the format alone)
+        args = {k: v for k, v in args.items() if k != "load_format"}
     if "runner" not in args and not spec.is_pooling and _EMBEDDING_NAME.search(m.get("id") or ""):
         # a record has no file list; embedding checkpoints (Qwen3-Embedding, gte-Qwen2, e5-mistral...) ship a
         # sentence-transformers Pooling module, which vLLM's --runner auto serves as a pooling model

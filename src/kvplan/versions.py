@@ -1980,6 +1980,42 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # holds (vLLM issues #37096, #40256: an AWQ 70B at TP2 on RTX 4090s logged 5.16 GiB of KV cache with sleep mode,
     # 3.17 without, then ran out of memory); from 0.27 memory_profiling charges total_consumed from mem_get_info
     "sleep_mode_pool_trim": [((0, 0, 0), False), ((0, 11, 0), True)],
+    # --load-format: how a value the release does not take is refused. "argparse": choices=[f.value for f in
+    # LoadFormat] (engine/arg_utils.py add_cli_args, 0.6.4-0.10.0 wheels), so `vllm serve` stops with argparse's
+    # "invalid choice" (quoted choices as Python <= 3.12.7's argparse prints them; 3.12.8+ and 3.13.1+ print them
+    # unquoted); "loader": from 0.10.1 the flag is a plain str (LoadConfig.load_format: str | LoadFormats,
+    # lowercased by LoadConfig), and get_model_loader (model_executor/model_loader/__init__.py, 0.10.1-0.34.0 wheels)
+    # raises ValueError "Load format `{value}` is not supported" when the worker loads the model (LOAD_FORMATS below)
+    "load_format_refusal": [((0, 0, 0), "argparse"), ((0, 10, 1), "loader")],
+    # --load-format bitsandbytes and --quantization bitsandbytes. "paired": EngineArgs (create_engine_config in the
+    # 0.6.4-0.7.3 wheels, create_load_config in 0.8.0 and 0.8.1) refuses either without the other: "BitsAndBytes
+    # quantization and QLoRA adapter only support 'bitsandbytes' load format, but got {load_format}" and "BitsAndBytes
+    # load format and QLoRA adapter only support 'bitsandbytes' quantization, but got {quantization}". From 0.8.2
+    # create_load_config sets load_format = "bitsandbytes" itself where quantization is bitsandbytes (read in 0.8.2-0.27.0),
+    # and --load-format bitsandbytes alone builds unquantized layers that BitsAndBytesModelLoader._get_bnb_target_modules
+    # finds nothing in: AssertionError with this text (model_loader/loader.py 0.8.2-0.8.5, bitsandbytes_loader.py
+    # 0.9.0-0.27.0; "vllm" to 0.9.2, "vLLM" from 0.10.0). A pre-quantized bitsandbytes checkpoint picks the loader
+    # itself from 0.8.4 (create_engine_config: model_config.quantization == "bitsandbytes")
+    "bnb_load_format": [((0, 0, 0), "paired"), ((0, 8, 2), "vllm currently does not support BNB quantization for"),
+                        ((0, 10, 0), "vLLM currently does not support BNB quantization for")],
+    # A pre-quantized bitsandbytes checkpoint (its config's quantization_config) served with no flags: "flags": vLLM
+    # 0.6.4-0.8.3 keep load_format auto, so DefaultModelLoader loads it and fails on the quant-state tensors (weight.absmax,
+    # weight.quant_state.bitsandbytes__nf4: logs.py signature bnb_quant_state_key) unless --quantization bitsandbytes is
+    # given (and --load-format bitsandbytes before 0.8.2: bnb_load_format); "auto": from 0.8.4 create_engine_config sets
+    # quantization = load_format = "bitsandbytes" itself for it (engine/arg_utils.py, absent from the 0.8.3 wheel's,
+    # present in 0.8.4's to 0.27.0's)
+    "bnb_checkpoint_loader": [((0, 0, 0), "flags"), ((0, 8, 4), "auto")],
+    # --load-format gguf on a model that is no GGUF file: GGUFModelLoader._prepare_weights raises ValueError with this
+    # text ({model}: the model path), read in loader.py 0.6.4-0.8.5 and gguf_loader.py 0.9.0-0.23.0 (0.24.0 has no GGUF:
+    # LOAD_FORMATS). A .gguf model takes load_format and quantization "gguf" whatever is given (EngineArgs
+    # check_gguf_file / is_gguf, 0.6.4-0.23.0)
+    "gguf_reference_refusal": [
+        ((0, 0, 0), "{model} is not a file."),
+        ((0, 10, 0), "Unrecognised GGUF reference: {model} (expected local file, raw URL, or <repo_id>/<filename>.gguf)"),
+        ((0, 12, 0), "Unrecognised GGUF reference: {model} (expected local file, raw URL, <repo_id>/<filename>.gguf, "
+                     "or <repo_id>:<quant_type>)"),
+        ((0, 17, 0), "Unrecognised GGUF reference: {model} (expected local file, <repo_id>/<filename>.gguf, or "
+                     "<repo_id>:<quant_type>)")],
     # Whether what the model runner allocates after the worker's init snapshot and outside the weight load and the
     # profile run (model runner v2's sampler state, plan.mrv2_sampler_state_bytes) shrinks the KV budget: from 0.27
     # memory_profiling charges total_consumed, the free memory lost since that snapshot (vllm/utils/mem_utils.py, read
@@ -2590,6 +2626,10 @@ class VersionRules:
     sleep_mode_expandable: str
     sleep_mode_weights_in_pool: bool
     sleep_mode_pool_trim: bool
+    load_format_refusal: str
+    bnb_load_format: str
+    bnb_checkpoint_loader: str
+    gguf_reference_refusal: str
     budget_counts_runner_buffers: bool
     mrope_cache_factor: int
     bnb_nested_absmax: str
@@ -3214,6 +3254,8 @@ def serve_quantization(given: str | None, checkpoint_method: str | None, hf_quan
                          "so it cannot load this checkpoint", f"use --vllm-version {since} or later")
     if given:
         return method
+    if checkpoint_method == "bitsandbytes" and _value_at(_RULES["bnb_checkpoint_loader"], parse_version(version)) == "flags":
+        return method  # the release loads it with the default loader otherwise (rules row bnb_checkpoint_loader)
     if checkpoint_method and hf_quant_config_only and parse_version(version) < HF_QUANT_CONFIG_READ_SINCE:
         return checkpoint_method
     return None
@@ -3253,6 +3295,35 @@ GDN_PREFILL_ROCM_MISSING: dict[str, str] = {
 # gdn_flashinfer_fallback_warns: up to 0.21)
 GDN_FLASHINFER_FALLBACK_WARNING = ("GDN prefill backend 'flashinfer' is selected but cannot use this kernel on the "
                                    "current platform. Falling back to Triton/FLA.")
+
+
+# --load-format's values: (the first release that takes it, the first that no longer does or None, the loader that
+# serves it). The LoadFormat enum of vllm/config.py (0.6.4-0.10.0 wheels) and the LoadFormats Literal with
+# _LOAD_FORMAT_TO_MODEL_LOADER of model_executor/model_loader/__init__.py (0.10.1-0.34.0): runai_streamer absent from
+# 0.6.5's enum, present in 0.6.6.post1's; fastsafetensors absent from 0.8.1's, present in 0.8.2's; runai_streamer_sharded
+# absent from 0.8.4's, present in 0.8.5's; hf absent from 0.11.2's, present in 0.12.0's; instanttensor absent from
+# 0.17.0's, present in 0.18.0's; modelexpress absent from 0.21.0's, present in 0.22.0's; ipc_cache absent from 0.29.0's,
+# present in 0.30.0's; gguf gone from 0.24.0 (with the GGUF loader), bitsandbytes from 0.28.0 (with the bitsandbytes
+# loader). The rest are in every wheel read, 0.6.4-0.34.0. Before 0.6.4 (no wheel read for this) no value is refused.
+LOAD_FORMATS_OLDEST_READ: V = (0, 6, 4)
+_DEFAULT_LOADER = "DefaultModelLoader"
+LOAD_FORMATS: dict[str, tuple[V, V | None, str]] = {
+    "auto": ((0, 0, 0), None, _DEFAULT_LOADER), "pt": ((0, 0, 0), None, _DEFAULT_LOADER),
+    "safetensors": ((0, 0, 0), None, _DEFAULT_LOADER), "npcache": ((0, 0, 0), None, _DEFAULT_LOADER),
+    "dummy": ((0, 0, 0), None, "DummyModelLoader"), "tensorizer": ((0, 0, 0), None, "TensorizerLoader"),
+    "sharded_state": ((0, 0, 0), None, "ShardedStateLoader"), "gguf": ((0, 0, 0), (0, 24, 0), "GGUFModelLoader"),
+    "bitsandbytes": ((0, 0, 0), (0, 28, 0), "BitsAndBytesModelLoader"), "mistral": ((0, 0, 0), None, _DEFAULT_LOADER),
+    "runai_streamer": ((0, 6, 6), None, "RunaiModelStreamerLoader"), "fastsafetensors": ((0, 8, 2), None, _DEFAULT_LOADER),
+    "runai_streamer_sharded": ((0, 8, 5), None, "ShardedStateLoader"), "hf": ((0, 12, 0), None, _DEFAULT_LOADER),
+    "instanttensor": ((0, 18, 0), None, _DEFAULT_LOADER), "modelexpress": ((0, 22, 0), None, "ModelExpressModelLoader"),
+    "ipc_cache": ((0, 30, 0), None, "IpcModelLoader"),
+}
+
+
+def load_formats_at(release: V) -> tuple[str, ...]:
+    """The --load-format values vLLM `release` takes, in LOAD_FORMATS' order (vLLM's enum order)."""
+    return tuple(name for name, (first, gone, _) in LOAD_FORMATS.items()
+                 if first <= release and (gone is None or release < gone))
 
 
 # Values of a flag that came in a later release than the flag: the first release read that takes each

@@ -813,6 +813,8 @@ class EngineArgs:
     # vLLM's --disable-custom-all-reduce (every release): TP all-reduces through NCCL, not vLLM's custom kernel (its
     # buffers: plan.terms custom_allreduce_says)
     disable_custom_all_reduce: bool = False
+    # vLLM's --load-format: the loader that reads the weights (plan.load_format; None: not given, auto)
+    load_format: str | None = None
     # vLLM's --allow-deprecated-quantization (>= 0.14): serve a method its release deprecates (fbgemm_fp8, fp_quant...)
     allow_deprecated_quantization: bool = False
     entrypoint: str | None = None  # "serve" (vllm serve, the default) or "llm" (vllm.LLM in Python: larger token budget)

@@ -34,6 +34,7 @@ from kvplan.plan.eplb import eplb_state_bytes, resolve_eplb
 from kvplan.plan.kv import (cross_attention_tokens, window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, gdn_prefill, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
+from kvplan.plan.load_format import load_format_refusal, load_format_says
 from kvplan.plan.sleep import sleep_mode_refusal, sleep_mode_says, sleep_pool_keeps_block_rounding
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
                                check_flashinfer_sampler_env, computed_profile_terms, custom_allreduce_says, measured_terms,
@@ -587,6 +588,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if check_architecture:  # vLLM's refusals of --enable-sleep-mode (plan.sleep), where the release is the one run (a
         # record without a version stands for an era: a log that ran with it was not refused)
         sleep_mode_refusal(gpu, resolved, rules)
+        load_format_refusal(model, args, rules)  # vLLM's refusals of --load-format (plan.load_format)
     requested_graphs = adaptive_verification_refusal(model, gpu, resolved, rules)  # the capture request it read
     check_flashinfer_sampler_env(model, gpu, rules)
     runner, runner_why = model_runner_choice(model, resolved, rules)
@@ -599,6 +601,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if resolved.env_value(MRV2_ENV) is not None and rules.mrv2_env != "unread":
         env_notes = env_notes + [f"model runner {runner}: {runner_why}"]
     notes = list(extra_assumptions) + list(rules.notes) + env_notes + notes + list(model.notes)
+    notes += load_format_says(model, args, rules)  # --load-format: the loader; the same weights on the GPU
     beyond = newer_than_read(rules)
     if resolved.overhead_gb is not None:  # the seed's arithmetic has no warnings: said among its assumptions
         _refuse_what_the_seed_ignores(model, args)
