@@ -1051,6 +1051,7 @@ class FitFlags:
     language_model_only: bool = False
     skip_mm_profiling: bool = False
     enable_sleep_mode: bool = False
+    async_scheduling: Optional[bool] = None
     allow_deprecated_quantization: bool = False
     entrypoint: Optional[str] = None
     hf_overrides: Optional[str] = None  # JSON: keys set on the model's config ('{"rope_scaling": {...}}')
@@ -1139,6 +1140,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("limit_mm_per_prompt", Optional[str], None, ("--limit-mm-per-prompt",), 'Items per modality a multimodal prompt may carry, as vLLM takes it: \'{"image": 2, "video": 0}\'. The profile run encodes the largest allowed items; all 0 = none.', "vllm serve flags"),
     FitParam("language_model_only", bool, False, ("--language-model-only",), "Serve a multimodal checkpoint as text only (vLLM >= 0.17; the same as every --limit-mm-per-prompt at 0): no vision tower loaded, no encoder pass profiled.", "vllm serve flags"),
     FitParam("enable_sleep_mode", bool, False, ("--enable-sleep-mode",), "vLLM >= 0.7.0: weights and KV cache go in vLLM's CuMem pools, so that sleep() can free them (RL frameworks: verl, OpenRLHF); the same budget as without. CUDA only, and ROCm from vLLM 0.11.1.", "vllm serve flags"),
+    FitParam("async_scheduling", Optional[bool], None, ("--async-scheduling/--no-async-scheduling",), "vLLM >= 0.10.0: schedule the next step while one runs (default: off up to 0.13; from 0.14 on unless the release does not run it with the setup: pipeline parallelism up to 0.14, some speculative methods, a pooling model from 0.20, where it stays off). From 0.26 a sliding-window request reserves max_num_batched_tokens per step in flight (2 with it at PP 1, 1 without); simulate and capacity lag admission one step with it. Given on where the release does not run it, vLLM refuses to start.", "vllm serve flags"),
     FitParam("skip_mm_profiling", bool, False, ("--skip-mm-profiling",), "vLLM >= 0.10.1: the profile run skips the multimodal encoder pass, so the KV pool takes the memory it would have held; requests with images or video may then run out of memory (vLLM: the user's responsibility).", "vllm serve flags"),
     FitParam("allow_deprecated_quantization", bool, False, ("--allow-deprecated-quantization",), "vLLM >= 0.14: serve a quantization method the release deprecates (fbgemm_fp8 from 0.34, which removed fp_quant; fbgemm_fp8 and fp_quant in 0.23-0.33; more before), which it refuses without this flag.", "vllm serve flags"),
     FitParam("entrypoint", Optional[str], None, ("--entrypoint",), "serve (vllm serve, default) or llm (vllm.LLM in Python, whose default token budget is 16384 where serve's is 8192, 8192 where it is 2048).", "vllm serve flags"),

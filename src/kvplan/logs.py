@@ -3128,6 +3128,10 @@ class StartupLog:
         if str(self.arg("enable_sleep_mode")).strip().lower() == "true":  # the CuMem pools (plan.sleep): vLLM's
             # refusals on the platform and the allocator config, the weights' block rounding under expandable segments
             args["enable_sleep_mode"] = True
+        stated = str(self.arg("async_scheduling", "")).strip().strip("'\"").lower()
+        if stated in ("true", "false"):  # stated (the non-default args, the command line, the engine config), False
+            # included: from 0.26 the steps in flight a sliding-window request holds tokens for (plan.async_sched)
+            args["async_scheduling"] = stated == "true"
         if self.arg("enable_chunked_prefill") is not None:  # stated, False included: it sets the step's token budget
             args["enable_chunked_prefill"] = self.arg("enable_chunked_prefill")
         if (as_int(self.arg("data_parallel_size")) or 1) > 1:  # engines, each with its own pool

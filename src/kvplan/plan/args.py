@@ -810,6 +810,12 @@ class EngineArgs:
     skip_mm_profiling: bool = False  # vLLM's --skip-mm-profiling (>= 0.10.1): the profile run encodes no items
     # vLLM's --enable-sleep-mode (>= 0.7.0): weights and KV cache in the CuMem allocator's pools (plan.sleep)
     enable_sleep_mode: bool = False
+    # vLLM's --[no-]async-scheduling (>= 0.10.0; None: not given, the release's default: off up to 0.13, on from 0.14
+    # unless the combination does not run it). The planner resolves it (plan.async_sched) and keeps the resolved
+    # value in async_scheduling_resolved (None until planned): the window groups' in-flight tokens
+    # (plan.kv.window_extra_tokens) and the simulator's one-step lag follow it; the launch files write the flag as given
+    async_scheduling: bool | None = None
+    async_scheduling_resolved: bool | None = None
     # vLLM's --allow-deprecated-quantization (>= 0.14): serve a method its release deprecates (fbgemm_fp8, fp_quant...)
     allow_deprecated_quantization: bool = False
     entrypoint: str | None = None  # "serve" (vllm serve, the default) or "llm" (vllm.LLM in Python: larger token budget)
