@@ -161,3 +161,17 @@ def test_the_command_line_takes_it():
     assert out["args"]["async_scheduling"] is False and out["kv_cache_tokens"] == 2_285_824
     old = CliRunner().invoke(app, ["fit", GPT_OSS, "--gpu", "H100", "--async-scheduling", "--vllm-version", "0.9.2"])
     assert old.exit_code != 0 and "first in vLLM 0.10.0" in f"{old.output} {old.exception}"
+
+
+def test_gemma_3_27b_at_full_length_starts_only_without_it_and_the_fix_says_so():
+    # google/gemma-3-27b-it on one H100 at 0.33.0, max_model_len 131,072: with async scheduling (the default) each
+    # request's window groups reserve 2 x 8,192 tokens in flight and one full-length request no longer fits the pool
+    p = kvplan.fit("google/gemma-3-27b-it", "H100", vllm_version="0.33.0")
+    assert not p.fits and p.failure == "memory" and p.kv_cache_tokens == 111_312
+    fix = next(f for f in p.fixes if f.flags == {"async_scheduling": False})
+    assert fix.fits and "140,654 tokens" in fix.effect
+    off = kvplan.fit("google/gemma-3-27b-it", "H100", vllm_version="0.33.0", async_scheduling=False, fixes=False)
+    assert off.fits and off.kv_cache_tokens == 140_654 and off.kv_cache_bytes == p.kv_cache_bytes
+    # a full-attention model has no window to reserve for: no such fix
+    dense = kvplan.fit(LLAMA, "L4", vllm_version="0.33.0", max_model_len=131072)
+    assert not dense.fits and not any("async_scheduling" in f.flags for f in dense.fixes)

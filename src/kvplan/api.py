@@ -443,6 +443,15 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
         q = _try(p, kv_cache_dtype=kv) if p.gpu.cc >= (7, 5) else None  # FlashInfer's floor (vLLM 0.11.1+)
         if q:
             fixes.append(_Offer(Fix(f"{kv} KV cache", {"kv_cache_dtype": kv}, _effect(q), q.fits), q))
+    if (p.failure == "memory" and a.async_scheduling_resolved and p.rules.window_inflight != "one"
+            and any(g.kind in ("sliding", "chunked") and g.window for g in p.groups)):
+        # from 0.26 a window group reserves max_num_batched_tokens per step in flight (plan.async_sched): one step
+        # fewer without async scheduling (vLLM's VllmConfig.max_in_flight_tokens)
+        q = _try(p, async_scheduling=False)
+        if q and q.fits:
+            fixes.append(_Offer(Fix("no async scheduling", {"async_scheduling": False},
+                                    _effect(q) + " (each sliding-window request reserves tokens for one step in flight "
+                                    "fewer; the CPU work between steps is no longer overlapped)", True), q))
     fix = _utilization_fix(p, "less headroom; OOM risk under load") if p.failure != "load" else None
     if fix:
         fixes.append(fix)
