@@ -175,3 +175,27 @@ def test_gemma_3_27b_at_full_length_starts_only_without_it_and_the_fix_says_so()
     # a full-attention model has no window to reserve for: no such fix
     dense = kvplan.fit(LLAMA, "L4", vllm_version="0.33.0", max_model_len=131072)
     assert not dense.fits and not any("async_scheduling" in f.flags for f in dense.fixes)
+
+
+@pytest.mark.parametrize("line", [
+    "ValueError: Async scheduling is not supported with pipeline-parallel-size > 1.",  # 0.10.0-0.11.0 arg_utils.py
+    "ValueError: Async scheduling is not yet compatible with pipeline_parallel_size > 1.",  # 0.11.1-0.14.0
+    "ValueError: Currently, async scheduling is only supported with EAGLE/MTP kind of speculative decoding.",
+    "ValueError: Async scheduling is not compatible with disable_padded_drafter_batch=True.",
+    "ValueError: Currently, async scheduling is not compatible with prefix caching for Mamba models.",  # 0.16.0
+])
+def test_diagnose_reads_vllm_s_refusals_of_the_flag(line):
+    from kvplan.diagnose import diagnose
+
+    top = diagnose([f"(EngineCore_DP0 pid=1) ERROR 12-02 01:00:00 [core.py:866] {line}"]).top
+    assert top is not None and top.symptom == "invalid_engine_flags" and top.fatal
+    assert "--no-async-scheduling" in top.fix and "?" not in top.cause
+
+
+def test_diagnose_leaves_the_warning_that_keeps_it_off_alone():
+    from kvplan.diagnose import diagnose
+
+    warn = ("WARNING 12-02 01:00:00 [vllm.py:600] Async scheduling is not yet supported with pipeline_parallel_size > 1 "
+            "and will be disabled.")
+    top = diagnose([warn]).top
+    assert top is None or not top.fatal
