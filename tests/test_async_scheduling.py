@@ -199,3 +199,15 @@ def test_diagnose_leaves_the_warning_that_keeps_it_off_alone():
             "and will be disabled.")
     top = diagnose([warn]).top
     assert top is None or not top.fatal
+
+
+def test_mamba_prefix_caching_keeps_it_off_in_0_16_only():
+    # config/vllm.py 0.16.0: "Currently, async scheduling is not compatible with prefix caching for Mamba models."
+    model, kw = "ibm-granite/granite-4.0-h-tiny", dict(enable_prefix_caching=True)
+    with pytest.raises(RefusedByVLLMError) as e:
+        _fit(model, vllm_version="0.16.0", async_scheduling=True, **kw)
+    assert "prefix caching for Mamba models" in str(e.value) and "--no-enable-prefix-caching" in e.value.fix
+    assert _fit(model, vllm_version="0.16.0", **kw).args.async_scheduling_resolved is False
+    assert _fit(model, vllm_version="0.16.0", enable_prefix_caching=False).args.async_scheduling_resolved is True
+    for version in ("0.15.0", "0.17.0"):
+        assert _fit(model, vllm_version=version, async_scheduling=True, **kw).args.async_scheduling_resolved is True

@@ -30,25 +30,27 @@ def _method(args: EngineArgs) -> str | None:
     return "mtp" if method.endswith("mtp") else method
 
 
-def async_limit(model: ModelSpec, args: EngineArgs, rules: VersionRules, runner: str) -> str | None:
-    """What keeps async scheduling from running in this combination at this release (vLLM's words for it), or None."""
+def async_limit(model: ModelSpec, args: EngineArgs, rules: VersionRules, runner: str) -> tuple[str, str] | None:
+    """(what keeps async scheduling from running in this combination at this release, in vLLM's words; the change that
+    lifts it), or None."""
     from kvplan.plan.kv import prefix_caching_on
 
     scope = rules.async_scheduling_limits_runner
     limited = scope == "any" or (scope == "v1" and runner != "v2")
     if limited and (args.pipeline_parallel_size or 1) > 1 and not rules.async_scheduling_pp:
-        return "pipeline parallelism (--pipeline-parallel-size > 1)"
+        return "pipeline parallelism (--pipeline-parallel-size > 1)", "--pipeline-parallel-size 1"
     method = _method(args)
     allowed = rules.async_scheduling_spec_methods
     if limited and method is not None and allowed != "*":
         if method not in allowed:
-            return (f"{method}-based speculative decoding" if allowed else "speculative decoding")
+            return ((f"{method}-based speculative decoding", f"a speculative method it runs with ({', '.join(allowed)})")
+                    if allowed else ("speculative decoding", "no --speculative-config"))
         obj = speculative_object(args.speculative_config) or {}
         if obj.get("disable_padded_drafter_batch"):
-            return "disable_padded_drafter_batch=True"
+            return "disable_padded_drafter_batch=True", "disable_padded_drafter_batch false in --speculative-config"
     if (not rules.async_scheduling_mamba_prefix and "recurrent" in model.cache_kinds
             and rules.mamba_cache_mode != "none" and prefix_caching_on(args, rules, hybrid=True)):
-        return "prefix caching for Mamba models"
+        return "prefix caching for Mamba models", "--no-enable-prefix-caching"
     return None
 
 
@@ -59,12 +61,12 @@ def resolve_async_scheduling(model: ModelSpec, args: EngineArgs, rules: VersionR
     off by a limit is said in `warns`, as vLLM logs it."""
     if rules.engine != "v1":  # V0 has no async scheduler; the flag (0.10.x) builds a V1 engine's config only
         return bool(args.async_scheduling)
-    limit = async_limit(model, args, rules, runner)
+    found = async_limit(model, args, rules, runner)
+    limit = found[0] if found else None
     if args.async_scheduling:
-        if limit and refuse:
+        if found and refuse:
             raise RefusedByVLLMError(FLAG, f"vLLM {rules.version} does not run async scheduling with {limit} and refuses "
-                                     f"to start", f"{FIX}, or leave out {limit.split(' (')[0]}",
-                                     rule="async scheduling with " + limit)
+                                     f"to start", f"{FIX}, or give {found[1]}", rule="async scheduling with " + limit)
         return True
     if args.async_scheduling is False or rules.async_scheduling_default == "off":
         return False
