@@ -481,12 +481,14 @@ def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token
     elif rules.engine == "v0" and chunked:
         sm = replace(sm, notes=sm.notes + (v0_chunked_prefill_note(plan, cfg, rules),))
     async_on = getattr(plan.args, "async_scheduling_resolved", None)
-    if rules.engine == "v1" and async_on is not None and bool(async_on) != rules.async_scheduling:
+    if rules.engine == "v1" and async_on is not None:
         # --[no-]async-scheduling as the plan resolved it (plan.async_sched: the flag, or the release's default where a
-        # setup keeps it off: PP up to 0.14, a speculative method it does not run, a pooling model from 0.20)
-        rules = replace(rules, async_scheduling=bool(async_on),
-                        source=rules.source.replace("async scheduling on", "async scheduling off") if not async_on
-                        else rules.source)
+        # setup keeps it off: PP up to 0.14, a speculative method it does not run, a pooling model from 0.20), said in
+        # the rules' source ("... (first chunk must fit; async scheduling off)")
+        src = rules.source.replace("; async scheduling on", "")
+        said = f"async scheduling {'on' if async_on else 'off'}"
+        src = f"{src[:-1]}; {said})" if src.endswith(")") else f"{src} ({said})"
+        rules = replace(rules, async_scheduling=bool(async_on), source=src)
     return cfg, sm, rules
 
 
