@@ -20,7 +20,9 @@ from kvplan.workload import Workload
 
 R19 = scheduler_rules("0.19.0")
 EXAMPLES = int(os.environ.get("KVPLAN_SIM_EXAMPLES", "50"))  # raise for a deeper search
-R18 = scheduler_rules("0.18.0")
+# 0.18 with --no-async-scheduling: vLLM turns async scheduling on by default from 0.14.0 (config/scheduler.py
+# Field(default=None)), so 0.18's sync rules are those of the flag given off (0.18's whole-prompt gate: off)
+R18 = replace(scheduler_rules("0.18.0"), async_scheduling=False)
 
 
 def small_model(t_fixed_s: float = 0.001) -> StepModel:
@@ -296,7 +298,8 @@ def test_async_scheduling_lags_one_step():
     """vLLM 0.19 schedules step s+1 while step s runs (async scheduling, on by default): a request that
     arrives while the engine is busy, or that waits for a finished request's slot, starts one step later
     than with synchronous scheduling; with an idle engine nothing changes."""
-    assert R19.async_scheduling and not R18.async_scheduling
+    assert R19.async_scheduling and scheduler_rules("0.14.0").async_scheduling
+    assert not scheduler_rules("0.13.0").async_scheduling and not R18.async_scheduling
     sync = replace(R19, async_scheduling=False)
     step = SM.step_s(1, 64)  # ~ one decode step of the long request
     # B arrives while A decodes

@@ -448,6 +448,15 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
         q = _try(p, kv_cache_dtype=kv) if p.gpu.cc >= (7, 5) else None  # FlashInfer's floor (vLLM 0.11.1+)
         if q:
             fixes.append(_Offer(Fix(f"{kv} KV cache", {"kv_cache_dtype": kv}, _effect(q), q.fits), q))
+    if (p.failure == "memory" and a.async_scheduling_resolved and p.rules.window_inflight != "one"
+            and any(g.kind in ("sliding", "chunked") and g.window for g in p.groups)):
+        # from 0.26 a window group reserves max_num_batched_tokens per step in flight (plan.async_sched): one step
+        # fewer without async scheduling (vLLM's VllmConfig.max_in_flight_tokens)
+        q = _try(p, async_scheduling=False)
+        if q and q.fits:
+            fixes.append(_Offer(Fix("no async scheduling", {"async_scheduling": False},
+                                    _effect(q) + " (each sliding-window request reserves tokens for one step in flight "
+                                    "fewer; the CPU work between steps is no longer overlapped)", True), q))
     fix = _utilization_fix(p, "less headroom; OOM risk under load") if p.failure != "load" else None
     if fix:
         fixes.append(fix)
@@ -1058,6 +1067,7 @@ class FitFlags:
     enable_sleep_mode: bool = False
     disable_custom_all_reduce: bool = False
     load_format: Optional[str] = None
+    async_scheduling: Optional[bool] = None
     allow_deprecated_quantization: bool = False
     entrypoint: Optional[str] = None
     hf_overrides: Optional[str] = None  # JSON: keys set on the model's config ('{"rope_scaling": {...}}')
@@ -1148,6 +1158,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("enable_sleep_mode", bool, False, ("--enable-sleep-mode",), "vLLM >= 0.7.0: weights and KV cache go in vLLM's CuMem pools, so that sleep() can free them (RL frameworks: verl, OpenRLHF); the same budget as without. CUDA only, and ROCm from vLLM 0.11.1.", "vllm serve flags"),
     FitParam("disable_custom_all_reduce", bool, False, ("--disable-custom-all-reduce",), "Tensor-parallel all-reduces through NCCL instead of vLLM's custom all-reduce kernel (usual on several GeForce cards without NVLink or P2P, where vLLM turns it off by itself). The same budget as without; the note says what the kernel's buffers were in the release.", "vllm serve flags"),
     FitParam("load_format", Optional[str], None, ("--load-format",), "The loader that reads the weights, as vLLM takes it (auto, pt, safetensors, npcache, dummy, tensorizer, sharded_state, runai_streamer, fastsafetensors, ... by release; gguf to 0.23, bitsandbytes to 0.27): the same weights on the GPU, so the same budget; vLLM's refusals (an unknown value, bitsandbytes without --quantization bitsandbytes, gguf on no .gguf file) are refused here.", "vllm serve flags"),
+    FitParam("async_scheduling", Optional[bool], None, ("--async-scheduling/--no-async-scheduling",), "vLLM >= 0.10.0: schedule the next step while one runs (default: off up to 0.13; from 0.14 on unless the release does not run it with the setup: pipeline parallelism up to 0.14, some speculative methods, a pooling model from 0.20, where it stays off). From 0.26 a sliding-window request reserves max_num_batched_tokens per step in flight (2 with it at PP 1, 1 without); simulate and capacity lag admission one step with it. Given on where the release does not run it, vLLM refuses to start.", "vllm serve flags"),
     FitParam("skip_mm_profiling", bool, False, ("--skip-mm-profiling",), "vLLM >= 0.10.1: the profile run skips the multimodal encoder pass, so the KV pool takes the memory it would have held; requests with images or video may then run out of memory (vLLM: the user's responsibility).", "vllm serve flags"),
     FitParam("allow_deprecated_quantization", bool, False, ("--allow-deprecated-quantization",), "vLLM >= 0.14: serve a quantization method the release deprecates (fbgemm_fp8 from 0.34, which removed fp_quant; fbgemm_fp8 and fp_quant in 0.23-0.33; more before), which it refuses without this flag.", "vllm serve flags"),
     FitParam("entrypoint", Optional[str], None, ("--entrypoint",), "serve (vllm serve, default) or llm (vllm.LLM in Python, whose default token budget is 16384 where serve's is 8192, 8192 where it is 2048).", "vllm serve flags"),

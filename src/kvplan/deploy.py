@@ -627,6 +627,11 @@ def spec_from_plan(
     if _get(a, "disable_custom_all_reduce", default=False):
         flags.append(Flag("--disable-custom-all-reduce", None, "tensor-parallel all-reduces through NCCL, not vLLM's "
                           "custom all-reduce kernel; the same KV budget, as planned"))
+    async_sched = _get(a, "async_scheduling")
+    if async_sched is not None:  # given (vLLM 0.10+; the plan refused it before): written as given, both spellings
+        flags.append(Flag("--" + ("" if async_sched else "no-") + "async-scheduling", None,
+                          "the next step scheduled while one runs; a sliding-window request holds the tokens of the steps "
+                          "in flight, as planned" if async_sched else "steps scheduled one at a time, as planned"))
     if _get(a, "allow_deprecated_quantization", default=False):
         flags.append(Flag("--allow-deprecated-quantization", None, "the checkpoint's quantization method is one this release "
                           "deprecates; it refuses to start without this flag"))

@@ -2474,6 +2474,19 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="--async-scheduling was asked with the {backend} executor backend, which does not run it.",
          fix="Drop --async-scheduling (--no-async-scheduling), or use the mp or uni executor backend.",
          versions="0.27.1, 0.33.0", source="vllm/config/vllm.py VllmConfig.__post_init__ (0.27.1, 0.33.0)"),
+    # --async-scheduling with what a release does not run it with (plan.async_sched, the versions rows async_scheduling_*):
+    # pipeline parallelism (0.10.0-0.11.0 engine/arg_utils.py "... not supported with pipeline-parallel-size > 1.",
+    # 0.11.1-0.14.0 config/vllm.py "... not yet compatible with pipeline_parallel_size > 1."), speculative decoding
+    # (0.10.0-0.11.0 "Currently, speculative decoding is not supported with async scheduling."; 0.11.1-0.32.0 "Currently,
+    # async scheduling is only supported with EAGLE/MTP[/Draft Model/NGram GPU/DSpark] kind of speculative decoding"),
+    # the padded drafter batch (0.11.1-0.32.0) and Mamba prefix caching (0.16.0), the uni-process backend (0.10.0-0.10.2)
+    _sig("async_scheduling_incompatible", "async scheduling",
+         r"^(?!.*will be disabled).*?async scheduling (?P<what>(?:is not (?:yet )?(?:supported|compatible) with|is only supported with) "
+         r"(?:pipeline[-_]parallel[-_]size > 1|uni-process backend|disable_padded_drafter_batch=True|[\w/ ]+? kind of speculative decoding|prefix caching for Mamba models))", ERROR, flags=_I,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="--async-scheduling was asked with a setting this release does not run it with: async scheduling {what}.",
+         fix="Drop --async-scheduling (--no-async-scheduling; from 0.14 vLLM turns it on only where it runs), or the setting the message names.",
+         versions="0.10.0-0.32.0", source="vllm/engine/arg_utils.py EngineArgs.create_engine_config (0.10.0-0.11.0), vllm/config/vllm.py VllmConfig.__post_init__ (0.11.1-0.32.0)"),
     _sig("src_async_scheduling_v1_runner", "async scheduling is not supported by the v1 model runner with", r"Async scheduling is not supported by the V1 model runner with (?P<what>[^.]+)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="--async-scheduling was asked with the V1 model runner and {what}, which it does not run with there.",
@@ -3147,6 +3160,10 @@ class StartupLog:
         load_format = self.given_load_format
         if load_format and load_format != "auto":  # the loader (plan.load_format): vLLM's refusals, the plan's notes
             args["load_format"] = load_format
+        stated = str(self.arg("async_scheduling", "")).strip().strip("'\"").lower()
+        if stated in ("true", "false"):  # stated (the non-default args, the command line, the engine config), False
+            # included: from 0.26 the steps in flight a sliding-window request holds tokens for (plan.async_sched)
+            args["async_scheduling"] = stated == "true"
         if self.arg("enable_chunked_prefill") is not None:  # stated, False included: it sets the step's token budget
             args["enable_chunked_prefill"] = self.arg("enable_chunked_prefill")
         if (as_int(self.arg("data_parallel_size")) or 1) > 1:  # engines, each with its own pool

@@ -29,7 +29,7 @@ shared/docs/vllm-memory-model.md section 6 and simulation-notes.md section 2):
 * per-request blocks are exact per KV group (section 3.4): full attention grows one block per
   block_size tokens, sliding-window and chunked-local groups grow likewise until their cap
   (vLLM frees out-of-window blocks), recurrent state is a fixed count (`EngineConfig`);
-* async scheduling (0.19 default, `SchedulerRules.async_scheduling`): while the engine is busy, the step
+* async scheduling (default from 0.14, `SchedulerRules.async_scheduling`; a plan's --[no-]async-scheduling as resolved): while the engine is busy, the step
   that starts at t was scheduled when the previous step started, so it sees arrivals up to then and still
   counts the requests that finished in the previous step (their slots and blocks are freed one step later);
   `first_scheduled_s` is that schedule() call, as vLLM's `scheduled_ts`. An idle engine schedules at once.
@@ -90,8 +90,9 @@ class SchedulerRules:
     watermark_fraction: float  # V0: 0.01 of the blocks kept free at admission; V1: none (0.0)
     skip_admission_after_preemption: bool  # V1: no WAITING request is considered in a step that preempted
     source: str
-    # V1 async scheduling (default on in 0.19: vllm/config/vllm.py `async_scheduling is None` -> True for the mp/uni
-    # executors; AsyncScheduler + EngineCore.step_with_batch_queue with 2 batches in flight, PR #27614): step s+1 is
+    # V1 async scheduling (default on from 0.14.0: vllm/config/vllm.py `async_scheduling is None` -> True for the
+    # mp/uni executors, config/scheduler.py `Field(default=None)` in the 0.14.0 wheel, False in 0.13.0's; versions row
+    # async_scheduling_default; serving_setup takes a plan's resolved flag instead, plan.async_sched; AsyncScheduler + EngineCore.step_with_batch_queue with 2 batches in flight, PR #27614): step s+1 is
     # scheduled while step s runs, from the state after step s-1's output. So a request that arrives while the
     # engine is busy joins one step later than without it, and a finished request holds its slot and blocks for one
     # more scheduling decision (it is removed when step s-1's output is processed, after step s+1 was scheduled;
@@ -146,8 +147,9 @@ _RULE_STEPS: tuple[tuple[tuple[int, int, int], dict], ...] = (
                      unchunked_oversize="skip", long_prefill_needs_chunked=False,
                      source="vllm/v1/core/sched/scheduler.py@0.8-0.18 (first chunk must fit)")),
     ((0, 12, 0), dict(unchunked_oversize="stop")),
+    ((0, 14, 0), dict(async_scheduling=True)),
     ((0, 16, 0), dict(dp_padding="graph_steps")),
-    ((0, 19, 0), dict(admit_whole_prompt=True, async_scheduling=True,
+    ((0, 19, 0), dict(admit_whole_prompt=True,
                       source="vllm/v1/core/sched/scheduler.py@0.19 (scheduler_reserve_full_isl; async scheduling on)")),
     ((0, 31, 0), dict(long_prefill_needs_company=True, long_prefill_adaptive=True)),
     ((0, 34, 0), dict(long_prefill_needs_chunked=True)),
@@ -487,6 +489,15 @@ def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token
         rules = replace(rules, chunked_prefill=bool(chunked))
     elif rules.engine == "v0" and chunked:
         sm = replace(sm, notes=sm.notes + (v0_chunked_prefill_note(plan, cfg, rules),))
+    async_on = getattr(plan.args, "async_scheduling_resolved", None)
+    if rules.engine == "v1" and async_on is not None:
+        # --[no-]async-scheduling as the plan resolved it (plan.async_sched: the flag, or the release's default where a
+        # setup keeps it off: PP up to 0.14, a speculative method it does not run, a pooling model from 0.20), said in
+        # the rules' source ("... (first chunk must fit; async scheduling off)")
+        src = rules.source.replace("; async scheduling on", "")
+        said = f"async scheduling {'on' if async_on else 'off'}"
+        src = f"{src[:-1]}; {said})" if src.endswith(")") else f"{src} ({said})"
+        rules = replace(rules, async_scheduling=bool(async_on), source=src)
     return cfg, sm, rules
 
 

@@ -42,7 +42,7 @@ ARG_FIELDS = RECORD_ARG_NAMES + (
     "expert_placement_strategy", "enable_eplb", "num_redundant_experts", "eplb_config", "all2all_backend",
     "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "gdn_prefill_backend", "skip_mm_profiling",
     "enable_sleep_mode", "disable_custom_all_reduce", "load_format", "allow_deprecated_quantization",
-    "performance_mode",
+    "performance_mode", "async_scheduling",
     "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta")
 
 # Other vLLM engine arguments a record may carry (EngineArgs in vllm/engine/arg_utils.py, 0.11.0; the OpenAI server's
@@ -86,7 +86,7 @@ ARGS_NOT_MODELLED = {
     # (load_format, the loader, is modelled: ARG_FIELDS, plan.load_format: the same weights on the GPU, vLLM's refusals)
     "decode_context_parallel_size": 1, "enable_dbo": False,
     # (disable_custom_all_reduce is modelled: ARG_FIELDS, plan.terms custom_allreduce_says)
-    "async_scheduling": False,  # tokens in flight per sliding-window request
+    # (async_scheduling, the tokens in flight per sliding-window request, is modelled: ARG_FIELDS, plan.async_sched)
     "mm_encoder_tp_mode": "weights", "mm_processor_kwargs": None,
     "lora_dtype": "auto", "lora_extra_vocab_size": 256, "long_lora_scaling_factors": None,
     "kv_transfer_config": None,  # a KV connector's buffers
@@ -440,7 +440,7 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
 
 _BOOL_ARGS = ("enforce_eager", "enable_prefix_caching", "enable_lora", "fully_sharded_loras", "language_model_only",
               "enable_expert_parallel", "enable_eplb", "enable_chunked_prefill", "skip_mm_profiling",
-              "enable_sleep_mode", "disable_custom_all_reduce", "allow_deprecated_quantization")
+              "enable_sleep_mode", "disable_custom_all_reduce", "allow_deprecated_quantization", "async_scheduling")
 _FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency",
                    "transient_kept_gib")  # (the last: vLLM >= 0.34's extensible KV cache, its 'Memory after warmup' line)
 _INT_OBSERVED = ("num_gpu_blocks", "kv_cache_tokens")

@@ -604,6 +604,43 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # The step to 2 x T is in the 0.26.0 wheel (VllmConfig.max_in_flight_tokens; 0.25.1 still reserves T), one
     # release before section 3.4 places it.
     "window_inflight": [((0, 0, 0), "one"), ((0, 26, 0), "mrv1-async"), ((0, 29, 0), "mrv2")],
+    # --[no-]async-scheduling (SchedulerConfig.async_scheduling, vllm serve flag from 0.10.0: SERVE_FLAG_SINCE): the
+    # engine schedules step s+1 while step s runs (AsyncScheduler, EngineCore.step_with_batch_queue, the executor's
+    # max_concurrent_batches 2). Its default: off up to 0.13.x (SchedulerConfig `async_scheduling: bool = False` in the
+    # 0.10.0 config.py and the 0.10.1-0.13.0 config/scheduler.py; 0.11.1-0.13.0 already carry VllmConfig's `is None`
+    # branch, "we won't reach here until async scheduling is enabled by default"); "auto" from 0.14.0
+    # (`Field(default=None)` in config/scheduler.py 0.14.0, `None` in 0.19.0-0.34.0): VllmConfig.__post_init__ turns
+    # it on unless one of the rows below says the combination does not run it, then logs a warning and keeps it off;
+    # an explicit --async-scheduling with such a combination is refused (config/vllm.py 0.14.0-0.34.0 wheels; up to
+    # 0.11.0 EngineArgs.create_engine_config, engine/arg_utils.py 0.10.0-0.11.0). Read by plan.async_sched, which
+    # resolves the flag; the window groups' in-flight tokens (plan.kv.window_extra_tokens) and the simulator's
+    # one-step lag (simulate.serving_setup) follow the resolved value.
+    "async_scheduling_default": [((0, 0, 0), "off"), ((0, 14, 0), "auto")],
+    # Whether async scheduling runs with pipeline parallelism (PP > 1): refused up to 0.14.x ("Async scheduling is
+    # not supported with pipeline-parallel-size > 1." in 0.10.0-0.11.0 arg_utils.py, "... not yet compatible with
+    # pipeline_parallel_size > 1." in 0.11.1-0.14.0 config/vllm.py; 0.14.0's auto default keeps it off with a
+    # warning); taken from 0.15.0 (the check is gone from the 0.15.0-0.32.0 config/vllm.py); 0.33.0 refuses it again
+    # on model runner v1 only (v1_async_sched_incompat "pipeline parallelism", scope row below); 0.34.0 takes it.
+    "async_scheduling_pp": [((0, 0, 0), False), ((0, 15, 0), True), ((0, 33, 0), False)],
+    # The speculative methods async scheduling runs with: none in 0.10.0-0.11.0 ("Currently, speculative decoding is
+    # not supported with async scheduling."); EAGLE/MTP from 0.11.1 (EagleModelTypes: eagle, eagle3 and the MTP
+    # methods), draft_model from 0.16.0, ngram_gpu from 0.18.0 (NgramGPUTypes), dspark from 0.26.0, dflash from 0.33.0;
+    # the CPU n-gram and suffix methods never up to 0.33.0; "*" from 0.34.0, whose config/vllm.py checks no method.
+    # (kvplan's --speculative-config methods: mtp, eagle, eagle3, draft_model, ngram, suffix.) With
+    # disable_padded_drafter_batch=True a method in the list is refused too (0.11.1-0.33.0).
+    "async_scheduling_spec_methods": [((0, 0, 0), ()), ((0, 11, 1), ("eagle", "eagle3", "mtp")),
+                                      ((0, 16, 0), ("eagle", "eagle3", "mtp", "draft_model")), ((0, 34, 0), "*")],
+    # Which model runner the PP / speculative limits above apply to: every runner up to 0.32.x; 0.33.0 only model
+    # runner v1 (`if not self.use_v2_model_runner:` around v1_async_sched_incompat, config/vllm.py 0.33.0 wheel, its
+    # refusal "Async scheduling is not supported by the V1 model runner with ..."); none from 0.34.0.
+    "async_scheduling_limits_runner": [((0, 0, 0), "any"), ((0, 33, 0), "v1"), ((0, 34, 0), "none")],
+    # Whether the auto default turns it on for a pooling model: yes in 0.14.0-0.19.x; from 0.20.0 VllmConfig keeps it
+    # off ("Disabling asynchronous scheduling by default for pooling model.", a debug line; an explicit flag is taken).
+    "async_scheduling_pooling_default": [((0, 0, 0), True), ((0, 20, 0), False)],
+    # Whether it runs with a Mamba/GDN group under prefix caching (cache_config.mamba_cache_mode != "none"): refused
+    # (explicit) / kept off (auto) in 0.16.x only ("Currently, async scheduling is not compatible with prefix caching
+    # for Mamba models.", config/vllm.py 0.16.0; absent from 0.15.0 and 0.17.0).
+    "async_scheduling_mamba_prefix": [((0, 0, 0), True), ((0, 16, 0), False), ((0, 17, 0), True)],
     # Memory one max-length request needs, in the fit check (section 4): the sum over layers up to 0.13, the first
     # group's pages x group size in 0.14-0.26, bytes per block x the sum over groups from 0.27.
     # (the sum over groups is in the 0.19.0 wheel, kv_cache_utils._max_memory_usage_bytes_from_groups; 0.18.1 still
@@ -2433,6 +2470,12 @@ class VersionRules:
     tokens_formula: str
     uniform_spec_tokens_block: str
     window_inflight: str
+    async_scheduling_default: str
+    async_scheduling_pp: bool
+    async_scheduling_spec_methods: object
+    async_scheduling_limits_runner: str
+    async_scheduling_pooling_default: bool
+    async_scheduling_mamba_prefix: bool
     null_block_in_fit_check: bool
     state_blocks_refuse_max_num_seqs: bool
     spec_decode_piecewise_recurrent_kinds: tuple[str, ...]
@@ -3150,6 +3193,9 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     "--enable-sleep-mode": (0, 7, 0),
     # ParallelConfig.disable_custom_all_reduce: in the 0.4.2 wheel's engine/arg_utils.py and every later one read
     "--disable-custom-all-reduce": (0, 4, 2),
+    # SchedulerConfig.async_scheduling (bool: argparse.BooleanOptionalAction, both spellings): absent from the 0.9.2
+    # wheel's engine/arg_utils.py and config.py, present in 0.10.0's and every later one read (0.10.1-0.34.0)
+    "--async-scheduling": (0, 10, 0), "--no-async-scheduling": (0, 10, 0),
 }
 
 # Flags a later release removed: the first release without them. --cuda-graph-sizes: 0.12.0 warns it "is deprecated

@@ -815,6 +815,12 @@ class EngineArgs:
     disable_custom_all_reduce: bool = False
     # vLLM's --load-format: the loader that reads the weights (plan.load_format; None: not given, auto)
     load_format: str | None = None
+    # vLLM's --[no-]async-scheduling (>= 0.10.0; None: not given, the release's default: off up to 0.13, on from 0.14
+    # unless the combination does not run it). The planner resolves it (plan.async_sched) and keeps the resolved
+    # value in async_scheduling_resolved (None until planned): the window groups' in-flight tokens
+    # (plan.kv.window_extra_tokens) and the simulator's one-step lag follow it; the launch files write the flag as given
+    async_scheduling: bool | None = None
+    async_scheduling_resolved: bool | None = None
     # vLLM's --allow-deprecated-quantization (>= 0.14): serve a method its release deprecates (fbgemm_fp8, fp_quant...)
     allow_deprecated_quantization: bool = False
     entrypoint: str | None = None  # "serve" (vllm serve, the default) or "llm" (vllm.LLM in Python: larger token budget)

@@ -35,6 +35,7 @@ from kvplan.plan.kv import (cross_attention_tokens, window_extra_tokens, _DSV4_B
                             build_groups, gdn_prefill, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
 from kvplan.plan.load_format import load_format_refusal, load_format_says
+from kvplan.plan.async_sched import resolve_async_scheduling
 from kvplan.plan.sleep import sleep_mode_refusal, sleep_mode_says, sleep_pool_keeps_block_rounding
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
                                check_flashinfer_sampler_env, computed_profile_terms, custom_allreduce_says, measured_terms,
@@ -393,6 +394,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--long-prefill-token-threshold-adaptive": True if args.long_prefill_token_threshold_adaptive else None,
                             "--no-long-prefill-token-threshold-adaptive": (
                                 True if args.long_prefill_token_threshold_adaptive is False else None),
+                            "--async-scheduling": True if args.async_scheduling else None,
+                            "--no-async-scheduling": True if args.async_scheduling is False else None,
                             "--cuda-graph-sizes": args.cuda_graph_sizes_given,
                             "--limit-mm-per-prompt": args.limit_mm_per_prompt or None,
                             "--language-model-only": True if args.language_model_only else None,
@@ -607,6 +610,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         _refuse_what_the_seed_ignores(model, args)
         return _simple_plan(model, gpu, resolved, rules, quant, notes + ([beyond] if beyond else []))
     warns: list[str] = [beyond] if beyond else []
+    # --[no-]async-scheduling as the release resolves it (plan.async_sched; refused with what it does not run with):
+    # the resolved value is kept in the plan's args, which the window groups and the simulator read
+    resolved = replace(resolved, async_scheduling_resolved=resolve_async_scheduling(model, resolved, rules, runner, warns,
+                                                                           refuse=check_architecture))
     if resolved.enable_eplb or resolved.eplb_settings:  # (vLLM builds an --eplb-config given without EPLB too)
         # EPLB's redundant experts (or vLLM's refusal): the experts each rank builds (plan.eplb)
         resolved = replace(resolved, eplb_redundant=resolve_eplb(model, quant, resolved, rules, notes, warns, gpu))
