@@ -24,7 +24,7 @@ from kvplan.versions import DEFAULT_RELEASE, NEWEST_READ, check_serve_values, dr
 # download_dir, hf_token, served_model_name, code_revision). fit takes them and says they were not planned with.
 # Not here, as they move memory kvplan does not model from them: mm_processor_kwargs,
 # max_seq_len_to_capture, max_logprobs. (disable_custom_all_reduce and load_format are EngineArgs fields:
-# plan.terms custom_allreduce_says, plan.load_format.)
+# plan.terms custom_allreduce_says, plan.serve_flags.)
 # distributed_executor_backend (mp, ray, uni, external_launcher) picks how the workers are started (the executor
 # class: vllm/v1/executor/abstract.py Executor.get_class); the worker's memory profile does not read it
 # (vllm/v1/worker/gpu_worker.py Worker.init_device's snapshot and requested memory, determine_available_memory, 0.8-0.11):
@@ -450,7 +450,7 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
             fixes.append(_Offer(Fix(f"{kv} KV cache", {"kv_cache_dtype": kv}, _effect(q), q.fits), q))
     if (p.failure == "memory" and a.async_scheduling_resolved and p.rules.window_inflight != "one"
             and any(g.kind in ("sliding", "chunked") and g.window for g in p.groups)):
-        # from 0.26 a window group reserves max_num_batched_tokens per step in flight (plan.async_sched): one step
+        # from 0.26 a window group reserves max_num_batched_tokens per step in flight (plan.serve_flags): one step
         # fewer without async scheduling (vLLM's VllmConfig.max_in_flight_tokens)
         q = _try(p, async_scheduling=False)
         if q and q.fits:

@@ -35,7 +35,7 @@ from types import SimpleNamespace
 from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
-from kvplan.plan.load_format import serve_load_format
+from kvplan.plan.serve_flags import serve_load_format
 from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_margin_bytes, device_shortfall_bytes, env_flag_on,
                           plan_kv_sizing_warmup_steps,
                           inductor_compiles, override_changes_text, parse_mm_limits, parse_speculative_config,
@@ -479,7 +479,7 @@ def spec_from_plan(
             f"a pre-quantized bitsandbytes checkpoint: vLLM {version} loads it with the default loader without this "
             "flag, which fails on its quant-state tensors (vLLM picks bitsandbytes' loader itself from 0.8.4)")
             if pre_bnb else ""))
-    load_format, load_why = serve_load_format(_get(given, "load_format"), quant, version)  # (plan.load_format)
+    load_format, load_why = serve_load_format(_get(given, "load_format"), quant, version)  # (plan.serve_flags)
     if load_format:
         flags.append(Flag("--load-format", load_format, load_why))
     if mml:

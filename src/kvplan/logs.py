@@ -2474,7 +2474,7 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="--async-scheduling was asked with the {backend} executor backend, which does not run it.",
          fix="Drop --async-scheduling (--no-async-scheduling), or use the mp or uni executor backend.",
          versions="0.27.1, 0.33.0", source="vllm/config/vllm.py VllmConfig.__post_init__ (0.27.1, 0.33.0)"),
-    # --async-scheduling with what a release does not run it with (plan.async_sched, the versions rows async_scheduling_*):
+    # --async-scheduling with what a release does not run it with (plan.serve_flags, the versions rows async_scheduling_*):
     # pipeline parallelism (0.10.0-0.11.0 engine/arg_utils.py "... not supported with pipeline-parallel-size > 1.",
     # 0.11.1-0.14.0 config/vllm.py "... not yet compatible with pipeline_parallel_size > 1."), speculative decoding
     # (0.10.0-0.11.0 "Currently, speculative decoding is not supported with async scheduling."; 0.11.1-0.32.0 "Currently,
@@ -3149,7 +3149,7 @@ class StartupLog:
             args["gdn_prefill_backend"] = self.arg("gdn_prefill_backend")
         if self.skip_mm_profiling:  # the encoder pass the profile run left out of the peak
             args["skip_mm_profiling"] = True
-        if str(self.arg("enable_sleep_mode")).strip().lower() == "true":  # the CuMem pools (plan.sleep): vLLM's
+        if str(self.arg("enable_sleep_mode")).strip().lower() == "true":  # the CuMem pools (plan.serve_flags): vLLM's
             # refusals on the platform and the allocator config, the weights' block rounding under expandable segments
             args["enable_sleep_mode"] = True
         if any(str(src.get("disable_custom_all_reduce")).strip().lower() == "true"
@@ -3158,11 +3158,11 @@ class StartupLog:
             # VLLM_BATCH_INVARIANT: NCCL instead of the custom kernel (plan.terms custom_allreduce_says)
             args["disable_custom_all_reduce"] = True
         load_format = self.given_load_format
-        if load_format and load_format != "auto":  # the loader (plan.load_format): vLLM's refusals, the plan's notes
+        if load_format and load_format != "auto":  # the loader (plan.serve_flags): vLLM's refusals, the plan's notes
             args["load_format"] = load_format
         stated = str(self.arg("async_scheduling", "")).strip().strip("'\"").lower()
         if stated in ("true", "false"):  # stated (the non-default args, the command line, the engine config), False
-            # included: from 0.26 the steps in flight a sliding-window request holds tokens for (plan.async_sched)
+            # included: from 0.26 the steps in flight a sliding-window request holds tokens for (plan.serve_flags)
             args["async_scheduling"] = stated == "true"
         if self.arg("enable_chunked_prefill") is not None:  # stated, False included: it sets the step's token budget
             args["enable_chunked_prefill"] = self.arg("enable_chunked_prefill")

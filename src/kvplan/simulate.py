@@ -92,7 +92,7 @@ class SchedulerRules:
     source: str
     # V1 async scheduling (default on from 0.14.0: vllm/config/vllm.py `async_scheduling is None` -> True for the
     # mp/uni executors, config/scheduler.py `Field(default=None)` in the 0.14.0 wheel, False in 0.13.0's; versions row
-    # async_scheduling_default; serving_setup takes a plan's resolved flag instead, plan.async_sched; AsyncScheduler + EngineCore.step_with_batch_queue with 2 batches in flight, PR #27614): step s+1 is
+    # async_scheduling_default; serving_setup takes a plan's resolved flag instead, plan.serve_flags; AsyncScheduler + EngineCore.step_with_batch_queue with 2 batches in flight, PR #27614): step s+1 is
     # scheduled while step s runs, from the state after step s-1's output. So a request that arrives while the
     # engine is busy joins one step later than without it, and a finished request holds its slot and blocks for one
     # more scheduling decision (it is removed when step s-1's output is processed, after step s+1 was scheduled;
@@ -491,7 +491,7 @@ def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token
         sm = replace(sm, notes=sm.notes + (v0_chunked_prefill_note(plan, cfg, rules),))
     async_on = getattr(plan.args, "async_scheduling_resolved", None)
     if rules.engine == "v1" and async_on is not None:
-        # --[no-]async-scheduling as the plan resolved it (plan.async_sched: the flag, or the release's default where a
+        # --[no-]async-scheduling as the plan resolved it (plan.serve_flags: the flag, or the release's default where a
         # setup keeps it off: PP up to 0.14, a speculative method it does not run, a pooling model from 0.20), said in
         # the rules' source ("... (first chunk must fit; async scheduling off)")
         src = rules.source.replace("; async scheduling on", "")

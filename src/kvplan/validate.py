@@ -79,14 +79,14 @@ ARGS_NOT_MODELLED = {
     # modelled (ARG_FIELDS, plan.given_capture_sizes)
     "compilation_config": None,
     "max_seq_len_to_capture": 8192,  # 0.6-0.10: the longest sequence a CUDA graph covers
-    # (enable_sleep_mode, the CuMem allocator, is modelled: ARG_FIELDS, plan.sleep)
+    # (enable_sleep_mode, the CuMem allocator, is modelled: ARG_FIELDS, plan.serve_flags)
     "hf_config_path": None,  # another config than the checkpoint's (--hf-overrides / --rope-scaling are in ARG_FIELDS)
     "model_impl": "auto",  # the Transformers backend's layers instead of vLLM's
     "override_attention_dtype": None,
-    # (load_format, the loader, is modelled: ARG_FIELDS, plan.load_format: the same weights on the GPU, vLLM's refusals)
+    # (load_format, the loader, is modelled: ARG_FIELDS, plan.serve_flags: the same weights on the GPU, vLLM's refusals)
     "decode_context_parallel_size": 1, "enable_dbo": False,
     # (disable_custom_all_reduce is modelled: ARG_FIELDS, plan.terms custom_allreduce_says)
-    # (async_scheduling, the tokens in flight per sliding-window request, is modelled: ARG_FIELDS, plan.async_sched)
+    # (async_scheduling, the tokens in flight per sliding-window request, is modelled: ARG_FIELDS, plan.serve_flags)
     "mm_encoder_tp_mode": "weights", "mm_processor_kwargs": None,
     "lora_dtype": "auto", "lora_extra_vocab_size": 256, "long_lora_scaling_factors": None,
     "kv_transfer_config": None,  # a KV connector's buffers
@@ -426,7 +426,7 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
         args = dict(args, quantization=_kept_flag(flag))
     if flag == "bitsandbytes" and str(args.get("load_format") or "").lower() == "bitsandbytes":
         # the pair vLLM < 0.8.2 needs, and >= 0.8.2 sets itself: bitsandbytes' loader, the weights sized by the
-        # quantization above (whose flag is not passed on: plan.load_format would read the format alone)
+        # quantization above (whose flag is not passed on: plan.serve_flags would read the format alone)
         args = {k: v for k, v in args.items() if k != "load_format"}
     if "runner" not in args and not spec.is_pooling and _EMBEDDING_NAME.search(m.get("id") or ""):
         # a record has no file list; embedding checkpoints (Qwen3-Embedding, gte-Qwen2, e5-mistral...) ship a

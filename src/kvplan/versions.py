@@ -612,7 +612,7 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (`Field(default=None)` in config/scheduler.py 0.14.0, `None` in 0.19.0-0.34.0): VllmConfig.__post_init__ turns
     # it on unless one of the rows below says the combination does not run it, then logs a warning and keeps it off;
     # an explicit --async-scheduling with such a combination is refused (config/vllm.py 0.14.0-0.34.0 wheels; up to
-    # 0.11.0 EngineArgs.create_engine_config, engine/arg_utils.py 0.10.0-0.11.0). Read by plan.async_sched, which
+    # 0.11.0 EngineArgs.create_engine_config, engine/arg_utils.py 0.10.0-0.11.0). Read by plan.serve_flags, which
     # resolves the flag; the window groups' in-flight tokens (plan.kv.window_extra_tokens) and the simulator's
     # one-step lag (simulate.serving_setup) follow the resolved value.
     "async_scheduling_default": [((0, 0, 0), "off"), ((0, 14, 0), "auto")],

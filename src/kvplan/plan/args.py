@@ -808,15 +808,15 @@ class EngineArgs:
     limit_mm_per_prompt: str | dict | None = None  # vLLM's --limit-mm-per-prompt: items per modality ('{"image": 2}')
     language_model_only: bool = False  # vLLM's --language-model-only (>= 0.17): every modality's limit is 0
     skip_mm_profiling: bool = False  # vLLM's --skip-mm-profiling (>= 0.10.1): the profile run encodes no items
-    # vLLM's --enable-sleep-mode (>= 0.7.0): weights and KV cache in the CuMem allocator's pools (plan.sleep)
+    # vLLM's --enable-sleep-mode (>= 0.7.0): weights and KV cache in the CuMem allocator's pools (plan.serve_flags)
     enable_sleep_mode: bool = False
     # vLLM's --disable-custom-all-reduce (every release): TP all-reduces through NCCL, not vLLM's custom kernel (its
     # buffers: plan.terms custom_allreduce_says)
     disable_custom_all_reduce: bool = False
-    # vLLM's --load-format: the loader that reads the weights (plan.load_format; None: not given, auto)
+    # vLLM's --load-format: the loader that reads the weights (plan.serve_flags; None: not given, auto)
     load_format: str | None = None
     # vLLM's --[no-]async-scheduling (>= 0.10.0; None: not given, the release's default: off up to 0.13, on from 0.14
-    # unless the combination does not run it). The planner resolves it (plan.async_sched) and keeps the resolved
+    # unless the combination does not run it). The planner resolves it (plan.serve_flags) and keeps the resolved
     # value in async_scheduling_resolved (None until planned): the window groups' in-flight tokens
     # (plan.kv.window_extra_tokens) and the simulator's one-step lag follow it; the launch files write the flag as given
     async_scheduling: bool | None = None

@@ -986,12 +986,12 @@ def mamba_pages(g: KVGroup, args: EngineArgs, rules: VersionRules, num_tokens: i
 
 def window_extra_tokens(args: EngineArgs, rules: VersionRules) -> int:
     """Tokens a window group may hold beyond the window: in-flight batches x max_num_batched_tokens (section 3.4).
-    From 0.26 the batches follow async scheduling as resolved (args.async_scheduling_resolved, plan.async_sched): with it, 2
+    From 0.26 the batches follow async scheduling as resolved (args.async_scheduling_resolved, plan.serve_flags): with it, 2
     at PP 1 on model runner v1 (pp above), pp + 1 on v2; without it, pp (VllmConfig.max_concurrent_batches)."""
     pp = args.pipeline_parallel_size or 1
     kind = rules.window_inflight
     on = args.async_scheduling_resolved
-    if on is None:  # not resolved by the planner (plan.async_sched): as given, else on but for a pooling model
+    if on is None:  # not resolved by the planner (plan.serve_flags): as given, else on but for a pooling model
         on = args.async_scheduling if args.async_scheduling is not None else args.runner_type != "pooling"
     if kind != "one" and not on:  # no async scheduling: max_concurrent_batches is pp (config/vllm.py 0.26.0-0.34.0)
         return pp * args.max_num_batched_tokens

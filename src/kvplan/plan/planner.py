@@ -34,9 +34,8 @@ from kvplan.plan.eplb import eplb_state_bytes, resolve_eplb
 from kvplan.plan.kv import (cross_attention_tokens, window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, gdn_prefill, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
-from kvplan.plan.load_format import load_format_refusal, load_format_says
-from kvplan.plan.async_sched import resolve_async_scheduling
-from kvplan.plan.sleep import sleep_mode_refusal, sleep_mode_says, sleep_pool_keeps_block_rounding
+from kvplan.plan.serve_flags import (load_format_refusal, load_format_says, resolve_async_scheduling, sleep_mode_refusal,
+                                     sleep_mode_says, sleep_pool_keeps_block_rounding)
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
                                check_flashinfer_sampler_env, computed_profile_terms, custom_allreduce_says, measured_terms,
                                pipeline_cold_start_loss, sampler_kernel_note, trtllm_workspace_in_estimate_bytes)
@@ -588,10 +587,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if model.is_pooling and resolved.runner_type != "pooling":
         resolved = replace(resolved, runner="pooling")  # resolved: vLLM's auto choice, made explicit
     check_model_runner_env(model, resolved, rules)
-    if check_architecture:  # vLLM's refusals of --enable-sleep-mode (plan.sleep), where the release is the one run (a
+    if check_architecture:  # vLLM's refusals of --enable-sleep-mode (plan.serve_flags), where the release is the one run (a
         # record without a version stands for an era: a log that ran with it was not refused)
         sleep_mode_refusal(gpu, resolved, rules)
-        load_format_refusal(model, args, rules)  # vLLM's refusals of --load-format (plan.load_format)
+        load_format_refusal(model, args, rules)  # vLLM's refusals of --load-format (plan.serve_flags)
     requested_graphs = adaptive_verification_refusal(model, gpu, resolved, rules)  # the capture request it read
     check_flashinfer_sampler_env(model, gpu, rules)
     runner, runner_why = model_runner_choice(model, resolved, rules)
@@ -610,7 +609,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         _refuse_what_the_seed_ignores(model, args)
         return _simple_plan(model, gpu, resolved, rules, quant, notes + ([beyond] if beyond else []))
     warns: list[str] = [beyond] if beyond else []
-    # --[no-]async-scheduling as the release resolves it (plan.async_sched; refused with what it does not run with):
+    # --[no-]async-scheduling as the release resolves it (plan.serve_flags; refused with what it does not run with):
     # the resolved value is kept in the plan's args, which the window groups and the simulator read
     resolved = replace(resolved, async_scheduling_resolved=resolve_async_scheduling(model, resolved, rules, runner, warns,
                                                                            refuse=check_architecture))

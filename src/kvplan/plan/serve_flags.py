@@ -1,0 +1,349 @@
+"""The vllm serve flags the planner resolves and checks on their own, each against its release's rows in versions.py:
+--enable-sleep-mode, --load-format and --[no-]async-scheduling. What they move is small or nothing (the weights' block
+rounding under sleep mode, a sliding-window request's in-flight tokens under async scheduling); what they decide is
+which starts vLLM refuses and what the plan says. One section each.
+
+## --enable-sleep-mode
+
+vLLM's --enable-sleep-mode (ModelConfig.enable_sleep_mode, vLLM PR #11743): the weights and the KV cache are
+allocated in the CuMem allocator's pools (vllm/device_allocator/cumem.py CuMemAllocator, tags "weights" and
+"kv_cache"), so that sleep() can offload the weights to CPU memory and discard the KV cache, and wake_up() map them
+again. RL frameworks (verl, OpenRLHF) start vLLM this way.
+
+What it changes at startup (facts per release in versions.py: rows sleep_mode_*):
+- nothing in the budget: the pools are PyTorch MemPools over a pluggable allocator, so every tensor in them goes
+  through the caching allocator (its 2 MiB blocks, its allocated-bytes counters), and "Model loading took"
+  (max_memory_allocated), the profile's torch peak and the non-torch memory read them as without the pools
+  (vllm/utils.py / utils/mem_utils.py memory_profiling, 0.7.2-0.26.0; total_consumed from mem_get_info from 0.27.0).
+  The KV cache's blocks are counted before the pool allocates them (gpu_worker.py initialize_from_config).
+- vLLM's refusals: a platform without the allocator (rows sleep_mode_vendors, sleep_mode_platform_refusal) and, in
+  0.8.0-0.20.0, expandable_segments:True in PYTORCH_CUDA_ALLOC_CONF (row sleep_mode_expandable).
+- from 0.20.1, expandable segments are turned off inside the pools, so the weights keep the 2 MiB-block rounding
+  (sleep_pool_keeps_block_rounding, used by plan.planner).
+- risks kvplan does not size, said as warnings: the weights outside the pool in 0.14.0-0.16.x, a checkpoint whose
+  weights are converted after loading, whose freed pool segments vLLM's accounting misreads (0.11-0.26) or the pool
+  keeps (pytorch#159674), and expandable segments in 0.7.x, which vLLM does not check yet.
+- vLLM 0.34's extensible KV cache stays on under sleep mode and outside the pools (the note says so).
+
+## --load-format
+
+--load-format (vLLM's LoadConfig.load_format): which model loader reads the weights.
+
+None of the loaders changes what the weights hold on the GPU: every one loads into the model vLLM built from the
+config, quantization and dtype (model_executor/model_loader/, read in the 0.6.4-0.34.0 wheels), so the weights, the
+profile run and the KV budget are planned as without the flag, and the plan's notes say so, naming the loader. What a
+loader holds on the GPU only while loading (fastsafetensors' file buffers) is not in "Model loading took": that is
+torch's allocated memory after the load less before it, each read after torch.cuda.empty_cache() and a peak reset
+(DeviceMemoryProfiler, utils/mem_utils.py, and CudaPlatform.get_current_memory_usage, 0.20.0 wheel), and the profile
+run's peak is reset after the load. What
+the flag does change is which starts vLLM refuses: a value its release does not take (versions.LOAD_FORMATS, with the
+text of argparse or of get_model_loader: rules row load_format_refusal), bitsandbytes without its quantization
+(rules row bnb_load_format) and gguf on a model that is no GGUF file (rules row gguf_reference_refusal). The weights
+bitsandbytes and GGUF put on the GPU are sized where kvplan already sizes them: --quantization bitsandbytes
+(resolve.BNB_IN_FLIGHT, weights.py) and a .gguf model (resolve._from_gguf).
+
+## --[no-]async-scheduling
+
+vLLM's async scheduling (--[no-]async-scheduling): whether the engine schedules step s+1 while step s runs.
+
+vLLM resolves SchedulerConfig.async_scheduling in VllmConfig.__post_init__ (config/vllm.py, 0.11.1-0.34.0 wheels;
+EngineArgs.create_engine_config in engine/arg_utils.py up to 0.11.0). Given on, a combination the release does not
+run with it is refused; left unset, the release's default applies: off up to 0.13, and from 0.14 on unless such a
+combination (or a pooling model, from 0.20) keeps it off with a warning. The limits are the versions rows
+async_scheduling_* (pipeline parallelism, speculative methods, the model runner they apply to, Mamba prefix caching).
+
+What the resolved value moves: from 0.26 the tokens a sliding-window / chunked-local request may hold beyond its window
+(VllmConfig.max_in_flight_tokens = max_concurrent_batches x max_num_batched_tokens: 2 at PP 1 with async on model
+runner v1, pp + 1 on v2, else pp; plan.kv.window_extra_tokens), and the simulator's one-step scheduling lag
+(simulate.SchedulerRules.async_scheduling). The planner keeps it in EngineArgs.async_scheduling_resolved.
+"""
+
+from __future__ import annotations
+
+from kvplan.errors import RefusedByVLLMError
+from kvplan.plan.args import EngineArgs, _speculative_method, speculative_object
+from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec
+from kvplan.versions import (LOAD_FORMATS, LOAD_FORMATS_OLDEST_READ, VersionRules, canonical_quant, first_release_where,
+                             load_formats_at, release_text, rules_for)
+
+
+# ====================================================================================================
+# --enable-sleep-mode
+# ====================================================================================================
+
+# the variable, and the exact text, vLLM's CuMemAllocator.__init__ tests (cumem.py, 0.8.0-0.20.0 wheels)
+_CUMEM_ENV, _EXPANDABLE = "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"
+
+
+def sleep_mode_refusal(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> None:
+    """RefusedByVLLMError, with vLLM's own text, where vLLM `rules.version` refuses --enable-sleep-mode: on a GPU
+    whose platform its build has no sleep mode for, or with expandable segments its CuMemAllocator asserts against."""
+    if not args.enable_sleep_mode:
+        return
+    vendor = (gpu.vendor or "NVIDIA").upper()
+    if vendor not in {v.upper() for v in rules.sleep_mode_vendors}:
+        platform = "ROCm" if vendor == "AMD" else vendor
+        since = first_release_where("sleep_mode_vendors", lambda vendors: "AMD" in vendors)
+        later = (f", or plan with --vllm-version {since} or later (its ROCm build takes it)"
+                 if vendor == "AMD" and since else "")
+        raise RefusedByVLLMError("--enable-sleep-mode", f"{rules.sleep_mode_platform_refusal} (vLLM {rules.version} "
+                                 f"on {gpu.name}, a {platform} GPU: ModelConfig refuses it before loading anything)",
+                                 "drop --enable-sleep-mode" + later, rule="sleep mode platform")
+    if rules.sleep_mode_expandable == "refused" and _EXPANDABLE in (args.env_value(_CUMEM_ENV) or ""):
+        off_since = first_release_where("sleep_mode_expandable", lambda v: v == "off_in_pool")
+        raise RefusedByVLLMError("--env", "Expandable segments are not compatible with memory pool. Please track "
+                                 "https://github.com/pytorch/pytorch/issues/147851 for the latest updates. (vLLM "
+                                 f"{rules.version}'s CuMemAllocator asserts it with --enable-sleep-mode and "
+                                 f"{_CUMEM_ENV}={args.env_value(_CUMEM_ENV)}, before loading the weights)",
+                                 f"remove expandable_segments:True from {_CUMEM_ENV}, drop --enable-sleep-mode, or plan "
+                                 f"with --vllm-version {off_since} or later (its pool turns expandable segments off "
+                                 "inside itself)", rule="sleep mode with expandable segments")
+
+
+def sleep_pool_keeps_block_rounding(args: EngineArgs, rules: VersionRules) -> bool:
+    """Whether the weights load in the CuMem pool with expandable segments turned off (vLLM >= 0.20.1), so that
+    expandable_segments:True does not change their block rounding."""
+    return (args.enable_sleep_mode and rules.sleep_mode_expandable == "off_in_pool"
+            and rules.sleep_mode_weights_in_pool and args.expandable_segments)
+
+
+def sleep_mode_says(args: EngineArgs, rules: VersionRules, quant: QuantSpec | None,
+                    extensible: bool = False) -> tuple[list[str], list[str]]:
+    """(notes, warnings) of --enable-sleep-mode: that the budget is unchanged and why, and the risks kvplan does not
+    size. `extensible`: vLLM 0.34's extensible KV cache is on, which sleep mode leaves on (config/vllm.py
+    _resolve_extensible_kv_cache names no sleep mode); it lives outside the CuMem pool and sleep() releases its
+    physical memory itself (gpu_worker.py Worker.sleep, 0.34.0 wheel)."""
+    if not args.enable_sleep_mode:
+        return [], []
+    v = rules.version
+    pooled = " and ".join((["weights"] if rules.sleep_mode_weights_in_pool else [])
+                          + ([] if extensible else ["KV cache"]))
+    measure = ("total_consumed: the free memory lost, from mem_get_info" if rules.budget_counts_runner_buffers else
+               "weights + torch peak + non-torch memory")
+    notes = [f"sleep mode: {pooled} in vLLM's CuMem pools (device_allocator/cumem.py CuMemAllocator); no change to the "
+             f"budget in vLLM {v}: the pools allocate through PyTorch's caching allocator, so the weights, the "
+             f"profiled peak and the budget ({measure}) count them as without sleep mode"
+             + ("; the extensible KV cache stays outside the pools (sleep() releases its pages itself)" if extensible
+                else ", and the KV blocks are counted before the pool allocates them")]
+    warns: list[str] = []
+    if rules.sleep_mode_expandable == "unchecked" and _EXPANDABLE in (args.env_value(_CUMEM_ENV) or ""):
+        warns.append(f"--enable-sleep-mode with expandable_segments:True: vLLM {v} does not check it, but PyTorch's "
+                     "MemPool does not support expandable segments (pytorch/pytorch#147851), which vLLM 0.8.0-0.20.0 "
+                     f"refuse at startup; remove it from {_CUMEM_ENV}")
+    if not rules.sleep_mode_weights_in_pool:
+        warns.append(f"--enable-sleep-mode: vLLM {v} loads the weights outside the CuMem pool (gpu_worker.py load_model "
+                     "enters only the second of `with pool and config:`; fixed in 0.17.0, vLLM PR #32947), so "
+                     "sleep() frees the KV cache but keeps the weights on the GPU")
+    if quant is not None and rules.sleep_mode_weights_in_pool:
+        if rules.sleep_mode_pool_trim and not rules.budget_counts_runner_buffers:
+            warns.append(f"--enable-sleep-mode with a quantized checkpoint on vLLM {v}: segments of the weights pool "
+                         "freed while the weights are converted (a repack, online quantization) are unmapped behind "
+                         "PyTorch's memory_reserved(), which the budget reads, so vLLM can size the KV pool larger than "
+                         "the GPU holds and run out of memory (vLLM issues #37096, #40256: 5.16 GiB of KV cache with "
+                         "sleep mode, 3.17 without); kvplan plans the budget without sleep mode's error")
+        elif rules.budget_counts_runner_buffers:
+            warns.append(f"--enable-sleep-mode with a quantized checkpoint on vLLM {v}: blocks freed while the weights "
+                         "are converted stay in the weights pool, which the load cannot reuse (pytorch#159674; vLLM "
+                         "issues #43951, #48680: out of memory while loading), and what the pool keeps is charged to "
+                         "the budget; kvplan plans without it")
+    return notes, warns
+
+
+# ====================================================================================================
+# --load-format
+# ====================================================================================================
+
+# what each loader does with the weights, for the plan's notes (model_executor/model_loader/*.py, 0.6.4-0.34.0)
+_HOW = {
+    "auto": "safetensors files where the checkpoint has them, else .bin",
+    "pt": "the checkpoint's .bin / .pt files only",
+    "safetensors": "the checkpoint's .safetensors files only",
+    "npcache": ".bin files converted once to numpy files on disk, then read from those",
+    "hf": "the Hugging Face-format files, as auto",
+    "mistral": "Mistral's consolidated*.safetensors files",
+    "instanttensor": "safetensors files read by the instanttensor library",
+    "fastsafetensors": ("each rank's safetensors files copied onto the GPU by the fastsafetensors library (GPU Direct "
+                        "Storage where there is one) and handed out from those buffers, freed per batch of files "
+                        "(weight_utils.fastsafetensors_weights_iterator: copy_files_to_device, fb.close()): the load "
+                        "needs room for a batch of files beyond the weights, freed before the profile run"),
+    "dummy": "random values in the checkpoint's own shapes and dtypes (initialize_dummy_weights); nothing read from disk",
+    "tensorizer": "a tensorizer-serialized file deserialized into the model's tensors",
+    "sharded_state": "each rank's own pre-sharded files (written by save_sharded_state)",
+    "runai_streamer_sharded": "each rank's own pre-sharded files, streamed by the Run:ai Model Streamer",
+    "runai_streamer": "safetensors files streamed by the Run:ai Model Streamer (local disk or object storage) into CPU "
+                      "memory, then copied into the model's tensors",
+    "modelexpress": "weights received from a ModelExpress server into the model's tensors",
+    "ipc_cache": "weights received from another process's GPU memory (CUDA IPC) into the model's tensors",
+    "bitsandbytes": "bitsandbytes' loader, as --quantization bitsandbytes picks it: sized by the quantization",
+    "gguf": "the GGUF file's quantized tensors, as a .gguf model picks it: sized from the file",
+}
+
+
+def _value(args: EngineArgs, rules: VersionRules) -> str | None:
+    """--load-format as the release reads it: lowercased by LoadConfig where argparse no longer holds it to its
+    choices (load_format_refusal "loader", 0.10.1+), as given before."""
+    v = args.load_format
+    if v is None:
+        return None
+    v = str(v).strip()
+    return v.lower() if rules.load_format_refusal == "loader" else v
+
+
+def _is_gguf(model: ModelSpec) -> bool:
+    return model.quant is not None and model.quant.method == "gguf"
+
+
+def _model_arg(model: ModelSpec) -> str:
+    """The model as vllm serve is given it: the local path, else the Hub id."""
+    return str(model.local_dir or model.id)
+
+
+def load_format_refusal(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> None:
+    """RefusedByVLLMError, with vLLM's own text, where vLLM `rules.version` refuses --load-format as given: a value it
+    does not take, bitsandbytes without its quantization (or that quantization with another load format before
+    0.8.2), gguf on a model that is no GGUF file."""
+    value = _value(args, rules)
+    given_quant = canonical_quant(args.quantization) if args.quantization else None
+    if rules.bnb_load_format == "paired" and given_quant == "bitsandbytes" and value not in (None, "bitsandbytes"):
+        # (not given: the launch files write --load-format bitsandbytes, load_format_says)
+        raise RefusedByVLLMError("--load-format", f"vLLM {rules.version}: \"BitsAndBytes quantization and QLoRA adapter "
+                                 f"only support 'bitsandbytes' load format, but got {value}\" (EngineArgs)",
+                                 "pass --load-format bitsandbytes with --quantization bitsandbytes (vLLM < 0.8.2 "
+                                 "needs both)", rule="bnb_load_format")
+    if value is None:
+        return
+    choices = load_formats_at(rules.release)
+    if rules.release >= LOAD_FORMATS_OLDEST_READ and value not in choices:
+        if rules.load_format_refusal == "argparse":
+            said = (f"argument --load-format: invalid choice: '{value}' (choose from "
+                    f"{', '.join(repr(c) for c in choices)})")
+        else:
+            said = f"Load format `{value}` is not supported"
+        known = LOAD_FORMATS.get(value)
+        why = ""
+        if known is not None and rules.release < known[0]:
+            why = f" ({value} is first in vLLM {release_text(known[0])})"
+        elif known is not None and known[1] is not None:
+            why = f" ({value} was removed in vLLM {release_text(known[1])})"
+        raise RefusedByVLLMError("--load-format", f"vLLM {rules.version} does not take --load-format {value}{why}: "
+                                 f"\"{said}\"", f"one of {', '.join(choices)}, or leave it out (auto)",
+                                 rule="load_format_value")
+    quant = canonical_quant(args.quantization or (model.quant.method if model.quant else ""))
+    if value == "bitsandbytes" and given_quant != "bitsandbytes":
+        if rules.bnb_load_format == "paired":
+            raise RefusedByVLLMError("--load-format", f"vLLM {rules.version}: \"BitsAndBytes load format and QLoRA "
+                                     "adapter only support 'bitsandbytes' quantization, but got "
+                                     f"{given_quant}\" (EngineArgs)",
+                                     "pass --quantization bitsandbytes with --load-format bitsandbytes (vLLM < 0.8.2 "
+                                     "needs both), or leave --load-format out", rule="bnb_load_format")
+        if not quant:  # an unquantized checkpoint: the layers vLLM built have no bitsandbytes method to load into
+            raise RefusedByVLLMError("--load-format", f"vLLM {rules.version} builds the model unquantized without "
+                                     "--quantization bitsandbytes, and BitsAndBytesModelLoader finds no layer to load "
+                                     f"into: \"{rules.bnb_load_format}\" (AssertionError, _get_bnb_target_modules)",
+                                     "add --quantization bitsandbytes (4-bit at load), or leave --load-format out",
+                                     rule="bnb_load_format")
+    if value == "gguf" and not _is_gguf(model):
+        raise RefusedByVLLMError("--load-format", f"vLLM {rules.version}'s GGUF loader takes a .gguf file only: \""
+                                 + rules.gguf_reference_refusal.format(model=_model_arg(model))
+                                 + "\" (GGUFModelLoader._prepare_weights)",
+                                 "give the .gguf file as the model (vLLM then picks the GGUF loader itself), or leave "
+                                 "--load-format out", rule="gguf_load_format")
+
+
+def load_format_says(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> list[str]:
+    """The plan's notes on --load-format: the loader, and that the weights on the GPU are the same as without it."""
+    value = _value(args, rules)
+    given_quant = canonical_quant(args.quantization) if args.quantization else None
+    if value is None:
+        if rules.bnb_load_format == "paired" and given_quant == "bitsandbytes":
+            return [f"--quantization bitsandbytes: vLLM {rules.version} refuses it without --load-format bitsandbytes "
+                    "(EngineArgs, vLLM < 0.8.2); the launch files write it"]
+        return []
+    if _is_gguf(model) and value != "gguf":
+        return [f"--load-format {value}: vLLM sets load format and quantization to gguf itself for a .gguf model "
+                "(EngineArgs check_gguf_file / is_gguf), so GGUFModelLoader loads it; the weights as the file sizes them"]
+    if given_quant == "bitsandbytes" and value != "bitsandbytes":
+        return [f"--load-format {value}: with --quantization bitsandbytes vLLM {rules.version} sets the load format to "
+                "bitsandbytes itself (EngineArgs.create_load_config, vLLM >= 0.8.2); BitsAndBytesModelLoader loads it"]
+    loader = LOAD_FORMATS.get(value, (None, None, "its loader"))[2]
+    how = _HOW.get(value, "")
+    if value in ("bitsandbytes", "gguf"):
+        return [f"--load-format {value}: {loader}, {how}"]
+    return [f"--load-format {value}: {loader}, {how}; the same weight tensors on the GPU as with auto, so the weights, "
+            "the profile run and the KV budget are planned as without it"]
+
+
+def serve_load_format(given: str | None, quantization: str | None, version: str) -> tuple[str | None, str]:
+    """(the --load-format serve.sh writes for vLLM `version`, why): the value given, or bitsandbytes where the release
+    needs it beside --quantization bitsandbytes (rules row bnb_load_format "paired")."""
+    rules = rules_for(version)
+    if given:
+        return str(given).strip(), "as given: the loader that reads the weights (the same weights on the GPU)"
+    if rules.bnb_load_format == "paired" and quantization == "bitsandbytes":
+        return "bitsandbytes", (f"vLLM {rules.version} refuses --quantization bitsandbytes without it (< 0.8.2)")
+    return None, ""
+
+
+# ====================================================================================================
+# --[no-]async-scheduling
+# ====================================================================================================
+
+_ASYNC_FLAG = "--async-scheduling"
+_ASYNC_FIX = "drop --async-scheduling (or give --no-async-scheduling)"
+
+
+def _method(args: EngineArgs) -> str | None:
+    obj = speculative_object(args.speculative_config)
+    if obj is None:
+        return None
+    method = _speculative_method(obj)
+    return "mtp" if method.endswith("mtp") else method
+
+
+def async_limit(model: ModelSpec, args: EngineArgs, rules: VersionRules, runner: str) -> tuple[str, str] | None:
+    """(what keeps async scheduling from running in this combination at this release, in vLLM's words; the change that
+    lifts it), or None."""
+    from kvplan.plan.kv import prefix_caching_on
+
+    scope = rules.async_scheduling_limits_runner
+    limited = scope == "any" or (scope == "v1" and runner != "v2")
+    if limited and (args.pipeline_parallel_size or 1) > 1 and not rules.async_scheduling_pp:
+        return "pipeline parallelism (--pipeline-parallel-size > 1)", "--pipeline-parallel-size 1"
+    method = _method(args)
+    allowed = rules.async_scheduling_spec_methods
+    if limited and method is not None and allowed != "*":
+        if method not in allowed:
+            return ((f"{method}-based speculative decoding", f"a speculative method it runs with ({', '.join(allowed)})")
+                    if allowed else ("speculative decoding", "no --speculative-config"))
+        obj = speculative_object(args.speculative_config) or {}
+        if obj.get("disable_padded_drafter_batch"):
+            return "disable_padded_drafter_batch=True", "disable_padded_drafter_batch false in --speculative-config"
+    if (not rules.async_scheduling_mamba_prefix and "recurrent" in model.cache_kinds
+            and rules.mamba_cache_mode != "none" and prefix_caching_on(args, rules, hybrid=True)):
+        return "prefix caching for Mamba models", "--no-enable-prefix-caching"
+    return None
+
+
+def resolve_async_scheduling(model: ModelSpec, args: EngineArgs, rules: VersionRules, runner: str,
+                             warns: list[str], refuse: bool = True) -> bool:
+    """The async_scheduling vLLM runs with: the flag where given (refused where the release does not run it, when
+    `refuse`: the release is the one run, not a versionless record's era), else the release's default. A default kept
+    off by a limit is said in `warns`, as vLLM logs it."""
+    if rules.engine != "v1":  # V0 has no async scheduler; the flag (0.10.x) builds a V1 engine's config only
+        return bool(args.async_scheduling)
+    found = async_limit(model, args, rules, runner)
+    limit = found[0] if found else None
+    if args.async_scheduling:
+        if found and refuse:
+            raise RefusedByVLLMError(_ASYNC_FLAG, f"vLLM {rules.version} does not run async scheduling with {limit} and refuses "
+                                     f"to start", f"{_ASYNC_FIX}, or give {found[1]}", rule="async scheduling with " + limit)
+        return True
+    if args.async_scheduling is False or rules.async_scheduling_default == "off":
+        return False
+    if (args.runner_type == "pooling" or model.is_pooling) and not rules.async_scheduling_pooling_default:
+        return False  # (vLLM logs it at debug level only)
+    if limit:
+        warns.append(f"async scheduling is off: vLLM {rules.version} turns it on by default but not with {limit} "
+                     "(\"Async scheduling ... will be disabled\")")
+        return False
+    return True
