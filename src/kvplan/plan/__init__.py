@@ -19,12 +19,12 @@ The stage's modules, in the order vLLM's startup meets them (each imports only t
 
     kvplan.plan.args        the engine arguments as given: `EngineArgs`, the flag parsers (parse_*), the
                             environment it reads, the dataclasses a plan is made of (KVGroup, Term, Fix)
-    kvplan.plan.serve_flags the serve flags resolved and checked on their own: --enable-sleep-mode, --load-format,
-                            --[no-]async-scheduling (vLLM's refusals, the plan's notes, the resolved async flag)
     kvplan.plan.multimodal  the encoder pass of the profile run: the vision tower, items per prompt, the
                             multimodal profile bytes, --skip-mm-profiling
     kvplan.plan.kv          KV specs and groups: pipeline stages, rank weights, build_groups (DeepSeek-V4 and
                             sparse-MLA groups included), kept windows, mamba pages, blocks per group
+    kvplan.plan.serve_flags the serve flags resolved and checked on their own: --enable-sleep-mode, --load-format,
+                            --[no-]async-scheduling (vLLM's refusals, the plan's notes, the resolved async flag)
     kvplan.plan.eplb        expert-parallel load balancing: the redundant experts a release builds, its refusals,
                             the balancer's state on every rank
     kvplan.plan.cudagraphs  the model runner (v1 / v2), CUDA-graph capture sizes, CudaGraphPlan, and the cold

@@ -62,6 +62,7 @@ from __future__ import annotations
 
 from kvplan.errors import RefusedByVLLMError
 from kvplan.plan.args import EngineArgs, _speculative_method, speculative_object
+from kvplan.plan.kv import prefix_caching_on
 from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec
 from kvplan.versions import (LOAD_FORMATS, LOAD_FORMATS_OLDEST_READ, VersionRules, canonical_quant, first_release_where,
                              load_formats_at, release_text, rules_for)
@@ -303,8 +304,6 @@ def _method(args: EngineArgs) -> str | None:
 def async_limit(model: ModelSpec, args: EngineArgs, rules: VersionRules, runner: str) -> tuple[str, str] | None:
     """(what keeps async scheduling from running in this combination at this release, in vLLM's words; the change that
     lifts it), or None."""
-    from kvplan.plan.kv import prefix_caching_on
-
     scope = rules.async_scheduling_limits_runner
     limited = scope == "any" or (scope == "v1" and runner != "v2")
     if limited and (args.pipeline_parallel_size or 1) > 1 and not rules.async_scheduling_pp:
