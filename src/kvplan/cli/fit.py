@@ -18,6 +18,7 @@ def fit(
     concurrency: Optional[float] = typer.Option(None, "--concurrency", help="With --max-model-len auto: full-length requests that must fit at once."),
     explain: bool = typer.Option(False, "--explain", help="Show every term's formula with its numbers, and every default applied."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    from_command: Optional[str] = typer.Option(None, "--from", help="Plan a `vllm serve MODEL ...` command as written (in quotes; or `python -m vllm.entrypoints.openai.api_server --model MODEL ...`; `VAR=x` prefixes read as --env), or a script file whose vllm serve line (backslash continuations joined) is read. Its flags are planned; server flags that move no GPU memory (--host, --port, ...) are named in the notes; a flag kvplan does not model is refused. A flag also given here must agree with the command's."),
     *,
     flags: FitFlags,
 ):
@@ -30,20 +31,45 @@ def fit(
     $ kvplan fit Qwen/Qwen3-8B --gpu L4 --max-model-len auto --concurrency 8
     $ kvplan fit Qwen/Qwen3-8B --gpu auto --max-model-len 32768 --json
     $ kvplan fit --gpu-gb 16 --overhead-gb 1     # the seed's own arithmetic
+    $ kvplan fit --gpu L4 --from 'vllm serve Qwen/Qwen3-8B -tp 2 --port 8000'
     """
+    command = None
+    if from_command is not None:
+        from kvplan.serve_command import merge, parse_serve_command
+
+        command = parse_serve_command(from_command)
+        model, flags = merge(model, flags, command)
     p, note = plan_from_flags_and_inverse(model, flags, concurrency)
     band = uncertainty_band_of(p)
     if json_out:
         from kvplan.json_out import plan_json, to_json
 
-        sys.stdout.write(to_json(plan_json(p, note, band)) + "\n")
+        d = plan_json(p, note, band)
+        if command is not None:
+            d["from_command"] = command.to_dict()
+        sys.stdout.write(to_json(d) + "\n")
     else:
+        from rich.text import Text
+
         from kvplan.render import print_plan
 
+        if command is not None:  # where the plan's flags came from, before it
+            for line in _command_lines(command, explain):
+                console.print(Text(line), soft_wrap=True)
         if note:
             console.print(f"[bold]{note}[/]")
         print_plan(console, p, explain=explain, band=band)
     raise typer.Exit(0 if p.fits else 1)
+
+
+def _command_lines(command, explain: bool) -> list[str]:
+    """fit --from's provenance: the command read, and (--explain) each flag planned from it."""
+    lines = [f"from the command: {command.source}"]
+    if explain:
+        lines += [f"  {flag} {value}" if value is not True else f"  {flag}" for flag, value in command.to_dict()["planned"].items()]
+        lines += [f"  --env {e}" for e in command.env]
+    lines += command.notes()
+    return lines
 
 
 @app.command()

@@ -1,0 +1,263 @@
+"""A `vllm serve ...` command (or `python -m vllm.entrypoints.openai.api_server --model M ...`), as people hold it in a
+serve.sh, a compose file or a README, read onto the flags kvplan plans with (api.FitFlags): `kvplan fit --from CMD`.
+
+The command's flags are read by logs.parse_command_args (the reader of a startup log's command line: shlex, nargs
+lists, -tp/-pp/-q); each is then, by the classes kvplan already keeps:
+- a FitFlags engine flag (api.FIT_PARAMS): planned;
+- an argument that moves no GPU memory (api.NO_GPU_MEMORY_ARGS, validate.ARGS_WITHOUT_MEMORY_EFFECT: the OpenAI
+  server's host, port, api_key, chat_template, tool_call_parser, ...): planned without, and named in the notes;
+- an engine argument vLLM has and kvplan does not model (validate.ARGS_NOT_MODELLED), set away from its default:
+  refused, naming it (a number kvplan cannot determine is not guessed);
+- anything else: refused as not a vllm serve flag kvplan knows.
+`VAR=x vllm serve ...` and `env VAR=x vllm serve ...` prefixes are read as kvplan's --env. A flag given both on
+kvplan's command line and in the command must agree (else refused, naming it); so must MODEL.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Optional
+
+from kvplan.errors import InputError
+
+# FitFlags fields that are kvplan's own choices, no vllm serve flag: a command carrying one is refused as unknown
+KVPLAN_ONLY = frozenset({"gpu", "gpu_gib", "gpu_gb", "wsl2", "num_gpus", "gpu_kinds", "env", "entrypoint",
+                         "vllm_version", "overhead_gb"})
+# vllm serve's short spellings (vllm/engine/arg_utils.py: -tp, -pp, -dp, -q; logs.parse_command_args reads the first
+# three itself), as their long flags
+SHORT_FLAGS = {"-tp": "--tensor-parallel-size", "-pp": "--pipeline-parallel-size", "-dp": "--data-parallel-size",
+               "-q": "--quantization"}
+# the FitFlags fields vllm serve takes as nargs="+" lists, which FitFlags holds comma-separated
+_COMMA_LISTS = ("cudagraph_capture_sizes", "cuda_graph_sizes", "lora_target_modules")
+_OPENAI_SERVER_MODULES = ("vllm.entrypoints.openai.api_server",)
+_ENV_WORD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_NUMBER = re.compile(r"^-\d")
+
+
+@dataclass(frozen=True)
+class ServeCommand:
+    """What a command says: its model, the FitFlags values it sets (field -> value, as kvplan's command line would
+    give them), its environment (KEY=VALUE), the arguments planned without (as flags: --host) and where it came from."""
+
+    source: str  # the command as read (one line), or "PATH: line"
+    model: Optional[str]
+    planned: dict
+    env: tuple[str, ...]
+    not_planned: tuple[str, ...]
+
+    def notes(self) -> list[str]:
+        out = []
+        if self.not_planned:
+            out.append("not planned with, as they move no GPU memory: " + ", ".join(self.not_planned))
+        return out
+
+    def to_dict(self) -> dict:
+        """The provenance `kvplan fit --from ... --json` adds: each flag as planned, from the command."""
+        return {"command": self.source, "model": self.model,
+                "planned": {flag_name(k): v for k, v in self.planned.items()},
+                "env": list(self.env), "not_planned": list(self.not_planned), "notes": self.notes()}
+
+
+def flag_name(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
+def _command_line(text: str) -> str:
+    """The `vllm serve` line of `text` (a command, or a script file's content): backslash continuations joined,
+    comments dropped; refused where there is none or more than one."""
+    joined = re.sub(r"[ \t]*\\\r?\n[ \t]*", " ", text)
+    lines = []
+    for line in joined.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if re.search(r"\bvllm\s+serve\b", line) or any(m in line for m in _OPENAI_SERVER_MODULES):
+            lines.append(line)
+    if not lines:
+        raise InputError("--from", "no `vllm serve ...` or `python -m vllm.entrypoints.openai.api_server ...` command "
+                         "found", "give the command in quotes, or a script file whose line runs vllm serve")
+    if len(lines) > 1:
+        raise InputError("--from", f"{len(lines)} vllm serve commands found; which one is planned would be a guess",
+                         "give the one command in quotes: --from 'vllm serve MODEL ...'")
+    return lines[0]
+
+
+def read_source(source: str) -> tuple[str, str]:
+    """(the command line, how to name where it came from): `source` is a command, or a file holding one."""
+    if not source or not source.strip():
+        raise InputError("--from", "an empty value", "give a `vllm serve ...` command in quotes, or a script file")
+    looks_like_command = "vllm" in source and (" " in source.strip() or "\n" in source)
+    path = Path(source).expanduser()
+    if not looks_like_command:
+        try:
+            is_file = path.is_file()
+        except OSError:
+            is_file = False
+        if not is_file:
+            raise InputError("--from", f"{source!r} is no file and no vllm serve command",
+                             "give a script file that runs vllm serve, or the command in quotes")
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise InputError("--from", f"cannot read {source}: {exc.strerror or exc}", "give a readable file") from None
+        line = _command_line(text)
+        return line, f"{source}: {line}"
+    line = _command_line(source)
+    return line, line
+
+
+def parse_serve_command(source: str) -> ServeCommand:
+    """Read `source` (a command, or a file holding one) as ServeCommand; InputError for anything not planned exactly."""
+    from kvplan.api import FIT_PARAMS, NO_GPU_MEMORY_ARGS
+    from kvplan.logs import parse_command_args
+    from kvplan.validate import ARGS_NOT_MODELLED, ARGS_WITHOUT_MEMORY_EFFECT
+
+    line, shown = read_source(source)
+    try:
+        tokens = shlex.split(line, comments=True)
+    except ValueError as exc:
+        raise InputError("--from", f"the command does not parse as a shell line ({exc})", "check its quotes") from None
+    env: list[str] = []
+    i = 0
+    while i < len(tokens) and (tokens[i] in ("env", "exec", "nohup", "sudo", "-E") or _ENV_WORD.match(tokens[i])):
+        if _ENV_WORD.match(tokens[i]):
+            env.append(tokens[i])
+        i += 1
+    rest = tokens[i:]
+    model = None
+    if len(rest) >= 2 and Path(rest[0]).name == "vllm" and rest[1] == "serve":
+        rest = rest[2:]
+        if rest and not rest[0].startswith("-"):
+            model, rest = rest[0], rest[1:]
+    elif len(rest) >= 3 and re.fullmatch(r"python[0-9.]*", Path(rest[0]).name) and rest[1] == "-m" \
+            and rest[2] in _OPENAI_SERVER_MODULES:
+        rest = rest[3:]
+    else:
+        raise InputError("--from", f"the command runs {' '.join(rest[:2]) or 'nothing'!r}, not vllm serve",
+                         "give `vllm serve MODEL ...` or `python -m vllm.entrypoints.openai.api_server --model MODEL ...`")
+    shell = [t for t in rest if "$" in t or "`" in t]
+    if shell or (model and "$" in model):
+        raise InputError("--from", f"the command uses shell expansion ({', '.join((shell or [model])[:3])}), whose "
+                         "value kvplan cannot know", "give the command with the values written out")
+    # -dp and the other short spellings as their long flags; a negative number as a value ('--max-model-len -1') kept
+    # with its flag (parse_command_args reads a token starting with '-' as the next flag)
+    flags_in: list[str] = []
+    for j, tok in enumerate(rest):
+        name, eq, value = tok.partition("=")
+        if tok.startswith("-") and not tok.startswith("--") and not _NUMBER.match(tok):
+            if name not in SHORT_FLAGS:
+                raise InputError(tok, "not a vllm serve flag kvplan knows", "give the flag's long form (--name)")
+            tok = SHORT_FLAGS[name] + (eq + value)
+        elif _NUMBER.match(tok) and flags_in and flags_in[-1].startswith("--") and "=" not in flags_in[-1]:
+            flags_in[-1] = flags_in[-1] + "=" + tok
+            continue
+        flags_in.append(tok)
+    args = parse_command_args(shlex.join(["vllm", "serve"] + flags_in))
+    if "model" in args:
+        if model is not None and str(args["model"]) != model:
+            raise InputError("--model", f"the command names two models, {model} and {args['model']}", "give one")
+        model = str(args.pop("model"))
+    params = {p.name: p for p in FIT_PARAMS if p.name not in KVPLAN_ONLY}
+    planned: dict = {}
+    not_planned: list[str] = []
+    not_modelled: list[str] = []
+    unknown: list[str] = []
+    for name, value in args.items():
+        negated = name.startswith("no_") and name[3:] in params and params[name[3:]].annotation == Optional[bool]
+        if negated:
+            name, value = name[3:], not value if isinstance(value, bool) else value
+        if name in params:
+            planned[name] = _as_fit_value(params[name], value, negated)
+        elif name in NO_GPU_MEMORY_ARGS or name in ARGS_WITHOUT_MEMORY_EFFECT:
+            not_planned.append(flag_name(name))
+        elif name in ARGS_NOT_MODELLED:
+            default = ARGS_NOT_MODELLED[name]
+            if value == default or str(value).lower() == str(default).lower():
+                not_planned.append(flag_name(name))  # at vLLM's default: nothing changes
+            else:
+                not_modelled.append(f"{flag_name(name)} {value} (vLLM's default {default!r})")
+        elif name == "config":  # vllm serve --config FILE.yaml: flags kvplan would not see
+            raise InputError("--config", f"the command reads more flags from {value}, which kvplan does not read",
+                             "write that file's flags on the command instead of --config")
+        else:
+            unknown.append(flag_name(name))
+    if not_modelled:
+        raise InputError("--from", "the command sets " + "; ".join(not_modelled) + ": vLLM engine arguments that change "
+                         "what the startup sizes, which kvplan does not model, so its numbers cannot be determined",
+                         "plan the command without " + ", ".join(m.split(" ")[0] for m in not_modelled)
+                         + ", or with each at vLLM's default")
+    if unknown:
+        raise InputError("--from", "not a vllm serve flag kvplan knows: " + ", ".join(unknown),
+                         "check the spelling (`vllm serve --help`), or plan the command without "
+                         + ("it" if len(unknown) == 1 else "them"))
+    return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)))
+
+
+def _as_fit_value(param, value, negated: bool):
+    """A command's value as kvplan's own command line gives the FitFlags field (typer's types): '32768' for a length,
+    0.95 for a fraction, True for a switch, '1,2,4,8' for a list."""
+    flag = flag_name(param.name)
+    ann = param.annotation
+    if ann is bool or ann == Optional[bool]:
+        if not isinstance(value, bool):
+            raise InputError(flag, f"is a switch, given the value {value!r} in the command",
+                             f"write {flag} alone (or --no-{flag[2:]} where vLLM takes it)")
+        return value
+    if isinstance(value, bool):  # '--max-model-len' with nothing after it
+        raise InputError(flag, "has no value in the command", f"give it one: {flag} VALUE")
+    if param.name in _COMMA_LISTS:
+        return ",".join(str(value).split())
+    if ann == Optional[int]:
+        return value if isinstance(value, int) else str(value)  # '8k': read (and refused) as kvplan.fit reads it
+    if ann == Optional[float]:
+        return float(value) if isinstance(value, (int, float)) else str(value)
+    return str(value)
+
+
+def merge(model: Optional[str], flags, command: ServeCommand):
+    """(model, FitFlags) with the command's flags in: MODEL or a flag given on kvplan's command line as well must be
+    the command's (else InputError naming it: no silent guess which one is meant)."""
+    from kvplan.api import FitFlags
+
+    defaults = {f.name: f.default for f in fields(FitFlags)}
+    if model is not None and command.model is not None and model != command.model:
+        raise InputError("MODEL", f"{model} is given, and the command serves {command.model}",
+                         "drop MODEL (the command's is planned), or change one so that they agree")
+    model = command.model if command.model is not None else model
+    if model is None:
+        raise InputError("--from", "the command names no model (vllm serve MODEL, or --model MODEL)",
+                         "add the model to the command")
+    changes = {}
+    for name, value in command.planned.items():
+        given = getattr(flags, name)
+        if given != defaults[name] and not _same(name, given, value):
+            raise InputError(flag_name(name), f"{given} is given, and the command sets {value}",
+                             f"drop {flag_name(name)} (the command's is planned), or make them agree")
+        changes[name] = value
+    if command.env:
+        env = list(flags.env or [])
+        keys = {e.split("=", 1)[0]: e for e in env}
+        for e in command.env:
+            key = e.split("=", 1)[0]
+            if key in keys and keys[key] != e:
+                raise InputError("--env", f"{keys[key]} is given, and the command sets {e}",
+                                 f"drop --env {keys[key]}, or make them agree")
+            if key not in keys:
+                env.append(e)
+        changes["env"] = env
+    return model, replace(flags, **changes)
+
+
+def _same(name: str, a, b) -> bool:
+    """The two values plan the same: equal as given, or as kvplan.fit reads them ('32k' and 32000)."""
+    if a == b or str(a) == str(b):
+        return True
+    from kvplan.api import _checked
+
+    try:
+        return _checked(name, a) == _checked(name, b)
+    except Exception:  # one is no value of the flag: not the same
+        return False

@@ -1,0 +1,132 @@
+"""`kvplan fit --from 'vllm serve ...'`: a command people already hold, planned whole (kvplan.serve_command)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_runner import refused, run_cli
+
+SERVE = ("vllm serve Qwen/Qwen3-8B --max-model-len 32768 --gpu-memory-utilization 0.95 -tp 2 --enable-prefix-caching "
+         "--host 0.0.0.0 --port 8000")
+DIRECT = ["Qwen/Qwen3-8B", "--max-model-len", "32768", "--gpu-memory-utilization", "0.95", "-tp", "2",
+          "--enable-prefix-caching"]
+
+
+def _json(monkeypatch, capsys, *args) -> dict:
+    code, out, err = run_cli(monkeypatch, capsys, "fit", *args, "--json")
+    assert code in (0, 1), err
+    return json.loads(out)
+
+
+def test_command_plans_as_the_same_flags_given_directly(monkeypatch, capsys):
+    direct = _json(monkeypatch, capsys, *DIRECT, "--gpu", "L4", "--vllm-version", "0.11.0")
+    cmd = _json(monkeypatch, capsys, "--from", SERVE, "--gpu", "L4", "--vllm-version", "0.11.0")
+    prov = cmd.pop("from_command")
+    assert cmd == direct
+    assert cmd["args"]["tensor_parallel_size"] == 2 and cmd["args"]["max_model_len"] == 32768
+    # where each flag came from: the command, as planned
+    assert prov["model"] == "Qwen/Qwen3-8B"
+    assert prov["planned"] == {"--max-model-len": "32768", "--gpu-memory-utilization": 0.95,
+                               "--tensor-parallel-size": 2, "--enable-prefix-caching": True}
+    assert prov["command"] == SERVE
+
+
+def test_server_flags_are_noted_not_planned(monkeypatch, capsys):
+    prov = _json(monkeypatch, capsys, "--from", SERVE + " --api-key k --served-model-name q --chat-template t.jinja "
+                 "--enable-auto-tool-choice --tool-call-parser hermes", "--gpu", "L4")["from_command"]
+    assert prov["not_planned"] == ["--api-key", "--chat-template", "--enable-auto-tool-choice", "--host", "--port",
+                                   "--served-model-name", "--tool-call-parser"]
+    assert prov["notes"] == ["not planned with, as they move no GPU memory: " + ", ".join(prov["not_planned"])]
+    code, out, _ = run_cli(monkeypatch, capsys, "fit", "--from", SERVE, "--gpu", "L4", "--explain")
+    text = " ".join(out.split())
+    assert "not planned with, as they move no GPU memory: --host, --port" in text
+    assert "from the command: vllm serve Qwen/Qwen3-8B" in text and "--tensor-parallel-size 2" in text
+
+
+def test_unmodelled_flags_are_refused_by_name(monkeypatch, capsys):
+    text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from",
+                   SERVE + " --num-gpu-blocks-override 100 --disable-sliding-window")
+    assert "--num-gpu-blocks-override 100" in text and "--disable-sliding-window True" in text
+    assert "kvplan does not model" in text
+    # at vLLM's default it changes nothing: planned, and noted
+    prov = _json(monkeypatch, capsys, "--from", SERVE + " --model-impl auto", "--gpu", "L4")["from_command"]
+    assert "--model-impl" in prov["not_planned"]
+
+
+def test_unknown_flags_are_refused_by_name(monkeypatch, capsys):
+    text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from", SERVE + " --frobnicate 3")
+    assert "not a vllm serve flag kvplan knows: --frobnicate" in text
+    # kvplan's own flags are no vllm serve flags
+    text = refused(monkeypatch, capsys, "--from", "fit", "--from", SERVE + " --gpu L4")
+    assert "--gpu" in text
+    refused(monkeypatch, capsys, "-O", "fit", "--gpu", "L4", "--from", SERVE + " -O 3")
+
+
+def test_conflicting_flags_are_refused(monkeypatch, capsys):
+    text = refused(monkeypatch, capsys, "--max-model-len", "fit", "--gpu", "L4", "--max-model-len", "16384",
+                   "--from", SERVE)
+    assert "16384" in text and "32768" in text
+    text = refused(monkeypatch, capsys, "MODEL", "fit", "Qwen/Qwen3-4B", "--gpu", "L4", "--from", SERVE)
+    assert "Qwen/Qwen3-4B" in text and "Qwen/Qwen3-8B" in text
+    refused(monkeypatch, capsys, "--enable-prefix-caching", "fit", "--gpu", "L4", "--no-enable-prefix-caching",
+            "--from", SERVE)
+    refused(monkeypatch, capsys, "--env", "fit", "--gpu", "L4", "--env", "VLLM_USE_V1=0", "--from",
+            "VLLM_USE_V1=1 " + SERVE)
+    # the same value on both (as the planner reads it: 32k and 32000) and the same MODEL are no conflict
+    a = _json(monkeypatch, capsys, "Qwen/Qwen3-8B", "--gpu", "L4", "--max-model-len", "32k", "--from",
+              "vllm serve Qwen/Qwen3-8B --max-model-len 32000")
+    assert a["args"]["max_model_len"] == 32000
+
+
+def test_script_file_with_continuations(monkeypatch, capsys, tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text("#!/usr/bin/env bash\nset -euo pipefail\n# serve Qwen3-8B on two L4s\n"
+                      "exec vllm serve Qwen/Qwen3-8B \\\n  --max-model-len 32768 \\\n  --gpu-memory-utilization 0.95 \\\n"
+                      "  -tp 2 \\\n  --enable-prefix-caching \\\n  --host 0.0.0.0 --port 8000\n")
+    direct = _json(monkeypatch, capsys, *DIRECT, "--gpu", "L4")
+    cmd = _json(monkeypatch, capsys, "--from", str(script), "--gpu", "L4")
+    prov = cmd.pop("from_command")
+    assert cmd == direct
+    assert prov["command"].startswith(str(script) + ": exec vllm serve Qwen/Qwen3-8B --max-model-len 32768")
+    assert prov["not_planned"] == ["--host", "--port"]
+    two = tmp_path / "two.sh"
+    two.write_text("vllm serve a/b\nvllm serve c/d\n")
+    assert "2 vllm serve commands" in refused(monkeypatch, capsys, "--from", "fit", "--from", str(two))
+    none = tmp_path / "none.sh"
+    none.write_text("echo hello\n")
+    refused(monkeypatch, capsys, "--from", "fit", "--from", str(none))
+
+
+def test_python_m_api_server_command(monkeypatch, capsys):
+    direct = _json(monkeypatch, capsys, *DIRECT, "--gpu", "L4")
+    cmd = _json(monkeypatch, capsys, "--gpu", "L4", "--from",
+                "python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B --max-model-len=32768 "
+                "--gpu-memory-utilization 0.95 --tensor-parallel-size 2 --enable-prefix-caching --port 8000")
+    prov = cmd.pop("from_command")
+    assert cmd == direct and prov["model"] == "Qwen/Qwen3-8B"
+    # a command naming no model
+    assert "names no model" in refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from",
+                                       "python -m vllm.entrypoints.openai.api_server --max-model-len 4096")
+
+
+@pytest.mark.parametrize("prefix", ["VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 CUDA_VISIBLE_DEVICES=0,1 ",
+                                    "env VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 CUDA_VISIBLE_DEVICES=0,1 "])
+def test_env_prefixes_are_read_as_env(monkeypatch, capsys, prefix):
+    direct = _json(monkeypatch, capsys, *DIRECT, "--gpu", "L4", "--env", "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
+                   "--env", "CUDA_VISIBLE_DEVICES=0,1")
+    cmd = _json(monkeypatch, capsys, "--gpu", "L4", "--from", prefix + SERVE)
+    prov = cmd.pop("from_command")
+    assert cmd == direct
+    assert ["VLLM_ALLOW_LONG_MAX_MODEL_LEN", "1"] in cmd["args"]["env"]
+    assert prov["env"] == ["VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", "CUDA_VISIBLE_DEVICES=0,1"]
+
+
+def test_switch_negation_short_flags_and_shell_variables(monkeypatch, capsys):
+    a = _json(monkeypatch, capsys, "--gpu", "L4", "--from",
+              "vllm serve Qwen/Qwen3-8B --max-model-len 8192 --no-enable-prefix-caching -dp 2")
+    assert a["args"]["enable_prefix_caching"] is False and a["args"]["data_parallel_size"] == 2
+    text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from", "vllm serve $MODEL --max-model-len 8192")
+    assert "$MODEL" in text
+    refused(monkeypatch, capsys, "--from", "fit", "--from", "not-a-file.sh")
