@@ -130,3 +130,17 @@ def test_switch_negation_short_flags_and_shell_variables(monkeypatch, capsys):
     text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from", "vllm serve $MODEL --max-model-len 8192")
     assert "$MODEL" in text
     refused(monkeypatch, capsys, "--from", "fit", "--from", "not-a-file.sh")
+
+
+def test_json_values_lists_negative_lengths_and_vllms_own_kv_cache_memory_spelling(monkeypatch, capsys):
+    spec = '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}'
+    direct = _json(monkeypatch, capsys, "Qwen/Qwen3-8B", "--gpu", "H100", "--vllm-version", "0.14.0", "--max-model-len",
+                   "-1", "--kv-cache-memory-bytes", "8G", "--speculative-config", spec, "--cudagraph-capture-sizes",
+                   "1,2,4,8")
+    # --kv-cache-memory=N: the spelling vLLM's own startup summary suggests
+    cmd = _json(monkeypatch, capsys, "--gpu", "H100", "--vllm-version", "0.14.0", "--from",
+                f"vllm serve Qwen/Qwen3-8B --max-model-len -1 --speculative-config '{spec}' "
+                "--cudagraph-capture-sizes 1 2 4 8 --kv-cache-memory=8G")
+    prov = cmd.pop("from_command")
+    assert cmd == direct and cmd["args"]["kv_cache_memory_bytes"] == 8 * 2**30
+    assert prov["planned"]["--cudagraph-capture-sizes"] == "1,2,4,8" and prov["planned"]["--max-model-len"] == "-1"

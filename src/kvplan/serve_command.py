@@ -31,6 +31,9 @@ KVPLAN_ONLY = frozenset({"gpu", "gpu_gib", "gpu_gb", "wsl2", "num_gpus", "gpu_ki
 SHORT_FLAGS = {"-tp": "--tensor-parallel-size", "-pp": "--pipeline-parallel-size", "-dp": "--data-parallel-size",
                "-q": "--quantization"}
 # the FitFlags fields vllm serve takes as nargs="+" lists, which FitFlags holds comma-separated
+# spellings vllm serve takes for a FitFlags flag: vLLM's own startup summary suggests `--kv-cache-memory=N` (argparse
+# reads it as --kv-cache-memory-bytes' prefix; other abbreviations are not read: the full flag set decides them)
+ALIASES = {"kv_cache_memory": "kv_cache_memory_bytes"}
 _COMMA_LISTS = ("cudagraph_capture_sizes", "cuda_graph_sizes", "lora_target_modules")
 _OPENAI_SERVER_MODULES = ("vllm.entrypoints.openai.api_server",)
 _ENV_WORD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -169,6 +172,7 @@ def parse_serve_command(source: str) -> ServeCommand:
         negated = name.startswith("no_") and name[3:] in params and params[name[3:]].annotation == Optional[bool]
         if negated:
             name, value = name[3:], not value if isinstance(value, bool) else value
+        name = ALIASES.get(name, name)
         if name in params:
             planned[name] = _as_fit_value(params[name], value, negated)
         elif name in NO_GPU_MEMORY_ARGS or name in ARGS_WITHOUT_MEMORY_EFFECT:
