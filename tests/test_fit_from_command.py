@@ -144,3 +144,24 @@ def test_json_values_lists_negative_lengths_and_vllms_own_kv_cache_memory_spelli
     prov = cmd.pop("from_command")
     assert cmd == direct and cmd["args"]["kv_cache_memory_bytes"] == 8 * 2**30
     assert prov["planned"]["--cudagraph-capture-sizes"] == "1,2,4,8" and prov["planned"]["--max-model-len"] == "-1"
+
+
+def test_scaffold_from_a_command_writes_the_files_of_the_same_flags(monkeypatch, capsys, tmp_path):
+    code, _, err = run_cli(monkeypatch, capsys, "scaffold", str(tmp_path / "a"), "--gpu", "L4", "--from",
+                           "vllm serve Qwen/Qwen3-8B --max-model-len 16384 --port 8001 --served-model-name qwen "
+                           "--api-key k --host 0.0.0.0 --enable-prefix-caching")
+    assert code == 0, err
+    assert "not written to serve.sh" in err and "--api-key" in " ".join(err.split())
+    code, _, err = run_cli(monkeypatch, capsys, "scaffold", str(tmp_path / "b"), "Qwen/Qwen3-8B", "--gpu", "L4",
+                           "--max-model-len", "16384", "--port", "8001", "--served-model-name", "qwen",
+                           "--enable-prefix-caching")
+    assert code == 0, err
+    for name in ("serve.sh", "docker-compose.yml", ".env.example", "k8s/deployment.yaml"):
+        assert (tmp_path / "a" / name).read_text() == (tmp_path / "b" / name).read_text().replace(
+            str(tmp_path / "b"), str(tmp_path / "a")), name
+    assert "--port" in (tmp_path / "a" / "serve.sh").read_text()
+    assert "8001" in (tmp_path / "a" / ".env.example").read_text()
+    refused(monkeypatch, capsys, "--port", "scaffold", str(tmp_path / "c"), "--gpu", "L4", "--port", "9000", "--from",
+            "vllm serve Qwen/Qwen3-8B --port 8001")
+    refused(monkeypatch, capsys, "MODEL", "scaffold", str(tmp_path / "d"), "--gpu", "L4")
+    assert not (tmp_path / "c").exists() and not (tmp_path / "d").exists()

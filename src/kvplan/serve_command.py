@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Optional
 
@@ -50,6 +50,7 @@ class ServeCommand:
     planned: dict
     env: tuple[str, ...]
     not_planned: tuple[str, ...]
+    server: dict = field(default_factory=dict)  # the not-planned arguments' values (field -> value): scaffold's --port
 
     def notes(self) -> list[str]:
         out = []
@@ -64,8 +65,8 @@ class ServeCommand:
                 "env": list(self.env), "not_planned": list(self.not_planned), "notes": self.notes()}
 
 
-def flag_name(field: str) -> str:
-    return "--" + field.replace("_", "-")
+def flag_name(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
 
 def _command_line(text: str) -> str:
@@ -166,6 +167,7 @@ def parse_serve_command(source: str) -> ServeCommand:
     params = {p.name: p for p in FIT_PARAMS if p.name not in KVPLAN_ONLY}
     planned: dict = {}
     not_planned: list[str] = []
+    server: dict = {}
     not_modelled: list[str] = []
     unknown: list[str] = []
     for name, value in args.items():
@@ -177,6 +179,7 @@ def parse_serve_command(source: str) -> ServeCommand:
             planned[name] = _as_fit_value(params[name], value, negated)
         elif name in NO_GPU_MEMORY_ARGS or name in ARGS_WITHOUT_MEMORY_EFFECT:
             not_planned.append(flag_name(name))
+            server[name] = value
         elif name in ARGS_NOT_MODELLED:
             default = ARGS_NOT_MODELLED[name]
             if value == default or str(value).lower() == str(default).lower():
@@ -197,7 +200,7 @@ def parse_serve_command(source: str) -> ServeCommand:
         raise InputError("--from", "not a vllm serve flag kvplan knows: " + ", ".join(unknown),
                          "check the spelling (`vllm serve --help`), or plan the command without "
                          + ("it" if len(unknown) == 1 else "them"))
-    return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)))
+    return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server)
 
 
 def _as_fit_value(param, value, negated: bool):

@@ -13,11 +13,12 @@ from kvplan.cli import FitFlags, app, console, err_console, fit_options_deployab
 @fit_options_deployable_auto
 def scaffold(
     directory: str = typer.Argument(..., metavar="DIR", help="Directory to write the project into."),
-    model: str = typer.Argument(..., help="Model (Hub id, catalog name or local folder)."),
+    model: Optional[str] = typer.Argument(None, help="Model (Hub id, catalog name or local folder); with --from, the command's."),
     force: bool = typer.Option(False, "--force", help="Overwrite files that already exist."),
     served_model_name: Optional[str] = typer.Option(None, "--served-model-name",
                                                     help="Name clients use (default: the model's repo name)."),
     port: int = typer.Option(8000, "--port", help="HTTP port of the server."),
+    from_command: Optional[str] = typer.Option(None, "--from", help="Size the deployment of a `vllm serve MODEL ...` command (or a script file running one), as kvplan fit --from reads it; its --port and --served-model-name are written too, and its other server flags are named as not written."),
     *,
     flags: FitFlags,
 ) -> None:
@@ -26,6 +27,7 @@ def scaffold(
     Examples:
     $ kvplan scaffold deploy Qwen/Qwen3-8B --gpu L4 --max-model-len 16384
     $ kvplan scaffold out Qwen/Qwen3-32B --gpu H100 -tp 2 --served-model-name qwen
+    $ kvplan scaffold out --gpu L4 --from 'vllm serve Qwen/Qwen3-8B --port 8001'
     """
     from kvplan.deploy import PROBE_MARGIN, refuse_platform, render_files, spec_from_plan, write_files
     from kvplan.errors import InputError
@@ -33,6 +35,26 @@ def scaffold(
     if not directory.strip():  # Path("") is the current folder: an unset shell variable would write the files here
         raise InputError("DIR", "an empty folder name", "give the folder to write the project into, e.g. kvplan scaffold "
                          "./deploy MODEL")
+    left_out: tuple = ()
+    if from_command is not None:  # fit --from's reading; the server flags scaffold writes itself taken from it
+        from kvplan.serve_command import merge, parse_serve_command
+
+        command = parse_serve_command(from_command)
+        model, flags = merge(model, flags, command)
+        for name, given, default in (("port", port, 8000), ("served_model_name", served_model_name, None)):
+            if name in command.server:
+                value = command.server[name]
+                if given != default and str(given) != str(value):
+                    raise InputError(f"--{name.replace('_', '-')}", f"{given} is given, and the command sets {value}",
+                                     f"drop --{name.replace('_', '-')} (the command's is written), or make them agree")
+                if name == "port":
+                    port = value
+                else:
+                    served_model_name = str(value)
+        left_out = tuple(f for f in command.not_planned if f not in ("--port", "--served-model-name", "--host"))
+    if model is None:
+        raise InputError("MODEL", "no model given", "kvplan scaffold DIR MODEL ..., or kvplan scaffold DIR --from "
+                         "'vllm serve MODEL ...'")
     plan = plan_from_flags(model, flags, gpu_auto=True, deployable=True)
     refuse_platform(plan.gpu, str(plan.vllm_version))  # before the verdict: no fix makes files for this card start
     if not plan.fits:
@@ -52,6 +74,9 @@ def scaffold(
 
     from kvplan.render import Breakable, warning_text
 
+    if left_out:  # the command's flags serve.sh does not carry: said, not dropped unseen
+        err_console.print(f"not written to serve.sh (they move no GPU memory; add them if you need them): "
+                          f"{', '.join(left_out)}", highlight=False, soft_wrap=True)
     for w in plan.warnings:  # as fit and sweep print them (a release kvplan has no rules for, a site calibration, ...)
         err_console.print(warning_text(str(w)), highlight=False, soft_wrap=True)
     # a folder, file or model id longer than the line breaks after a '/' (then a '-' or '_'), where rich folded it at
