@@ -165,3 +165,16 @@ def test_scaffold_from_a_command_writes_the_files_of_the_same_flags(monkeypatch,
             "vllm serve Qwen/Qwen3-8B --port 8001")
     refused(monkeypatch, capsys, "MODEL", "scaffold", str(tmp_path / "d"), "--gpu", "L4")
     assert not (tmp_path / "c").exists() and not (tmp_path / "d").exists()
+
+
+def test_a_word_no_flag_takes_is_refused(monkeypatch, capsys, tmp_path):
+    assert "'extra'" in refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from",
+                                "vllm serve Qwen/Qwen3-8B --max-model-len 4096 extra")
+    refused(monkeypatch, capsys, "--enforce-eager", "fit", "--gpu", "L4", "--from",
+            "vllm serve Qwen/Qwen3-8B --enforce-eager Qwen/Qwen3-4B")
+    # a script in a folder whose name holds a space and 'vllm' is read as the file it is
+    folder = tmp_path / "my vllm"
+    folder.mkdir()
+    (folder / "serve.sh").write_text("vllm serve Qwen/Qwen3-8B --max-model-len 4096 --port 8000\n")
+    prov = _json(monkeypatch, capsys, "--gpu", "L4", "--from", str(folder / "serve.sh"))["from_command"]
+    assert prov["planned"] == {"--max-model-len": "4096"} and prov["not_planned"] == ["--port"]

@@ -93,13 +93,13 @@ def read_source(source: str) -> tuple[str, str]:
     """(the command line, how to name where it came from): `source` is a command, or a file holding one."""
     if not source or not source.strip():
         raise InputError("--from", "an empty value", "give a `vllm serve ...` command in quotes, or a script file")
-    looks_like_command = "vllm" in source and (" " in source.strip() or "\n" in source)
     path = Path(source).expanduser()
-    if not looks_like_command:
-        try:
-            is_file = path.is_file()
-        except OSError:
-            is_file = False
+    try:  # a file first: a folder's name may hold a space and the word vllm
+        is_file = "\n" not in source and path.is_file()
+    except (OSError, ValueError):
+        is_file = False
+    looks_like_command = "vllm" in source and (" " in source.strip() or "\n" in source)
+    if is_file or not looks_like_command:
         if not is_file:
             raise InputError("--from", f"{source!r} is no file and no vllm serve command",
                              "give a script file that runs vllm serve, or the command in quotes")
@@ -159,6 +159,7 @@ def parse_serve_command(source: str) -> ServeCommand:
             flags_in[-1] = flags_in[-1] + "=" + tok
             continue
         flags_in.append(tok)
+    _refuse_stray_words(flags_in)
     args = parse_command_args(shlex.join(["vllm", "serve"] + flags_in))
     if "model" in args:
         if model is not None and str(args["model"]) != model:
@@ -201,6 +202,24 @@ def parse_serve_command(source: str) -> ServeCommand:
                          "check the spelling (`vllm serve --help`), or plan the command without "
                          + ("it" if len(unknown) == 1 else "them"))
     return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server)
+
+
+def _refuse_stray_words(tokens: list[str]) -> None:
+    """A word no flag takes as its value (a second model, a value after a switch's value) would be dropped unread by
+    logs.parse_command_args, which reads as it does (a flag takes the next word, a nargs list the words up to the next
+    flag): refused, naming it."""
+    from kvplan.logs import _LIST_FLAGS
+
+    taking = None  # the flag whose value the next word is: "one", "list", or None
+    for tok in tokens:
+        if tok.startswith("--"):
+            name, eq, _ = tok[2:].partition("=")
+            taking = None if eq else "list" if name.replace("-", "_") in _LIST_FLAGS else "one"
+        elif taking:
+            taking = "list" if taking == "list" else None
+        else:
+            raise InputError("--from", f"{tok!r} in the command is no flag and no flag's value (vllm serve would refuse "
+                             "it)", "check the command: quote a value with spaces, or drop the word")
 
 
 def _as_fit_value(param, value, negated: bool):
