@@ -67,7 +67,7 @@ def _unknown_keyword(name: str, function=None) -> InputError:
     return unknown_keyword(name, f"kvplan.{function.__name__}", keywords)
 
 
-def _checked(name: str, value):
+def checked_engine_arg(name: str, value):
     """One engine argument as the Python API takes it: its own type, or a string as vllm serve's command line reads
     it (ints as human_int reads them: '8k', '8K'; floats such as '0.9'). Booleans must be bool. A NumPy scalar (a
     DataFrame's cell, np.arange's values) is the Python number or bool it holds."""
@@ -125,18 +125,18 @@ def _checked(name: str, value):
 
 def _checked_flags(kwargs: dict, function=None) -> dict:
     """Engine keywords as `function` (fit, replan) takes them: a name EngineArgs lacks is an InputError with the nearest
-    one (EngineArgs(**kwargs) would answer a TypeError from inside), each value checked (_checked), env parsed."""
+    one (EngineArgs(**kwargs) would answer a TypeError from inside), each value checked (checked_engine_arg), env parsed."""
     for name in sorted(kwargs):
         if name not in ENGINE_FLAGS:
             raise _unknown_keyword(name, function)
-    kwargs = {name: _checked(name, value) for name, value in kwargs.items()}
+    kwargs = {name: checked_engine_arg(name, value) for name, value in kwargs.items()}
     if "env" in kwargs:
         kwargs["env"] = parse_env(kwargs["env"])
     return kwargs
 
 
 def engine_args(**kwargs) -> EngineArgs:
-    """EngineArgs from keyword arguments named as `vllm serve` flags in snake_case, each checked (_checked)."""
+    """EngineArgs from keyword arguments named as `vllm serve` flags in snake_case, each checked (checked_engine_arg)."""
     return EngineArgs(**_checked_flags(kwargs))
 
 
@@ -249,7 +249,7 @@ def _task_as_runner(task, flags: dict) -> str:
         raise InputError("task", f"unknown task {task!r}", "generate or auto (vLLM's default for a generative model), or "
                          "embed, classify, score or reward for a pooling model (from vLLM 0.10.1: runner='pooling')")
     value = task.strip().lower()
-    version = rules_for(_checked("vllm_version", flags.get("vllm_version"))).version
+    version = rules_for(checked_engine_arg("vllm_version", flags.get("vllm_version"))).version
     check_serve_values({"--task": value}, version)  # a release without vllm.LLM's task refuses it
     runner = TASK_RUNNERS[value]
     if runner is None:

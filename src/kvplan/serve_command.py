@@ -208,13 +208,13 @@ def _refuse_stray_words(tokens: list[str]) -> None:
     """A word no flag takes as its value (a second model, a value after a switch's value) would be dropped unread by
     logs.parse_command_args, which reads as it does (a flag takes the next word, a nargs list the words up to the next
     flag): refused, naming it."""
-    from kvplan.logs import _LIST_FLAGS
+    from kvplan.versions import MULTI_VALUE_FLAGS  # the nargs="+" flags (logs.parse_command_args reads them so)
 
     taking = None  # the flag whose value the next word is: "one", "list", or None
     for tok in tokens:
         if tok.startswith("--"):
             name, eq, _ = tok[2:].partition("=")
-            taking = None if eq else "list" if name.replace("-", "_") in _LIST_FLAGS else "one"
+            taking = None if eq else "list" if "--" + name.replace("_", "-") in MULTI_VALUE_FLAGS else "one"
         elif taking:
             taking = "list" if taking == "list" else None
         else:
@@ -281,9 +281,9 @@ def _same(name: str, a, b) -> bool:
     """The two values plan the same: equal as given, or as kvplan.fit reads them ('32k' and 32000)."""
     if a == b or str(a) == str(b):
         return True
-    from kvplan.api import _checked
+    from kvplan.api import checked_engine_arg
 
     try:
-        return _checked(name, a) == _checked(name, b)
+        return checked_engine_arg(name, a) == checked_engine_arg(name, b)
     except Exception:  # one is no value of the flag: not the same
         return False
