@@ -39,6 +39,19 @@ def record_plan(path: Path | str, rid: str):
     return rec, predict_record(rec)[0]
 
 
+def planned_with(rec: dict, **args):
+    """(kvplan's plan of the record, its plan with `args` added to the record's args): a flag planned, not skipped."""
+    return predict_record(rec)[0], predict_record(dict(rec, args=dict(rec["args"], **args)))[0]
+
+
+def first_record(path: Path | str, model_id: str) -> dict:
+    """The first record of the file at `path` for `model_id` with a stated vLLM version."""
+    rec = next((r for r in load_records(_located(path)) if r["model"]["id"] == model_id and r.get("vllm_version")),
+               None)
+    assert rec is not None, f"{_located(path).name} holds no versioned record of {model_id}"
+    return rec
+
+
 def planned_versions(recs: dict[str, dict]) -> dict[str, str]:
     """{record id: the vLLM release whose rules kvplan plans it with}, for records as records() gives them."""
     return {rid: predict_record(rec)[0].rules.version for rid, rec in recs.items()}

@@ -5,16 +5,16 @@ says per release whether vLLM would have built the kernel at all and what its bu
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 import kvplan
+from named_records import planned_with, record
 from kvplan.cli import FitFlags
 from kvplan.deploy import render_files, spec_from_plan
 from kvplan.logs import parse_lines
 from kvplan.reconcile import plan_from_log
-from kvplan.validate import ARG_FIELDS, ARGS_NOT_MODELLED, predict_record
+from kvplan.validate import ARG_FIELDS, ARGS_NOT_MODELLED
 from kvplan.versions import SERVE_FLAG_SINCE, rules_for
 
 QWEN32 = "Qwen/Qwen3-32B"
@@ -140,12 +140,9 @@ def test_the_engine_lines_resolved_value_is_not_the_flag():
 
 def test_a_record_with_the_flag_is_no_longer_skipped():
     assert "disable_custom_all_reduce" not in ARGS_NOT_MODELLED and "disable_custom_all_reduce" in ARG_FIELDS
-    path = Path(__file__).parent / "data" / "calibration.jsonl"
-    rec = next(json.loads(line) for line in path.read_text().splitlines()
-               if line.strip() and json.loads(line)["id"] == "qwen2-7b-instruct-a100-40-u050-tp2")
-    base, _ = predict_record(rec)
-    car, _ = predict_record(dict(rec, args=dict(rec["args"], disable_custom_all_reduce=True)))
+    rec = record("calibration.jsonl", "qwen2-7b-instruct-a100-40-u050-tp2")
+    base, car = planned_with(rec, disable_custom_all_reduce=True)
     assert car.args.disable_custom_all_reduce and car.kv_cache_bytes == base.kv_cache_bytes
     assert "after the budget's baseline snapshot in vLLM 0.10.1.1" in _note(car)  # A100 SXM4 (NVSwitch), TP 2
-    as_text, _ = predict_record(dict(rec, args=dict(rec["args"], disable_custom_all_reduce="true")))
+    _, as_text = planned_with(rec, disable_custom_all_reduce="true")
     assert as_text.args.disable_custom_all_reduce

@@ -5,11 +5,11 @@ format before 0.8.2), and gguf on a model that is no GGUF file."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 import kvplan
+from named_records import first_record, planned_with
 from kvplan.cli import FitFlags
 from kvplan.deploy import render_files, spec_from_plan
 from kvplan.errors import RefusedByVLLMError
@@ -165,11 +165,8 @@ def test_a_log_with_the_flag_is_planned_with_it():
 
 def test_a_record_with_the_flag_is_planned_not_skipped():
     assert "load_format" not in ARGS_NOT_MODELLED and "load_format" in ARG_FIELDS
-    path = Path(__file__).parent / "data" / "calibration.jsonl"
-    rec = next(json.loads(line) for line in path.read_text().splitlines()
-               if line.strip() and json.loads(line)["model"]["id"] == LLAMA and json.loads(line).get("vllm_version"))
-    base, _ = predict_record(rec)
-    given, _ = predict_record(dict(rec, args=dict(rec["args"], load_format="safetensors")))
+    rec = first_record("calibration.jsonl", LLAMA)
+    base, given = planned_with(rec, load_format="safetensors")
     assert given.args.load_format == "safetensors"
     for figure in FIGURES:
         assert getattr(given, figure) == getattr(base, figure), figure

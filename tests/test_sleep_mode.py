@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import kvplan
+from named_records import first_record, planned_with
 from kvplan.cli import FitFlags
 from kvplan.deploy import render_files, spec_from_plan
 from kvplan.errors import InputError, RefusedByVLLMError
@@ -166,13 +167,10 @@ def test_a_log_with_the_flag_is_planned_with_it():
 
 def test_a_record_with_the_flag_is_no_longer_skipped():
     assert "enable_sleep_mode" not in ARGS_NOT_MODELLED and "enable_sleep_mode" in ARG_FIELDS
-    path = Path(__file__).parent / "data" / "calibration.jsonl"
-    rec = next(json.loads(line) for line in path.read_text().splitlines()
-               if line.strip() and json.loads(line)["model"]["id"] == LLAMA and json.loads(line).get("vllm_version"))
-    base, _ = predict_record(rec)
-    sleep, _ = predict_record(dict(rec, args=dict(rec["args"], enable_sleep_mode=True)))
+    rec = first_record("calibration.jsonl", LLAMA)
+    base, sleep = planned_with(rec, enable_sleep_mode=True)
     assert sleep.args.enable_sleep_mode and sleep.kv_cache_bytes == base.kv_cache_bytes
-    sleep_str, _ = predict_record(dict(rec, args=dict(rec["args"], enable_sleep_mode="true")))
+    _, sleep_str = planned_with(rec, enable_sleep_mode="true")
     assert sleep_str.args.enable_sleep_mode
     with pytest.raises(InputError) as e:
         predict_record(dict(rec, args=dict(rec["args"], enable_sleep_mode="perhaps")))
