@@ -50,6 +50,12 @@ def client(tmp_path_factory):
      {"gpu": "L4", "max_model_len": 8192, "cudagraph_capture_sizes": "1,2,4,8"}),
     ({"model": LLAMA, "gpu": "L4", "max_model_len": 8192, "max_cudagraph_capture_size": 64},
      {"gpu": "L4", "max_model_len": 8192, "max_cudagraph_capture_size": 64}),
+    ({"model": "openai/gpt-oss-20b", "gpu": "H100", "max_model_len": 131072, "vllm_version": "0.33.0", "async_scheduling": False},
+     {"gpu": "H100", "max_model_len": 131072, "vllm_version": "0.33.0", "async_scheduling": False}),
+    ({"model": LLAMA, "gpu": "H100", "max_model_len": 8192, "tensor_parallel_size": 2, "disable_custom_all_reduce": True,
+      "enable_sleep_mode": True, "load_format": "safetensors"},
+     {"gpu": "H100", "max_model_len": 8192, "tensor_parallel_size": 2, "disable_custom_all_reduce": True,
+      "enable_sleep_mode": True, "load_format": "safetensors"}),
 ])
 def test_plan_equals_fit(client, body, fit_kwargs):
     r = client.post("/api/plan", json=body)
@@ -63,6 +69,15 @@ def test_plan_equals_fit(client, body, fit_kwargs):
     assert [s["bytes"] for s in got["budget_segments"]] == [b for _, b in budget_segments(p)]
     assert "<svg" in got["svg"]["budget"] and "<title>" in got["svg"]["budget"]
     assert f"data-chosen-max-model-len='{p.args.max_model_len}'" in got["svg"]["concurrency"]
+
+
+def test_features_suggest_every_load_format_a_release_takes(client):
+    # the page's load_format box suggests these; /api/plan says which the asked release takes
+    from kvplan.versions import LOAD_FORMATS, load_formats_at
+
+    names = client.get("/api/features").json()["load_formats"]
+    assert names == list(LOAD_FORMATS) and {"gguf", "bitsandbytes", "ipc_cache"} <= set(names)
+    assert set(load_formats_at((0, 33, 0))) < set(names)
 
 
 def test_plan_inverse_questions_match_the_cli(client):

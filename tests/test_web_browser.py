@@ -24,6 +24,7 @@ pytest.importorskip("fastapi", reason="kvplan[web] is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="kvplan[web] is not installed")
 
 import kvplan  # noqa: E402
+from kvplan.errors import InputError  # noqa: E402
 from kvplan.render import budget_segments, verdict_text  # noqa: E402
 from kvplan.resolve import gpu_catalog, model_catalog  # noqa: E402
 from kvplan.web.app import create_app  # noqa: E402
@@ -244,6 +245,87 @@ def test_the_skip_mm_profiling_box_plans_as_the_cli_flag(page, server_url):
     _wait_for_plan(page, plain)
     _assert_matches_cli(page, plain)
     assert "skip_mm_profiling" not in page.url
+
+
+def _wait_for_assumptions(pg, p) -> None:
+    """Wait until the page's assumptions list is plan `p`'s, line for line (the server's words)."""
+    pg.wait_for_function("(want) => JSON.stringify([...document.querySelectorAll('#assumptions li')].map(li => li.textContent))"
+                         " === JSON.stringify(want)", arg=list(p.assumptions) + [f"warning: {w}" for w in p.warnings])
+
+
+def test_the_async_scheduling_switch_plans_as_the_cli_flag(page, server_url):
+    # gpt-oss-20b's sliding-window layers reserve a step's tokens per step in flight from 0.26: off frees some
+    model, version, length = "openai/gpt-oss-20b", "0.33.0", 131072
+    base = f"/?model={model}&gpu=h100-sxm&vllm_version={version}&max_model_len={length}"
+    default = kvplan.fit(model, gpu="h100-sxm", vllm_version=version, max_model_len=length)
+    off = kvplan.fit(model, gpu="h100-sxm", vllm_version=version, max_model_len=length, async_scheduling=False)
+    assert off.kv_cache_tokens > default.kv_cache_tokens
+    page.goto(server_url + base)
+    _wait_for_plan(page, default)
+    page.select_option("#async_scheduling", "false")
+    _wait_for_plan(page, off)
+    _assert_matches_cli(page, off)
+    assert "async_scheduling=false" in page.url
+    page.goto(server_url + base + "&async_scheduling=false")  # the query string round-trips
+    _wait_for_plan(page, off)
+    assert page.input_value("#async_scheduling") == "false"
+    page.select_option("#async_scheduling", "true")
+    on = kvplan.fit(model, gpu="h100-sxm", vllm_version=version, max_model_len=length, async_scheduling=True)
+    _wait_for_plan(page, on)
+    _assert_matches_cli(page, on)
+    page.select_option("#async_scheduling", "")
+    page.wait_for_function("!location.search.includes('async_scheduling')")  # the release's default: left out
+    _wait_for_plan(page, default)
+    _assert_matches_cli(page, default)
+
+
+def test_the_load_format_box_plans_as_the_cli_flag_and_shows_vllms_refusal(page, server_url):
+    model = "Qwen/Qwen2.5-0.5B-Instruct"
+    fmt = kvplan.fit(model, gpu="tesla-t4", max_model_len=4096, load_format="safetensors")
+    page.goto(server_url + f"/?model={model}&gpu=tesla-t4&max_model_len=4096&load_format=safetensors")
+    _wait_for_plan(page, fmt)
+    _assert_matches_cli(page, fmt)
+    _wait_for_assumptions(page, fmt)  # the same budget as auto; its assumption says which loader reads what
+    assert page.input_value("#load_format") == "safetensors"
+    assert page.locator("#load-format-list option[value='safetensors']").count() == 1  # suggested, from /api/features
+    page.fill("#load_format", "bogus")  # refused as the CLI refuses it, beside the box
+    slot = page.locator(".err[data-for='load_format']")
+    slot.wait_for(state="visible")
+    with pytest.raises(InputError) as refused:
+        kvplan.fit(model, gpu="tesla-t4", max_model_len=4096, load_format="bogus")
+    assert "bogus" in slot.text_content() and str(refused.value.message) in slot.text_content()
+    assert "load_format=bogus" in page.url
+
+
+def test_the_sleep_mode_and_all_reduce_boxes_plan_as_the_cli_flags(page, server_url):
+    # the same budget with either (the plan's assumptions say why): the page plans what fit plans, words included
+    model = LLAMA
+    both = kvplan.fit(model, gpu="h100-sxm", max_model_len=8192, tensor_parallel_size=2, enable_sleep_mode=True,
+                      disable_custom_all_reduce=True)
+    sleep = kvplan.fit(model, gpu="h100-sxm", max_model_len=8192, tensor_parallel_size=2, enable_sleep_mode=True)
+    assert list(both.assumptions) != list(sleep.assumptions)
+    page.goto(server_url + f"/?model={model}&gpu=h100-sxm&max_model_len=8192&tensor_parallel_size=2"
+              "&enable_sleep_mode=1&disable_custom_all_reduce=1")
+    _wait_for_plan(page, both)
+    _assert_matches_cli(page, both)
+    _wait_for_assumptions(page, both)
+    assert page.is_checked("#enable_sleep_mode") and page.is_checked("#disable_custom_all_reduce")
+    page.uncheck("#disable_custom_all_reduce")
+    _wait_for_assumptions(page, sleep)
+    _wait_for_plan(page, sleep)
+    _assert_matches_cli(page, sleep)
+    assert "enable_sleep_mode=1" in page.url and "disable_custom_all_reduce" not in page.url
+    page.uncheck("#enable_sleep_mode")
+    _wait_for_assumptions(page, kvplan.fit(model, gpu="h100-sxm", max_model_len=8192, tensor_parallel_size=2))
+    # vLLM 0.10.2's ROCm build refuses sleep mode: its words beside the box
+    page.goto(server_url + "/?model=Qwen/Qwen2.5-0.5B-Instruct&gpu=mi300x&vllm_version=0.10.2&max_model_len=4096"
+              "&enable_sleep_mode=1")
+    slot = page.locator(".err[data-for='enable_sleep_mode']")
+    slot.wait_for(state="visible")
+    assert "Sleep mode is not supported on current platform" in slot.text_content()
+    with pytest.raises(InputError):
+        kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="mi300x", vllm_version="0.10.2", max_model_len=4096,
+                   enable_sleep_mode=True)
 
 
 def test_the_wsl2_switch_plans_as_fit_wsl2(page, server_url):

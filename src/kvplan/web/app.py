@@ -782,13 +782,16 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
     @app.get("/api/features", summary="Which optional modules this server has")
     def features():
         from kvplan.api import known_versions
-        from kvplan.versions import DEFAULT_RELEASE
+        from kvplan.versions import DEFAULT_RELEASE, LOAD_FORMATS
         from kvplan.workload import BUNDLED
 
         has_sim = optional_module("simulate") is not None
         return {"scaffold": optional_module("deploy") is not None, "simulate": has_sim,
                 "traces": {k: t.description for k, t in BUNDLED.items()} if has_sim else {},
                 "vllm_versions": known_versions(), "default_vllm_version": DEFAULT_RELEASE,
+                # every --load-format some release takes (versions.LOAD_FORMATS), as suggestions: /api/plan says which
+                # the asked release takes
+                "load_formats": list(LOAD_FORMATS),
                 "limits": {"upload_bytes": MAX_UPLOAD_BYTES, "simulate_requests": MAX_SIM_REQUESTS, "simulate_seconds": simulate_seconds}}
 
     @app.post("/api/plan", summary="`kvplan fit --json`, plus svg.budget and svg.concurrency")

@@ -5,12 +5,13 @@
 const FIELDS = ["model", "revision", "gpu", "gpu_gib", "gpu_kinds", "num_gpus", "wsl2", "max_model_len", "concurrency",
   "gpu_memory_utilization", "kv_cache_dtype", "tensor_parallel_size", "max_num_seqs", "dtype", "quantization", "enforce_eager",
   "kv_cache_memory_bytes", "compilation_config", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "speculative_config", "limit_mm_per_prompt", "skip_mm_profiling", "entrypoint",
-  "runner", "enable_extensible_kv_cache", "gdn_prefill_backend", "vllm_version"];
+  "runner", "enable_extensible_kv_cache", "gdn_prefill_backend",
+  "enable_sleep_mode", "disable_custom_all_reduce", "load_format", "async_scheduling", "vllm_version"];
 // sent as JSON numbers; max_model_len goes as typed (32k, 32K, -1, auto): the server reads it as the CLI does
 const NUMBERS = new Set(["gpu_gib", "num_gpus", "concurrency", "gpu_memory_utilization", "tensor_parallel_size", "max_num_seqs",
   "max_cudagraph_capture_size"]);
 // switches whose default is the release's (a select of "", "true", "false"): sent as JSON booleans, left out when ""
-const SWITCHES = new Set(["enable_extensible_kv_cache"]);
+const SWITCHES = new Set(["enable_extensible_kv_cache", "async_scheduling"]);
 const DEFAULTS = { model: "Qwen/Qwen2.5-0.5B-Instruct", gpu: "tesla-t4", max_model_len: "4096" };
 const SLIDER_MIN_TOKENS = 256;
 
@@ -527,6 +528,7 @@ async function loadCatalogs() {
   for (const g of gpus) sel.appendChild(new Option(gpuLabel(g, false), g.id));
   sel.appendChild(new Option("custom size…", "custom"));
   for (const v of features.vllm_versions || []) { const o = document.createElement("option"); o.value = v; $("version-list").appendChild(o); }
+  for (const v of features.load_formats || []) $("load-format-list").appendChild(new Option(v, v));
   // the release a plan takes when the field is empty: kvplan's default, which need not be the newest in the list
   if (features.default_vllm_version) $("vllm_version").placeholder = `${features.default_vllm_version} (kvplan's default release)`;
   $("tab-traffic").hidden = !features.simulate;
