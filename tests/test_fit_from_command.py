@@ -227,6 +227,7 @@ COMPOSE_FLAGS = ("--model Qwen/Qwen3-8B --max-model-len 32768 --gpu-memory-utili
 @pytest.mark.parametrize("source", [
     "command: " + COMPOSE_FLAGS,
     COMPOSE_FLAGS,
+    "command: >\n  " + COMPOSE_FLAGS.replace(" --", "\n  --"),  # a folded block, pasted from the file
     'command: ["--model", "Qwen/Qwen3-8B", "--max-model-len", "32768", "--gpu-memory-utilization", "0.95", '
     '"--tensor-parallel-size", "2", "--enable-prefix-caching", "--port", "8000"]',
 ])
@@ -245,6 +246,17 @@ def test_a_compose_command_without_model_is_refused(monkeypatch, capsys):
     for source in ("command: --max-model-len 32768", '["--max-model-len", "32768"]'):
         text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from", source)
         assert "names no model with --model" in text
+    text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from",
+                   'command: ["Qwen/Qwen3-8B", "--max-model-len", "32768"]')
+    assert "runs 'Qwen/Qwen3-8B'" in text and "--model MODEL" in text
+
+
+@pytest.mark.parametrize("source", ["command: " + SERVE, "command: " + json.dumps(SERVE.split())])
+def test_a_compose_command_running_vllm_serve_is_read_as_the_command(monkeypatch, capsys, source):
+    direct = _json(monkeypatch, capsys, *DIRECT, "--gpu", "L4")
+    cmd = _json(monkeypatch, capsys, "--gpu", "L4", "--from", source)
+    prov = cmd.pop("from_command")
+    assert cmd == direct and prov["command"] == SERVE and not any("entrypoint" in n for n in prov["notes"])
 
 
 def test_a_compose_file_is_read_through_its_service_command(monkeypatch, capsys, tmp_path):

@@ -97,9 +97,9 @@ IMAGE_ENTRYPOINT_NOTE = "read as the vllm/vllm-openai image's `vllm serve` entry
 _COMPOSE_KEY = re.compile(r"^\s*(?:-\s*)?command\s*:\s*", re.S)
 
 
-def _image_args(text: str) -> Optional[list[str]]:
-    """The words of `text` when it is the image's arguments only (a compose `command:` value, its YAML list, or the
-    flags alone) starting with a flag; None otherwise."""
+def _compose_words(text: str) -> Optional[list[str]]:
+    """The words of `text` read as a compose `command:` value (the key optional): a YAML / JSON flow list, a folded or
+    literal block (`>` / `|`), or a shell line; None where it reads as none of them."""
     body = _COMPOSE_KEY.sub("", text.strip(), count=1).strip()
     if body.startswith("["):  # a YAML / JSON flow list: ["--model", "Qwen/Qwen3-8B", ...]
         try:
@@ -109,14 +109,20 @@ def _image_args(text: str) -> Optional[list[str]]:
         except Exception:  # no YAML reader, or not a list it reads: left to the shell reading below
             words = None
         if isinstance(words, list) and all(isinstance(w, (str, int, float)) for w in words):
-            words = [str(w) for w in words]
-            return words if words and words[0].startswith("-") else None
+            return [str(w) for w in words]
+    body = re.sub(r"^[>|][+-]?[ \t]*(?:\r?\n|$)", "", body)  # a block scalar's indicator
     body = re.sub(r"[ \t]*\\\r?\n[ \t]*", " ", body)  # backslash continuations
     body = " ".join(line.strip() for line in body.splitlines() if line.strip() and not line.strip().startswith("#"))
     try:
-        words = shlex.split(body, comments=True)
+        return shlex.split(body, comments=True)
     except ValueError:
         return None
+
+
+def _image_args(text: str) -> Optional[list[str]]:
+    """The words of `text` when it is the image's arguments only (a compose `command:` value, its YAML list, or the
+    flags alone) starting with a flag; None otherwise."""
+    words = _compose_words(text)
     return words if words and words[0].startswith("-") else None
 
 
@@ -174,6 +180,15 @@ def read_source(source: str) -> tuple[str, str, tuple[str, ...]]:
             raise InputError("--from", "the command holds only flags (a compose `command:` for the vllm/vllm-openai "
                              "image) and names no model with --model", "add --model MODEL to it")
         return line, " ".join(source.split()), (IMAGE_ENTRYPOINT_NOTE,)
+    if not is_file and _COMPOSE_KEY.match(source):  # `command: vllm serve ...`, `command: ["vllm", "serve", ...]`
+        words = _compose_words(source) or []
+        line = shlex.join(words)
+        if not (re.search(r"\bvllm\s+serve\b", line) or any(m in line for m in _OPENAI_SERVER_MODULES)):
+            raise InputError("--from", f"the compose command runs {' '.join(words[:1]) or 'nothing'!r}: neither the "
+                             "vllm/vllm-openai image's flags (the model named by --model) nor vllm serve",
+                             "give the image's flags with the model as --model MODEL, or `vllm serve MODEL ...`")
+        line = _command_line(line)
+        return line, line, ()
     looks_like_command = "vllm" in source and (" " in source.strip() or "\n" in source)
     if is_file or not looks_like_command:
         if not is_file:
