@@ -178,3 +178,103 @@ def test_a_word_no_flag_takes_is_refused(monkeypatch, capsys, tmp_path):
     (folder / "serve.sh").write_text("vllm serve Qwen/Qwen3-8B --max-model-len 4096 --port 8000\n")
     prov = _json(monkeypatch, capsys, "--gpu", "L4", "--from", str(folder / "serve.sh"))["from_command"]
     assert prov["planned"] == {"--max-model-len": "4096"} and prov["not_planned"] == ["--port"]
+
+
+def _embedding_checkpoint(tmp_path):
+    """Qwen3-Embedding-8B's config (the calibration record's) as a checkpoint folder: planned without the Hub."""
+    from named_records import record
+
+    folder = tmp_path / "Qwen3-Embedding-8B"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(record("calibration.jsonl", "qwen3-embedding-8b-h100-udef-tp1")
+                                                   ["model"]["config"]))
+    return str(folder)
+
+
+def test_task_is_planned_as_the_runner_vllm_maps_it_to(monkeypatch, capsys, tmp_path):
+    model = _embedding_checkpoint(tmp_path)
+    at = ("--gpu", "H100", "--vllm-version", "0.11.0")
+    runner = _json(monkeypatch, capsys, *at, "--from", f"vllm serve {model} --runner pooling")
+    task = _json(monkeypatch, capsys, *at, "--from", f"vllm serve {model} --task embed")
+    generative = _json(monkeypatch, capsys, *at, "--from", f"vllm serve {model}")
+    prov = task.pop("from_command")
+    runner.pop("from_command")
+    generative.pop("from_command")
+    assert task == runner and task != generative  # the pooling runner's plan, not the generative one
+    assert task["kv_cache_bytes"] > generative["kv_cache_bytes"]  # no lm_head: more left for the KV cache
+    assert prov["planned"] == {"--runner": "pooling"}
+    assert prov["notes"][0].startswith("--task embed planned as --runner pooling")
+    # generate (vLLM's default) plans as no --task; a --runner saying otherwise is refused
+    gen = _json(monkeypatch, capsys, *at, "--from", f"vllm serve {model} --task generate")
+    assert gen.pop("from_command")["planned"] == {} and gen == generative
+    refused(monkeypatch, capsys, "--task", "fit", *at, "--from", f"vllm serve {model} --task embed --runner generate")
+    refused(monkeypatch, capsys, "--runner", "fit", *at, "--runner", "generate", "--from", f"vllm serve {model} --task embed")
+    # outside the releases that have it: refused, naming the release
+    text = refused(monkeypatch, capsys, "--task", "fit", "--gpu", "H100", "--vllm-version", "0.13.0", "--from",
+                   f"vllm serve {model} --task embed")
+    assert "vLLM 0.13.0 has no --task" in text and "removed in vLLM 0.13.0" in text
+    text = refused(monkeypatch, capsys, "--task", "fit", "--gpu", "H100", "--vllm-version", "0.6.0", "--from",
+                   f"vllm serve {model} --task embed")
+    assert "vLLM 0.6.0 has no --task" in text and "0.6.4" in text
+    assert "unknown task 'frob'" in refused(monkeypatch, capsys, "--task", "fit", *at, "--from",
+                                            f"vllm serve {model} --task frob")
+
+
+COMPOSE_FLAGS = ("--model Qwen/Qwen3-8B --max-model-len 32768 --gpu-memory-utilization 0.95 -tp 2 "
+                 "--enable-prefix-caching --port 8000")
+
+
+@pytest.mark.parametrize("source", [
+    "command: " + COMPOSE_FLAGS,
+    COMPOSE_FLAGS,
+    "command: >\n  " + COMPOSE_FLAGS.replace(" --", "\n  --"),  # a folded block, pasted from the file
+    'command: ["--model", "Qwen/Qwen3-8B", "--max-model-len", "32768", "--gpu-memory-utilization", "0.95", '
+    '"--tensor-parallel-size", "2", "--enable-prefix-caching", "--port", "8000"]',
+])
+def test_a_compose_command_of_the_image_is_read_as_vllm_serve(monkeypatch, capsys, source):
+    direct = _json(monkeypatch, capsys, *DIRECT, "--gpu", "L4")
+    cmd = _json(monkeypatch, capsys, "--gpu", "L4", "--from", source)
+    prov = cmd.pop("from_command")
+    assert cmd == direct and prov["model"] == "Qwen/Qwen3-8B" and prov["not_planned"] == ["--port"]
+    assert prov["notes"][0].startswith("read as the vllm/vllm-openai image's `vllm serve` entrypoint")
+    code, out, _ = run_cli(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", source)
+    assert "read as the vllm/vllm-openai image's `vllm serve` entrypoint" in " ".join(out.split())
+
+
+def test_a_compose_command_without_model_is_refused(monkeypatch, capsys):
+    # the image's flags alone, the model not named with --model: which model would be a guess
+    for source in ("command: --max-model-len 32768", '["--max-model-len", "32768"]'):
+        text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from", source)
+        assert "names no model with --model" in text
+    text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from",
+                   'command: ["Qwen/Qwen3-8B", "--max-model-len", "32768"]')
+    assert "runs 'Qwen/Qwen3-8B'" in text and "--model MODEL" in text
+
+
+@pytest.mark.parametrize("source", ["command: " + SERVE, "command: " + json.dumps(SERVE.split())])
+def test_a_compose_command_running_vllm_serve_is_read_as_the_command(monkeypatch, capsys, source):
+    direct = _json(monkeypatch, capsys, *DIRECT, "--gpu", "L4")
+    cmd = _json(monkeypatch, capsys, "--gpu", "L4", "--from", source)
+    prov = cmd.pop("from_command")
+    assert cmd == direct and prov["command"] == SERVE and not any("entrypoint" in n for n in prov["notes"])
+
+
+def test_a_compose_file_is_read_through_its_service_command(monkeypatch, capsys, tmp_path):
+    compose = tmp_path / "docker-compose.yml"
+    compose.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n    command: >\n      "
+                       + COMPOSE_FLAGS.replace(" --", "\n      --") + "\n  web:\n    image: nginx\n")
+    direct = _json(monkeypatch, capsys, *DIRECT, "--gpu", "L4")
+    cmd = _json(monkeypatch, capsys, "--gpu", "L4", "--from", str(compose))
+    prov = cmd.pop("from_command")
+    assert cmd == direct and prov["command"].startswith(str(compose) + ": --model Qwen/Qwen3-8B")
+    assert prov["notes"][0].startswith("read as the vllm/vllm-openai image's")
+    # entrypoint: set in the file: read with it (no note), as a script's line
+    compose.write_text('services:\n  vllm:\n    entrypoint: ["vllm", "serve"]\n    command: ["Qwen/Qwen3-8B", '
+                       '"--max-model-len", "32768", "--gpu-memory-utilization", "0.95", "-tp", "2", '
+                       '"--enable-prefix-caching", "--port", "8000"]\n')
+    cmd = _json(monkeypatch, capsys, "--gpu", "L4", "--from", str(compose))
+    prov = cmd.pop("from_command")
+    assert cmd == direct and not any("entrypoint" in n for n in prov["notes"])
+    # two services with commands: which one would be a guess
+    compose.write_text("services:\n  a:\n    command: --model a/b\n  b:\n    command: --model c/d\n")
+    assert "2 service commands" in refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from", str(compose))

@@ -191,7 +191,7 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
             flags.pop(name)
         notes.append(f"not planned with, as they move no GPU memory: {', '.join(unplanned)}")
     if task is not None:
-        notes.append(_task_as_runner(task, flags))
+        notes.append(task_as_runner(task, flags))
     if model is None and flags.get("max_model_len") is None:
         flags["max_model_len"] = 4096
         notes.append("no model given: the seed's example, Qwen/Qwen2.5-0.5B-Instruct at max_model_len 4096")
@@ -240,26 +240,30 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     return p
 
 
-def _task_as_runner(task, flags: dict) -> str:
-    """vllm.LLM(task=...) as the runner kvplan plans (TASK_RUNNERS), set in `flags`; the note the plan carries. Refused
-    where the release has no task argument (before 0.6.4, from 0.13.0), for a value vLLM never took, and beside a
-    runner that says otherwise."""
+def task_as_runner(task, flags: dict, flag: Optional[str] = None) -> str:
+    """vllm.LLM(task=...) (or, with flag='--task', vllm serve's --task: kvplan fit --from) as the runner kvplan plans
+    (TASK_RUNNERS), set in `flags`; the note the plan carries. Refused where the release has no task argument (before
+    0.6.4, from 0.13.0), for a value vLLM never took, and beside a runner that says otherwise."""
+    name = flag or "task"
+    runner_name = "--runner" if flag else "runner"
+    said = (lambda v: f"{flag} {v}") if flag else (lambda v: f"task={v!r}")
     task = python_scalar(task)
     if not isinstance(task, str) or task.strip().lower() not in TASK_RUNNERS:
-        raise InputError("task", f"unknown task {task!r}", "generate or auto (vLLM's default for a generative model), or "
+        raise InputError(name, f"unknown task {task!r}", "generate or auto (vLLM's default for a generative model), or "
                          "embed, classify, score or reward for a pooling model (from vLLM 0.10.1: runner='pooling')")
     value = task.strip().lower()
     version = rules_for(checked_engine_arg("vllm_version", flags.get("vllm_version"))).version
     check_serve_values({"--task": value}, version)  # a release without vllm.LLM's task refuses it
     runner = TASK_RUNNERS[value]
     if runner is None:
-        return f"task={value!r} not planned with: vLLM's default for a generative model, it moves no GPU memory"
+        return f"{said(value)} not planned with: vLLM's default for a generative model, it moves no GPU memory"
     given = flags.get("runner")
     if given is not None and str(given).strip().lower() not in (runner, value):
-        raise InputError("task", f"task={value!r} asks for the {runner} runner, but runner={given!r} was given",
+        raise InputError(name, f"{said(value)} asks for the {runner} runner, but {runner_name} {given!r} was given",
                          "give one of them")
     flags["runner"] = runner
-    return f"task={value!r} planned as runner={runner!r} (vLLM 0.10.1 reads it so): no lm_head, no sampler in the profile run"
+    return (f"{said(value)} planned as " + (f"--runner {runner}" if flag else f"runner={runner!r}")
+            + " (vLLM 0.10.1 reads it so): no lm_head, no sampler in the profile run")
 
 
 def site_offsets_for(gpu: GPUSpec, model: ModelSpec, args: EngineArgs | None = None) -> tuple[dict | None, str | None]:

@@ -51,9 +51,10 @@ class ServeCommand:
     env: tuple[str, ...]
     not_planned: tuple[str, ...]
     server: dict = field(default_factory=dict)  # the not-planned arguments' values (field -> value): scaffold's --port
+    read_as: tuple[str, ...] = ()  # how the command was read: the image's entrypoint, --task as --runner
 
     def notes(self) -> list[str]:
-        out = []
+        out = list(self.read_as)
         if self.not_planned:
             out.append("not planned with, as they move no GPU memory: " + ", ".join(self.not_planned))
         return out
@@ -89,8 +90,82 @@ def _command_line(text: str) -> str:
     return lines[0]
 
 
-def read_source(source: str) -> tuple[str, str]:
-    """(the command line, how to name where it came from): `source` is a command, or a file holding one."""
+# the vllm/vllm-openai image's ENTRYPOINT (vLLM docker/Dockerfile, final stage vllm-openai): `vllm serve` in recent
+# releases, `python3 -m vllm.entrypoints.openai.api_server` before; both take `--model MODEL` and the same flags, so a
+# docker-compose `command:` (or `docker run vllm/vllm-openai ARGS`) holding only the flags is read as `vllm serve` with them
+IMAGE_ENTRYPOINT_NOTE = "read as the vllm/vllm-openai image's `vllm serve` entrypoint (its docker/Dockerfile's ENTRYPOINT)"
+_COMPOSE_KEY = re.compile(r"^\s*(?:-\s*)?command\s*:\s*", re.S)
+
+
+def _compose_words(text: str) -> Optional[list[str]]:
+    """The words of `text` read as a compose `command:` value (the key optional): a YAML / JSON flow list, a folded or
+    literal block (`>` / `|`), or a shell line; None where it reads as none of them."""
+    body = _COMPOSE_KEY.sub("", text.strip(), count=1).strip()
+    if body.startswith("["):  # a YAML / JSON flow list: ["--model", "Qwen/Qwen3-8B", ...]
+        try:
+            import yaml
+
+            words = yaml.safe_load(body)
+        except Exception:  # no YAML reader, or not a list it reads: left to the shell reading below
+            words = None
+        if isinstance(words, list) and all(isinstance(w, (str, int, float)) for w in words):
+            return [str(w) for w in words]
+    body = re.sub(r"^[>|][+-]?[ \t]*(?:\r?\n|$)", "", body)  # a block scalar's indicator
+    body = re.sub(r"[ \t]*\\\r?\n[ \t]*", " ", body)  # backslash continuations
+    body = " ".join(line.strip() for line in body.splitlines() if line.strip() and not line.strip().startswith("#"))
+    try:
+        return shlex.split(body, comments=True)
+    except ValueError:
+        return None
+
+
+def _image_args(text: str) -> Optional[list[str]]:
+    """The words of `text` when it is the image's arguments only (a compose `command:` value, its YAML list, or the
+    flags alone) starting with a flag; None otherwise."""
+    words = _compose_words(text)
+    return words if words and words[0].startswith("-") else None
+
+
+def _compose_commands(text: str) -> Optional[list]:
+    """The `command:` of each service of a docker-compose file (its YAML: `services:` mapping) as a list of words, its
+    `entrypoint:` first where the service sets one; None where `text` is no compose file (or no YAML reader)."""
+    try:
+        import yaml
+
+        doc = yaml.safe_load(text)
+    except Exception:
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("services"), dict):
+        return None
+    out = []
+    for svc in doc["services"].values():
+        if not isinstance(svc, dict) or not svc.get("command"):
+            continue
+        words = []
+        for part in (svc.get("entrypoint"), svc["command"]):
+            if isinstance(part, list):
+                words += [str(w) for w in part]
+            elif part:
+                try:
+                    words += shlex.split(str(part), comments=True)
+                except ValueError as exc:
+                    raise InputError("--from", f"a service's command does not parse as a shell line ({exc})",
+                                     "check its quotes") from None
+        out.append(words)
+    return out
+
+
+def _flags_as_serve(words: list[str]) -> Optional[str]:
+    """`vllm serve` with the image's arguments `words` where they name the model with --model (else None: the model
+    would be a guess)."""
+    if not any(w == "--model" or w.startswith("--model=") for w in words):
+        return None
+    return shlex.join(["vllm", "serve"] + words)
+
+
+def read_source(source: str) -> tuple[str, str, tuple[str, ...]]:
+    """(the command line, how to name where it came from, how it was read): `source` is a command, a compose
+    `command:` holding the image's flags, or a file holding one (a script, or a compose file)."""
     if not source or not source.strip():
         raise InputError("--from", "an empty value", "give a `vllm serve ...` command in quotes, or a script file")
     path = Path(source).expanduser()
@@ -98,6 +173,22 @@ def read_source(source: str) -> tuple[str, str]:
         is_file = "\n" not in source and path.is_file()
     except (OSError, ValueError):
         is_file = False
+    words = None if is_file else _image_args(source)
+    if words is not None:
+        line = _flags_as_serve(words)
+        if line is None:
+            raise InputError("--from", "the command holds only flags (a compose `command:` for the vllm/vllm-openai "
+                             "image) and names no model with --model", "add --model MODEL to it")
+        return line, " ".join(source.split()), (IMAGE_ENTRYPOINT_NOTE,)
+    if not is_file and _COMPOSE_KEY.match(source):  # `command: vllm serve ...`, `command: ["vllm", "serve", ...]`
+        words = _compose_words(source) or []
+        line = shlex.join(words)
+        if not (re.search(r"\bvllm\s+serve\b", line) or any(m in line for m in _OPENAI_SERVER_MODULES)):
+            raise InputError("--from", f"the compose command runs {' '.join(words[:1]) or 'nothing'!r}: neither the "
+                             "vllm/vllm-openai image's flags (the model named by --model) nor vllm serve",
+                             "give the image's flags with the model as --model MODEL, or `vllm serve MODEL ...`")
+        line = _command_line(line)
+        return line, line, ()
     looks_like_command = "vllm" in source and (" " in source.strip() or "\n" in source)
     if is_file or not looks_like_command:
         if not is_file:
@@ -107,19 +198,40 @@ def read_source(source: str) -> tuple[str, str]:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise InputError("--from", f"cannot read {source}: {exc.strerror or exc}", "give a readable file") from None
+        commands = _compose_commands(text) if path.suffix in (".yml", ".yaml") else None
+        if commands is not None:
+            return _compose_file_command(source, commands)
         line = _command_line(text)
-        return line, f"{source}: {line}"
+        return line, f"{source}: {line}", ()
     line = _command_line(source)
-    return line, line
+    return line, line, ()
 
 
-def parse_serve_command(source: str) -> ServeCommand:
-    """Read `source` (a command, or a file holding one) as ServeCommand; InputError for anything not planned exactly."""
-    from kvplan.api import FIT_PARAMS, NO_GPU_MEMORY_ARGS
+def _compose_file_command(source: str, commands: list) -> tuple[str, str, tuple[str, ...]]:
+    """The one service `command:` of a compose file, as read_source gives it."""
+    if len(commands) != 1:
+        raise InputError("--from", f"{source} has {len(commands) or 'no'} service command{'s' if len(commands) != 1 else ''}"
+                         "; which one is planned would be a guess" if commands else f"{source} has no service with a "
+                         "`command:`", "give the one service's command in quotes: --from 'command: --model MODEL ...'")
+    words = commands[0]
+    if words and words[0].startswith("-"):
+        line = _flags_as_serve(words)
+        if line is None:
+            raise InputError("--from", f"{source}'s command holds only flags and names no model with --model",
+                             "add --model MODEL to it")
+        return line, f"{source}: {shlex.join(words)}", (IMAGE_ENTRYPOINT_NOTE,)
+    line = _command_line(shlex.join(words))
+    return line, f"{source}: {line}", ()
+
+
+def parse_serve_command(source: str, vllm_version: Optional[str] = None) -> ServeCommand:
+    """Read `source` (a command, or a file holding one) as ServeCommand; InputError for anything not planned exactly.
+    `vllm_version` (kvplan's --vllm-version; None: its default release) decides whether --task is taken."""
+    from kvplan.api import FIT_PARAMS, NO_GPU_MEMORY_ARGS, task_as_runner
     from kvplan.logs import parse_command_args
     from kvplan.validate import ARGS_NOT_MODELLED, ARGS_WITHOUT_MEMORY_EFFECT
 
-    line, shown = read_source(source)
+    line, shown, read_as = read_source(source)
     try:
         tokens = shlex.split(line, comments=True)
     except ValueError as exc:
@@ -171,6 +283,7 @@ def parse_serve_command(source: str) -> ServeCommand:
     server: dict = {}
     not_modelled: list[str] = []
     unknown: list[str] = []
+    task = None
     for name, value in args.items():
         negated = name.startswith("no_") and name[3:] in params and params[name[3:]].annotation == Optional[bool]
         if negated:
@@ -187,6 +300,8 @@ def parse_serve_command(source: str) -> ServeCommand:
                 not_planned.append(flag_name(name))  # at vLLM's default: nothing changes
             else:
                 not_modelled.append(f"{flag_name(name)} {value} (vLLM's default {default!r})")
+        elif name == "task":  # vllm serve --task (0.6.4-0.12): the runner api.TASK_RUNNERS maps it to, set below
+            task = value
         elif name == "config":  # vllm serve --config FILE.yaml: flags kvplan would not see
             raise InputError("--config", f"the command reads more flags from {value}, which kvplan does not read",
                              "write that file's flags on the command instead of --config")
@@ -201,7 +316,12 @@ def parse_serve_command(source: str) -> ServeCommand:
         raise InputError("--from", "not a vllm serve flag kvplan knows: " + ", ".join(unknown),
                          "check the spelling (`vllm serve --help`), or plan the command without "
                          + ("it" if len(unknown) == 1 else "them"))
-    return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server)
+    if task is not None:  # as vllm.LLM(task=...): refused outside its releases, a runner disagreeing with it refused
+        as_flags = {"runner": planned.get("runner"), "vllm_version": vllm_version}
+        read_as += (task_as_runner(task if task is not True else "", as_flags, flag="--task"),)
+        if as_flags["runner"] is not None:
+            planned["runner"] = as_flags["runner"]
+    return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server, read_as)
 
 
 def _refuse_stray_words(tokens: list[str]) -> None:

@@ -18,7 +18,7 @@ def fit(
     concurrency: Optional[float] = typer.Option(None, "--concurrency", help="With --max-model-len auto: full-length requests that must fit at once."),
     explain: bool = typer.Option(False, "--explain", help="Show every term's formula with its numbers, and every default applied."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
-    from_command: Optional[str] = typer.Option(None, "--from", help="Plan a `vllm serve MODEL ...` command as written (in quotes; or `python -m vllm.entrypoints.openai.api_server --model MODEL ...`; `VAR=x` prefixes read as --env), or a script file whose vllm serve line (backslash continuations joined) is read. Its flags are planned; server flags that move no GPU memory (--host, --port, ...) are named in the notes; a flag kvplan does not model is refused. A flag also given here must agree with the command's."),
+    from_command: Optional[str] = typer.Option(None, "--from", help="Plan a `vllm serve MODEL ...` command as written (in quotes; or `python -m vllm.entrypoints.openai.api_server --model MODEL ...`; `VAR=x` prefixes read as --env; --task X as the runner vLLM maps it to), a docker-compose `command:` of the vllm/vllm-openai image (its flags only, naming --model: read as the image's `vllm serve` entrypoint), or a script or compose file whose vllm serve line (backslash continuations joined) or service command is read. Its flags are planned; server flags that move no GPU memory (--host, --port, ...) are named in the notes; a flag kvplan does not model is refused. A flag also given here must agree with the command's."),
     *,
     flags: FitFlags,
 ):
@@ -37,7 +37,7 @@ def fit(
     if from_command is not None:
         from kvplan.serve_command import merge, parse_serve_command
 
-        command = parse_serve_command(from_command)
+        command = parse_serve_command(from_command, flags.vllm_version)
         model, flags = merge(model, flags, command)
     p, note = plan_from_flags_and_inverse(model, flags, concurrency)
     band = uncertainty_band_of(p)

@@ -39,7 +39,7 @@ def scaffold(
     if from_command is not None:  # fit --from's reading; the server flags scaffold writes itself taken from it
         from kvplan.serve_command import merge, parse_serve_command
 
-        command = parse_serve_command(from_command)
+        command = parse_serve_command(from_command, flags.vllm_version)
         model, flags = merge(model, flags, command)
         for name, given, default in (("port", port, 8000), ("served_model_name", served_model_name, None)):
             if name in command.server:
