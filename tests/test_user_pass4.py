@@ -340,3 +340,19 @@ def test_an_override_of_a_settings_object_with_a_number_is_refused(monkeypatch, 
     out = refused(monkeypatch, capsys, "--hf-overrides", "fit", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4",
                   "--hf-overrides", json.dumps({key: value}))
     assert f"{key} must be an object of settings (or null)" in out, out
+
+
+def test_a_given_total_above_the_named_cards_is_planned_with_a_warning():
+    """`--gpu L4 --gpu-gib 30` planned a 30 GiB L4 shown '(given)' without a word; a total below the card's (a MIG
+    slice, a vGPU profile) stays a plain note."""
+    import kvplan
+
+    p = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", gpu_gib=30, fixes=False)
+    assert p.gpu.total_bytes == 30 * 2**30
+    [w] = [w for w in p.warnings if "more than the NVIDIA L4" in w]
+    assert "--gpu-gib 30" in w and "21.95 GiB" in w and "drop --gpu-gib" in w, w
+    p = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", gpu_gb=40, fixes=False)
+    assert any("--gpu-gb 40 is more than the NVIDIA L4" in w for w in p.warnings), p.warnings
+    for size in (18, 21.95):  # below (or at) the card's CUDA total: silent
+        p = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", gpu_gib=size, fixes=False)
+        assert not any("more than" in w for w in p.warnings), p.warnings

@@ -12,7 +12,7 @@ from typing import List, NamedTuple, Optional, Sequence
 from kvplan.errors import InputError
 from kvplan.plan import (COUNT_EXAMPLES, ENGINE_FLAGS, INT_ENGINE_ARGS, EngineArgs, Fix, Plan, device_shortfall_bytes, human_int, largest_given_pool_bytes, marlin_method,
                           parse_env, parse_max_model_len, plan, unknown_keyword)
-from kvplan.resolve import (GPUS_PER_NODE, NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu,
+from kvplan.resolve import (GPUS_PER_NODE, NO_GPU_NOTE, GPUSpec, WarningNote, ModelSpec, context_limit, find_gpu,
                             gpu_catalog, gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
 from kvplan.versions import DEFAULT_RELEASE, NEWEST_READ, check_serve_values, driver_requirement, rules_for
 
@@ -224,7 +224,7 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
                                               "(the seed's example card); give --gpu NAME for the card you mean",))
     if unread:  # a stored calibration that cannot be read was skipped: said, not silent
         p = replace(p, warnings=p.warnings + (unread,))
-    choices = tuple(n for n in notes if isinstance(n, ChoiceNote))
+    choices = tuple(n for n in notes if isinstance(n, WarningNote))  # ChoiceNote among them
     if choices:
         p = replace(p, warnings=p.warnings + choices)
     if named_count and named_count > p.gpus_used:

@@ -277,6 +277,14 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
                             if ref else (None, []))
         notes += [n for n in base_notes if not isinstance(n, ChoiceNote)]
         label = f"{gib:g} GiB" if gib is not None else f"{gb:g} GB"
+        if base is not None and base.total_bytes and total > base.total_bytes * 1.01:
+            # more than the card named holds: planned as given (a variant the catalog lacks), but said, not silent.
+            # A smaller total (a MIG slice, a vGPU profile, a share) is a documented use and stays a plain note.
+            flag = "--gpu-gib" if gib is not None else "--gpu-gb"
+            notes.append(WarningNote(
+                f"{flag} {size:g} is more than the {base.name}'s {base.total_bytes / GIB:.2f} GiB "
+                f"({base.total_bytes / GB:.2f} GB, as CUDA reports it) in kvplan's catalog: planned with the {label} "
+                f"given; for the catalog's card drop {flag}, or give the total torch.cuda.mem_get_info() reports"))
         if base is None:  # a size alone: the choices vLLM keys on the card's compute capability are not known
             notes.append(CUSTOM_GPU_NO_CC.format(size=label, flag="--gpu-gib" if gib is not None else "--gpu-gb", value=f"{size:g}"))
         spec = GPUSpec(
@@ -429,7 +437,11 @@ def gpu_count_in_name(name: str | None) -> int | None:
     return _gpu_count_and_name(name or "")[0]
 
 
-class ChoiceNote(str):
+class WarningNote(str):
+    """A note the plan shows as a warning as well (fit appends it to the plan's warnings)."""
+
+
+class ChoiceNote(WarningNote):
     """An assumption that picked one card among others sold under the same name ('A100': 40 or 80 GB). The plan
     shows it as a warning as well: a plan for the wrong variant is off by the difference in memory."""
 
