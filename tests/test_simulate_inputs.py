@@ -335,6 +335,17 @@ def test_plot_takes_a_folder(tmp_path):
     assert code == 2 and "folder" in out and not (tmp_path / "out.png").exists()
 
 
+@pytest.mark.parametrize("name", ["concurrency.png", "latency_cdf.png"])
+def test_a_folder_where_a_figure_goes_is_refused_before_the_simulation(tmp_path, name):
+    """A folder at DIR/latency_cdf.png failed only after the whole simulation (and the first two figures written),
+    with a generic path error."""
+    (tmp_path / name).mkdir()
+    code, out = run("simulate", *SMALL, "-w", "azure-conv", "-n", "50", "--plot", str(tmp_path))
+    assert code == 2 and out.startswith("--plot") and str(tmp_path / name) in out and "a folder" in out, out
+    assert "give another folder to --plot" in out, out
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]  # nothing written before the refusal
+
+
 def test_a_custom_gpu_without_speeds_names_the_flag_and_the_way_out():
     code, out = run("simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu-gib", "18", "--max-model-len", "8192",
                     "-w", "azure-conv", "-n", "50")

@@ -165,6 +165,26 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     console.print(f"[dim]simulated in {d['simulator_wall_s']:.2f} s[/]")
 
 
+PLOT_FILES = ("concurrency.png", "kv_usage.png", "latency_cdf.png")  # what --plot writes, in write_plots' order
+
+
+def _check_plot_files(out_dir: Path) -> None:
+    """Each figure's path checked before the simulation: a folder (or other non-file) there, or a file that cannot be
+    overwritten, failed only after the whole run, with a generic path error."""
+    import os
+
+    from kvplan.errors import InputError
+
+    for name in PLOT_FILES:
+        path = out_dir / name
+        if path.exists() and not path.is_file():
+            raise InputError("--plot", f"{path} is {'a folder' if path.is_dir() else 'not a file'}, and simulate "
+                             f"writes its figure {name} there", f"move or rename {path}, or give another folder to --plot")
+        if path.is_file() and not os.access(path, os.W_OK):
+            raise InputError("--plot", f"{path} exists and cannot be overwritten",
+                             f"make it writable (chmod u+w {path}), or give another folder to --plot")
+
+
 def write_plots(res, out_dir: Path) -> list[Path]:
     """PNG figures: concurrency over time, KV usage, latency CDFs."""
     import matplotlib
@@ -189,7 +209,7 @@ def write_plots(res, out_dir: Path) -> list[Path]:
     ax.set_title("Concurrency over time")
     ax.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
-    paths.append(out_dir / "concurrency.png")
+    paths.append(out_dir / PLOT_FILES[0])
     fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
 
@@ -202,7 +222,7 @@ def write_plots(res, out_dir: Path) -> list[Path]:
     ax.set_ylabel("KV-cache usage (%)")
     ax.set_title(f"KV pool usage ({res.config.usable_blocks:,} usable blocks)")
     fig.tight_layout()
-    paths.append(out_dir / "kv_usage.png")
+    paths.append(out_dir / PLOT_FILES[1])
     fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
 
@@ -233,7 +253,7 @@ def write_plots(res, out_dir: Path) -> list[Path]:
         ax.grid(alpha=0.3)
         ax.set_title(f"{label} CDF")
     fig.tight_layout()
-    paths.append(out_dir / "latency_cdf.png")
+    paths.append(out_dir / PLOT_FILES[2])
     fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
     return paths
@@ -349,6 +369,7 @@ def simulate(
         except OSError as exc:
             raise InputError("--plot", f"cannot make the folder {plot}: {exc.strerror or exc}",
                              "give a folder that can be written, e.g. --plot figs/") from None
+        _check_plot_files(plot)
     slo_spec = parse_slo(slo)
     if not json_out:
         _note_bare_slo(slo_spec)
