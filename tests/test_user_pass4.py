@@ -308,6 +308,12 @@ def _catalog_config_with(model_id: str, path: list, value) -> dict:
     ("deepseek-ai/DeepSeek-V3", ["rope_scaling", "factor"], 1e308, "rope_scaling.factor must be a number > 0 and at most 1,000,000"),
     ("openai/gpt-oss-20b", ["rope_scaling", "original_max_position_embeddings"], [4096],
      "rope_scaling.original_max_position_embeddings must be a whole number"),
+    # a tower's counts given as lists (the language model's own num_key_value_heads may be one per layer): TypeError
+    ("google/gemma-4-26B-A4B", ["vision_config", "num_key_value_heads"], [16, 16],
+     "vision_config.num_key_value_heads must be a whole number (the vision_config tower's sizes are one number"),
+    ("meta-llama/Llama-3.2-11B-Vision", ["vision_config", "hidden_size"], [1280, 1280],
+     "vision_config.hidden_size must be a whole number"),
+    ("Qwen/Qwen3-VL-2B-Instruct", ["vision_config", "hidden_size"], [1024], "vision_config.hidden_size must be a whole number"),
 ])
 def test_a_damaged_config_value_is_refused_naming_its_key_not_an_internal_error(monkeypatch, capsys, tmp_path, model_id,
                                                                                 path, value, says):
@@ -356,3 +362,11 @@ def test_a_given_total_above_the_named_cards_is_planned_with_a_warning():
     for size in (18, 21.95):  # below (or at) the card's CUDA total: silent
         p = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", gpu_gib=size, fixes=False)
         assert not any("more than" in w for w in p.warnings), p.warnings
+
+
+def test_a_top_level_per_layer_kv_head_list_is_still_read():
+    """The tower check does not refuse the language model's own per-layer lists (uniform ones are read as one count)."""
+    from kvplan.resolve import check_config_values
+
+    check_config_values({"num_key_value_heads": [8, 8, 8], "text_config": {"num_key_value_heads": [4, 4]},
+                         "vision_config": {"deepstack_visual_indexes": [5, 11, 17], "num_key_value_heads": 16}})

@@ -2023,8 +2023,17 @@ _CONFIG_NAME_LISTS = frozenset({"architectures", "modules_to_not_convert", "igno
                                 "exclude", "targets"})
 
 
-def _config_value_problem(key: str, v) -> str | None:
-    """What is wrong with config value `v` of `key` (None: nothing, or a key kvplan does not read as a number/names)."""
+# a multimodal checkpoint's encoder towers: their sizes are read as one number each (no per-layer lists, which only the
+# language model's own num_key_value_heads / intermediate_size / ... may be): a list there was int()'d or multiplied
+# further on, "internal error: TypeError" (exit 3) for vision_config.num_key_value_heads: [16, 16]
+_TOWER_CONFIGS = frozenset({"vision_config", "audio_config", "speech_config"})
+
+
+def _config_value_problem(key: str, v, tower: str | None = None) -> str | None:
+    """What is wrong with config value `v` of `key` (None: nothing, or a key kvplan does not read as a number/names);
+    `tower`: the encoder tower config (vision_config) the key sits in, whose counts are never per-layer lists."""
+    if (tower and key in _CONFIG_COUNTS and key not in _CONFIG_COUNT_LISTS and isinstance(v, (list, tuple))):
+        return f"must be a whole number (the {tower} tower's sizes are one number, not one per layer), got {v!r}"
     if key in _CONFIG_OBJECTS:
         return None if v is None or isinstance(v, dict) else f"must be an object of settings (or null), got {v!r}"
     if key in _CONFIG_DTYPES:  # a dtype's bytes are looked up by its name (DTYPE_BYTES): a number was a KeyError
@@ -2086,7 +2095,8 @@ def check_config_values(config: dict, where: str = "") -> None:
         if isinstance(v, dict):
             check_config_values(v, path + ".")
             continue
-        problem = _config_value_problem(str(key), v)
+        top = where.split(".", 1)[0]
+        problem = _config_value_problem(str(key), v, tower=top if top in _TOWER_CONFIGS else None)
         if problem:
             raise ConfigError(path, f"{path} {problem}", "fix the config.json (the checkpoint's own has it right)")
 
