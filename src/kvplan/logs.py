@@ -3010,16 +3010,23 @@ class StartupLog:
                 return source[name]
         return default
 
+    def given_arg(self, name: str):
+        """An engine argument as the user gave it (non-default args, the command line), never the engine config's
+        resolved value, which vLLM sets itself for some (the load format of a bitsandbytes or GGUF checkpoint, the
+        custom all-reduce on ROCm / multi-node); None where not given."""
+        for source in (self.engine_args, self.command_args):
+            if source.get(name) is not None:
+                return source[name]
+        return None
+
     @property
     def given_load_format(self) -> Optional[str]:
-        """--load-format as given (the command line, non-default args), not the engine config's resolved value, which
-        vLLM sets to bitsandbytes or gguf itself for those checkpoints; LoadFormat.X as an enum prints it, lowercased."""
-        for source in (self.engine_args, self.command_args):
-            value = source.get("load_format")
-            if value is not None:
-                text = str(value).strip().strip("'\"")
-                return text.split(".", 1)[1].lower() if text.startswith("LoadFormat.") else text
-        return None
+        """--load-format as given (given_arg); LoadFormat.X as an enum prints it, lowercased."""
+        value = self.given_arg("load_format")
+        if value is None:
+            return None
+        text = str(value).strip().strip("'\"")
+        return text.split(".", 1)[1].lower() if text.startswith("LoadFormat.") else text
 
     @property
     def runner(self) -> Optional[str]:
@@ -3152,9 +3159,8 @@ class StartupLog:
         if str(self.arg("enable_sleep_mode")).strip().lower() == "true":  # the CuMem pools (plan.serve_flags): vLLM's
             # refusals on the platform and the allocator config, the weights' block rounding under expandable segments
             args["enable_sleep_mode"] = True
-        if any(str(src.get("disable_custom_all_reduce")).strip().lower() == "true"
-               for src in (self.engine_args, self.command_args)):  # as given (non-default args, Namespace, command),
-            # not the engine line's resolved value, which vLLM sets itself on ROCm up to 0.8.2, on multi-node and under
+        if str(self.given_arg("disable_custom_all_reduce")).strip().lower() == "true":  # as given (given_arg), not
+            # the engine line's resolved value, which vLLM sets itself on ROCm up to 0.8.2, on multi-node and under
             # VLLM_BATCH_INVARIANT: NCCL instead of the custom kernel (plan.terms custom_allreduce_says)
             args["disable_custom_all_reduce"] = True
         load_format = self.given_load_format

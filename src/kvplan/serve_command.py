@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Optional
 
 from kvplan.errors import InputError
+from kvplan.versions import MULTI_VALUE_FLAGS
 
 # FitFlags fields that are kvplan's own choices, no vllm serve flag: a command carrying one is refused as unknown
 KVPLAN_ONLY = frozenset({"gpu", "gpu_gib", "gpu_gb", "wsl2", "num_gpus", "gpu_kinds", "env", "entrypoint",
@@ -30,11 +31,12 @@ KVPLAN_ONLY = frozenset({"gpu", "gpu_gib", "gpu_gb", "wsl2", "num_gpus", "gpu_ki
 # three itself), as their long flags
 SHORT_FLAGS = {"-tp": "--tensor-parallel-size", "-pp": "--pipeline-parallel-size", "-dp": "--data-parallel-size",
                "-q": "--quantization"}
-# the FitFlags fields vllm serve takes as nargs="+" lists, which FitFlags holds comma-separated
 # spellings vllm serve takes for a FitFlags flag: vLLM's own startup summary suggests `--kv-cache-memory=N` (argparse
 # reads it as --kv-cache-memory-bytes' prefix; other abbreviations are not read: the full flag set decides them)
 ALIASES = {"kv_cache_memory": "kv_cache_memory_bytes"}
-_COMMA_LISTS = ("cudagraph_capture_sizes", "cuda_graph_sizes", "lora_target_modules")
+# the FitFlags fields vllm serve takes as nargs="+" lists (versions.MULTI_VALUE_FLAGS), which FitFlags holds
+# comma-separated
+_COMMA_LISTS = frozenset(flag[2:].replace("-", "_") for flag in MULTI_VALUE_FLAGS)
 _OPENAI_SERVER_MODULES = ("vllm.entrypoints.openai.api_server",)
 _ENV_WORD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _NUMBER = re.compile(r"^-\d")
@@ -328,7 +330,6 @@ def _refuse_stray_words(tokens: list[str]) -> None:
     """A word no flag takes as its value (a second model, a value after a switch's value) would be dropped unread by
     logs.parse_command_args, which reads as it does (a flag takes the next word, a nargs list the words up to the next
     flag): refused, naming it."""
-    from kvplan.versions import MULTI_VALUE_FLAGS  # the nargs="+" flags (logs.parse_command_args reads them so)
 
     taking = None  # the flag whose value the next word is: "one", "list", or None
     for tok in tokens:
