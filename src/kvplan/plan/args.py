@@ -910,6 +910,15 @@ class EngineArgs:
         weights or KV); None without speculative decoding."""
         return parse_speculative_config(self.speculative_config)
 
+    @property
+    def speculative_method(self) -> str | None:
+        """The speculative method --speculative-config names as vLLM settles it, "mtp" for any of the checkpoint's own
+        MTP methods (deepseek_mtp, qwen3_next_mtp, ...); None without speculative decoding."""
+        spec = self.speculative
+        if spec is None:
+            return None
+        return "mtp" if spec[0] == "mtp" else _speculative_method(speculative_object(self.speculative_config))
+
     @cached_property
     def config_overrides(self) -> dict:
         """The keys --hf-overrides (and --rope-scaling / --rope-theta) set on the model's config; {} for none."""

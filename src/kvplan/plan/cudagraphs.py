@@ -17,7 +17,7 @@ from typing import Iterable
 
 from kvplan.calibration import GIB, MRV2_G_PER
 from kvplan.errors import InputError, RefusedByVLLMError
-from kvplan.plan.args import (MRV2_ENV, EngineArgs, _speculative_method, cdiv, compilation_object, parse_capture_sizes,
+from kvplan.plan.args import (MRV2_ENV, EngineArgs, cdiv, compilation_object, parse_capture_sizes,
                               speculative_object)
 from kvplan.plan.multimodal import _mm_limits_all_off
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, ModelSpec
@@ -103,7 +103,7 @@ def _default_model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRule
         return "v1", "a pooling model: kvplan plans model runner v1's terms"
     spec = args.speculative
     if spec:
-        method = _spec_method(args)
+        method = args.speculative_method
         if method in rules.mrv2_v1_spec_methods:
             return "v1", (f"vLLM {rules.version} keeps model runner v1 for speculative method {method!r} "
                           "(model runner v2 does not yet support it)")
@@ -176,7 +176,7 @@ def check_model_runner_env(model: ModelSpec, args: EngineArgs, rules: VersionRul
     unsupported = []
     spec = args.speculative
     if spec:
-        method = _spec_method(args)
+        method = args.speculative_method
         if rules.mrv2_forced_refusals == "listed":
             lacks = method in rules.mrv2_v1_spec_methods
         else:  # 0.20-0.21: every method but these
@@ -210,13 +210,6 @@ def interactivity_head(args: EngineArgs, rules: VersionRules) -> int:
     """The dense head of the default grid (rules row cudagraph_interactivity_head) where --performance-mode
     interactivity is given and the release has the mode; 0 otherwise."""
     return rules.cudagraph_interactivity_head if args.performance == "interactivity" else 0
-
-
-def _spec_method(args: EngineArgs) -> str | None:
-    """The speculative method --speculative-config names ("mtp" for MTP), None without speculative decoding."""
-    if not args.speculative:
-        return None
-    return "mtp" if args.speculative[0] == "mtp" else _speculative_method(speculative_object(args.speculative_config))
 
 
 def _nvidia_cc10(gpu: GPUSpec | None) -> bool:
@@ -1272,7 +1265,7 @@ def _mrv2_drafter_captures(model: ModelSpec, args: EngineArgs, rules: VersionRul
     spec = args.speculative
     if runner != "v2" or not spec or not _drafter_decoder_layers(model, args):
         return False
-    method = _spec_method(args)
+    method = args.speculative_method
     return method in rules.mrv2_drafter_graph_methods and not (method == "mtp" and multi_module_mtp(model, spec[1]))
 
 
@@ -1311,7 +1304,7 @@ def _split_graph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, r
                                          f"vLLM resolves cudagraph_mode {mode} to {resolved} (v1/worker/gpu/spec_decode/"
                                          "adaptive_verification.py resolve_adaptive_cudagraph_mode)") if n)
         mode = resolved
-    method = _spec_method(args) if spec else None
+    method = args.speculative_method if spec else None
     split = (request.adaptive_split if adaptive and request.adaptive_split is not None
              else _resolved_split(model, gpu, args, rules, request, adaptive))
     if not split.recorded and rules.cudagraph_no_sizes_left == "none":
@@ -1363,7 +1356,7 @@ def _resolved_split(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rul
     spec = args.speculative
     k = spec[1] if spec else 0
     given = request.given
-    method = _spec_method(args) if spec else None
+    method = args.speculative_method if spec else None
     draft = (k >= 2 and method in rules.draft_decode_cudagraph_methods
              and not (method == "mtp" and multi_module_mtp(model, k)))
     prefill = _prefill_token_sizes(gpu, args, rules, given)  # vLLM resolves (and refuses) the prefill sizes first
@@ -1618,7 +1611,7 @@ def adaptive_verification_refusal(model: ModelSpec, gpu: GPUSpec | None, args: E
     if check == "unread" or not args.speculative or not adaptive_verification_on(args):
         return
     obj = speculative_object(args.speculative_config)
-    method = _spec_method(args)
+    method = args.speculative_method
 
     def refuse(message: str, fix: str) -> None:
         raise RefusedByVLLMError("--speculative-config", message, fix, rule=ADAPTIVE_VERIFICATION)

@@ -61,7 +61,7 @@ runner v1, pp + 1 on v2, else pp; plan.kv.window_extra_tokens), and the simulato
 from __future__ import annotations
 
 from kvplan.errors import RefusedByVLLMError
-from kvplan.plan.args import EngineArgs, _speculative_method, speculative_object
+from kvplan.plan.args import EngineArgs, speculative_object
 from kvplan.plan.kv import prefix_caching_on
 from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec
 from kvplan.versions import (LOAD_FORMATS, LOAD_FORMATS_OLDEST_READ, VersionRules, canonical_quant, first_release_where,
@@ -293,14 +293,6 @@ _ASYNC_FLAG = "--async-scheduling"
 _ASYNC_FIX = "drop --async-scheduling (or give --no-async-scheduling)"
 
 
-def _method(args: EngineArgs) -> str | None:
-    obj = speculative_object(args.speculative_config)
-    if obj is None:
-        return None
-    method = _speculative_method(obj)
-    return "mtp" if method.endswith("mtp") else method
-
-
 def async_limit(model: ModelSpec, args: EngineArgs, rules: VersionRules, runner: str) -> tuple[str, str] | None:
     """(what keeps async scheduling from running in this combination at this release, in vLLM's words; the change that
     lifts it), or None."""
@@ -308,7 +300,7 @@ def async_limit(model: ModelSpec, args: EngineArgs, rules: VersionRules, runner:
     limited = scope == "any" or (scope == "v1" and runner != "v2")
     if limited and (args.pipeline_parallel_size or 1) > 1 and not rules.async_scheduling_pp:
         return "pipeline parallelism (--pipeline-parallel-size > 1)", "--pipeline-parallel-size 1"
-    method = _method(args)
+    method = args.speculative_method
     allowed = rules.async_scheduling_spec_methods
     if limited and method is not None and allowed != "*":
         if method not in allowed:
