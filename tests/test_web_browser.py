@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -247,6 +248,16 @@ def test_the_skip_mm_profiling_box_plans_as_the_cli_flag(page, server_url):
     assert "skip_mm_profiling" not in page.url
 
 
+def _open_planned(pg, server_url, model, **flags):
+    """kvplan.fit(model, **flags), the page opened with the same values in its query string, shown as fit plans them:
+    the plan."""
+    p = kvplan.fit(model, **flags)
+    pg.goto(server_url + "/?" + urlencode({"model": model, **flags}))
+    _wait_for_plan(pg, p)
+    _assert_matches_cli(pg, p)
+    return p
+
+
 def _wait_for_assumptions(pg, p) -> None:
     """Wait until the page's assumptions list is plan `p`'s, line for line (the server's words)."""
     pg.wait_for_function("(want) => JSON.stringify([...document.querySelectorAll('#assumptions li')].map(li => li.textContent))"
@@ -281,10 +292,7 @@ def test_the_async_scheduling_switch_plans_as_the_cli_flag(page, server_url):
 
 def test_the_load_format_box_plans_as_the_cli_flag_and_shows_vllms_refusal(page, server_url):
     model = "Qwen/Qwen2.5-0.5B-Instruct"
-    fmt = kvplan.fit(model, gpu="tesla-t4", max_model_len=4096, load_format="safetensors")
-    page.goto(server_url + f"/?model={model}&gpu=tesla-t4&max_model_len=4096&load_format=safetensors")
-    _wait_for_plan(page, fmt)
-    _assert_matches_cli(page, fmt)
+    fmt = _open_planned(page, server_url, model, gpu="tesla-t4", max_model_len=4096, load_format="safetensors")
     _wait_for_assumptions(page, fmt)  # the same budget as auto; its assumption says which loader reads what
     assert page.input_value("#load_format") == "safetensors"
     assert page.locator("#load-format-list option[value='safetensors']").count() == 1  # suggested, from /api/features
@@ -394,10 +402,7 @@ def test_the_summary_shows_the_servers_rows_as_they_stand(page, server_url):
 def test_the_capture_size_boxes_plan_as_the_cli_flags(page, server_url):
     # the page had no input for --cudagraph-capture-sizes / --max-cudagraph-capture-size (the API took them)
     model = "Qwen/Qwen2.5-0.5B-Instruct"
-    few = kvplan.fit(model, gpu="tesla-t4", max_model_len=4096, cudagraph_capture_sizes="1,2,4,8")
-    page.goto(server_url + f"/?model={model}&gpu=tesla-t4&max_model_len=4096&cudagraph_capture_sizes=1%2C2%2C4%2C8")
-    _wait_for_plan(page, few)
-    _assert_matches_cli(page, few)
+    few = _open_planned(page, server_url, model, gpu="tesla-t4", max_model_len=4096, cudagraph_capture_sizes="1,2,4,8")
     assert page.input_value("#cudagraph_capture_sizes") == "1,2,4,8"
     page.fill("#cudagraph_capture_sizes", "")
     page.fill("#max_cudagraph_capture_size", "16")
