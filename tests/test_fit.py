@@ -2090,7 +2090,7 @@ def test_expandable_segments_drop_the_2_mib_rounding_of_weight_tensors():
                 ["PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,expandable_segments:False"],
                 ["PYTORCH_ALLOC_CONF=max_split_size_mb:512", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"]):
         assert kvplan.fit(m, "T4", env=env, **kw).weights_bytes == plain.weights_bytes, env
-    assert EngineArgs(env=(("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:20, expandable_segments:True"),)).expandable_segments
+    assert EngineArgs(env=(("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:20, expandable_segments:True"),)).expandable_segments()
     # a tensor whose size is not a multiple of 512 B keeps the rest up to the next 512 B
     from dataclasses import replace
     odd = replace(m, hidden_size=m.hidden_size + 1)

@@ -96,6 +96,44 @@ def test_expandable_segments_start_outside_that_window(version):
     assert any("pytorch/pytorch#147851" in w for w in p.warnings) == (version == "0.7.3")
 
 
+NEW_VARIABLE = ["PYTORCH_ALLOC_CONF=expandable_segments:True"]
+
+
+@pytest.mark.parametrize("version", ["0.11.1", "0.19.0", "0.20.1", "0.30.0"])
+def test_pytorch_alloc_conf_passes_vllms_check_and_meets_pytorchs(version):
+    # vLLM looks in PYTORCH_CUDA_ALLOC_CONF alone up to 0.30; the torch it pins from 0.11.1 (2.9) reads
+    # PYTORCH_ALLOC_CONF first, so the option reaches the pool and PyTorch's MemPool check refuses the first weight
+    with pytest.raises(RefusedByVLLMError) as e:
+        kvplan.fit(LLAMA, "H100", vllm_version=version, enable_sleep_mode=True, env=NEW_VARIABLE, **KW)
+    assert e.value.field == "--env" and e.value.rule == "sleep mode with expandable segments"
+    assert e.value.message.startswith("torch.cuda.MemPool doesn't currently support expandable_segments.")
+    assert "PYTORCH_ALLOC_CONF" in e.value.fix and "0.31.0" in e.value.fix
+    kvplan.fit(LLAMA, "H100", vllm_version=version, env=NEW_VARIABLE, **KW)  # without sleep mode it starts
+
+
+def test_pytorch_alloc_conf_is_switched_off_in_the_pool_from_0_31():
+    model = "Qwen/Qwen2.5-1.5B-Instruct"
+    plain = kvplan.fit(model, "H100", vllm_version="0.31.0", **KW)
+    expandable = kvplan.fit(model, "H100", vllm_version="0.31.0", env=NEW_VARIABLE, **KW)
+    both = kvplan.fit(model, "H100", vllm_version="0.31.0", env=NEW_VARIABLE, enable_sleep_mode=True, **KW)
+    assert expandable.weights_bytes < plain.weights_bytes == both.weights_bytes
+
+
+def test_before_torch_2_9_pytorch_alloc_conf_is_not_read():
+    # vLLM 0.11.0 pins torch 2.8.0, which reads PYTORCH_CUDA_ALLOC_CONF only: the weights keep the 2 MiB rounding and
+    # sleep mode starts (0.11.1 pins torch 2.9.0)
+    model = "Qwen/Qwen2.5-1.5B-Instruct"
+    plain = kvplan.fit(model, "H100", vllm_version="0.11.0", **KW)
+    given = kvplan.fit(model, "H100", vllm_version="0.11.0", env=NEW_VARIABLE, **KW)
+    assert given.weights_bytes == plain.weights_bytes
+    assert any("PYTORCH_ALLOC_CONF=expandable_segments:True: not read by the PyTorch vLLM 0.11.0 pins" in a
+               for a in given.assumptions)
+    kvplan.fit(model, "H100", vllm_version="0.11.0", env=NEW_VARIABLE, enable_sleep_mode=True, **KW)
+    assert kvplan.fit(model, "H100", vllm_version="0.11.1", env=NEW_VARIABLE, **KW).weights_bytes < plain.weights_bytes
+    cuda = kvplan.fit(model, "H100", vllm_version="0.11.0", env=EXPANDABLE, **KW)
+    assert cuda.weights_bytes < plain.weights_bytes
+
+
 @pytest.mark.parametrize("version", ["0.20.1", "0.30.0"])
 def test_the_pool_keeps_the_2_mib_rounding_of_the_weights_under_expandable_segments(version):
     # Qwen2.5-1.5B's weight tensors are not multiples of 2 MiB: expandable segments round them to 512 B only

@@ -2002,6 +2002,19 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # expandable segments off inside the pool and back on after it (0.20.1 cumem.py reads PYTORCH_CUDA_ALLOC_CONF;
     # device_allocator/alloc_conf.py current_alloc_conf from 0.31), so the weights load with the 2 MiB-block rounding
     "sleep_mode_expandable": [((0, 0, 0), "unchecked"), ((0, 8, 0), "refused"), ((0, 20, 1), "off_in_pool")],
+    # ... where those checks look for expandable_segments:True: "PYTORCH_CUDA_ALLOC_CONF", a substring of that
+    # variable alone (os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "") in cumem.py, read in the 0.8.0, 0.10.0, 0.14.0,
+    # 0.20.0, 0.20.1, 0.21.0, 0.24.0, 0.27.0 and 0.30.0 wheels), so an allocator config given as PYTORCH_ALLOC_CONF
+    # passes them and reaches PyTorch's MemPool; "live": the allocator's settings in effect, whichever variable set
+    # them (device_allocator/alloc_conf.py current_alloc_conf, PYTORCH_ALLOC_CONF first; 0.31.0-0.34.0 wheels)
+    "sleep_mode_expandable_seen": [((0, 0, 0), "PYTORCH_CUDA_ALLOC_CONF"), ((0, 31, 0), "live")],
+    # The allocator-config variables the PyTorch a release pins reads, in its order (the first one set wins): torch
+    # 2.9.0 reads PYTORCH_ALLOC_CONF first and PYTORCH_CUDA_ALLOC_CONF as a deprecated fallback (c10/core
+    # AllocatorConfig; its libc10 holds "PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead", the
+    # 2.8.0 libc10 has no PYTORCH_ALLOC_CONF). vLLM pins torch==2.8.0 in 0.11.0 and torch==2.9.0 from 0.11.1 (wheel
+    # METADATA Requires-Dist, 0.11.0-0.12.0); earlier releases pin 2.5-2.8 (0.7.0: 2.5.1, 0.8.0: 2.6.0)
+    "torch_alloc_conf_env": [((0, 0, 0), ("PYTORCH_CUDA_ALLOC_CONF",)),
+                             ((0, 11, 1), ("PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"))],
     # ... whether the weights load in the "weights" pool: Worker.load_model enters allocator.use_memory_pool(tag=
     # "weights") in 0.7.0-0.9.2 and _maybe_get_memory_pool_context(tag="weights") in 0.10.1-0.13.0; 0.14.0-0.16.x write
     # `with self._maybe_get_memory_pool_context(tag="weights") and set_current_vllm_config(...)`, which enters only the
@@ -2667,6 +2680,8 @@ class VersionRules:
     sleep_mode_vendors: tuple
     sleep_mode_platform_refusal: str
     sleep_mode_expandable: str
+    sleep_mode_expandable_seen: str
+    torch_alloc_conf_env: tuple[str, ...]
     sleep_mode_weights_in_pool: bool
     sleep_mode_pool_trim: bool
     load_format_refusal: str

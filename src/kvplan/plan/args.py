@@ -400,9 +400,12 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
     notes = []
     for name, value in args.env:
         if name in ALLOC_CONF_ENV:
-            shadowed = name != ALLOC_CONF_ENV[0] and args.env_value(ALLOC_CONF_ENV[0]) is not None
+            read = rules.torch_alloc_conf_env
+            shadowed = name in read and name != read[0] and args.env_value(read[0]) is not None
             notes.append(f"environment {name}={value}: " + (
-                "not read by PyTorch, which takes PYTORCH_ALLOC_CONF first" if shadowed else
+                f"not read by the PyTorch vLLM {rules.version} pins (before torch 2.9, pinned from vLLM 0.11.1, "
+                f"PyTorch reads {' / '.join(read)} only); kvplan plans as without it" if name not in read else
+                f"not read by PyTorch, which takes {read[0]} first" if shadowed else
                 "PyTorch's allocator config; kvplan reads its expandable_segments (the allocator rounding of the "
                 "weights), not its other options"))
             continue
@@ -882,16 +885,15 @@ class EngineArgs:
     def env_on(self, name: str) -> bool:
         return env_flag_on(self.env, name)
 
-    @property
-    def expandable_segments(self) -> bool:
-        """expandable_segments:True in PyTorch's allocator config. PyTorch reads PYTORCH_ALLOC_CONF and, only when that
-        is unset, PYTORCH_CUDA_ALLOC_CONF (c10/core/AllocatorConfig.cpp AllocatorConfig::instance; the torch release
-        that first reads PYTORCH_ALLOC_CONF is not pinned down here); options are comma-separated key:value pairs, the
-        last one given wins. vLLM keeps the option while loading weights: its
-        20 MiB max_split_size is appended to the live settings (v1/worker/gpu_worker.py _scoped_allocator_max_split,
-        0.34.0); only the CuMem pool of sleep mode turns it off (device_allocator/cumem.py
-        CuMemAllocator.use_memory_pool, 0.34.0)."""
-        conf = next((v for name in ALLOC_CONF_ENV if (v := self.env_value(name)) is not None), None)
+    def expandable_segments(self, env_names: Sequence[str] = ALLOC_CONF_ENV) -> bool:
+        """expandable_segments:True in PyTorch's allocator config, as the torch that reads `env_names` (in its order,
+        the first one set wins: rules row torch_alloc_conf_env) sees it. torch 2.9 reads PYTORCH_ALLOC_CONF and, only
+        when that is unset, PYTORCH_CUDA_ALLOC_CONF (c10/core/AllocatorConfig.cpp AllocatorConfig::instance); earlier
+        releases read PYTORCH_CUDA_ALLOC_CONF alone. Options are comma-separated key:value pairs, the last one given
+        wins. vLLM keeps the option while loading weights: its 20 MiB max_split_size is appended to the live settings
+        (v1/worker/gpu_worker.py _scoped_allocator_max_split, 0.34.0); only the CuMem pool of sleep mode turns it off
+        (device_allocator/cumem.py CuMemAllocator.use_memory_pool, 0.34.0)."""
+        conf = next((v for name in env_names if (v := self.env_value(name)) is not None), None)
         on = False
         for item in (conf or "").split(","):
             key, _, value = item.partition(":")

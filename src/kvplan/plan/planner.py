@@ -683,19 +683,20 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      redundant_experts=resolved.eplb_redundant)
         rounding = once(lambda: allocator_rounding_bytes(model, **sizes), "allocator_rounding", model,
                         tuple(sizes.items()))
-        if rounding and resolved.expandable_segments and sleep_pool_keeps_block_rounding(resolved, rules):
+        expandable = resolved.expandable_segments(rules.torch_alloc_conf_env)
+        if rounding and expandable and sleep_pool_keeps_block_rounding(resolved, rules):
             notes.append("PyTorch's allocator has expandable_segments:True, but the weights load in sleep mode's CuMem "
                          "pool, which turns expandable segments off inside itself (device_allocator/cumem.py "
                          f"use_memory_pool, vLLM >= 0.20.1): weight tensors keep the 2 MiB-block rounding, "
                          f"{rounding / 1024 ** 2:.1f} MiB per rank")
             w = replace(w, bytes=w.bytes + rounding)
             w_formula += f" + {rounding:,} B allocator rounding (expandable segments off in the CuMem pool)"
-        elif rounding and resolved.expandable_segments:
+        elif rounding and expandable:
             # the same tensors with expandable_segments:True: blocks rounded to 512 B (see allocator_rounding_bytes)
             kept = allocator_rounding_bytes(model, tp=tp, dtype_bytes=linear_bytes, ep=ep,
                                             dp=resolved.data_parallel_size, embed_bytes=DTYPE_BYTES[resolved.dtype],
                                             expandable_segments=True, redundant_experts=resolved.eplb_redundant)
-            notes.append(f"PyTorch's allocator has expandable_segments:True (PYTORCH_ALLOC_CONF / PYTORCH_CUDA_ALLOC_CONF): "
+            notes.append(f"PyTorch's allocator has expandable_segments:True ({' / '.join(rules.torch_alloc_conf_env)}): "
                          f"weight tensors take blocks rounded up to 512 B, not to 2 MiB, so the {rounding / 1024 ** 2:.1f} "
                          "MiB per rank of 2 MiB rounding is not counted")
             if kept:

@@ -17,7 +17,9 @@ What it changes at startup (facts per release in versions.py: rows sleep_mode_*)
   (vllm/utils.py / utils/mem_utils.py memory_profiling, 0.7.2-0.26.0; total_consumed from mem_get_info from 0.27.0).
   The KV cache's blocks are counted before the pool allocates them (gpu_worker.py initialize_from_config).
 - vLLM's refusals: a platform without the allocator (rows sleep_mode_vendors, sleep_mode_platform_refusal) and, in
-  0.8.0-0.20.0, expandable_segments:True in PYTORCH_CUDA_ALLOC_CONF (row sleep_mode_expandable).
+  0.8.0-0.20.0, expandable_segments:True in PYTORCH_CUDA_ALLOC_CONF (row sleep_mode_expandable); PyTorch's own
+  MemPool check where the option comes from PYTORCH_ALLOC_CONF, which vLLM does not look at up to 0.30 and the torch
+  it pins reads first from 0.11.1 (rows sleep_mode_expandable_seen, torch_alloc_conf_env).
 - from 0.20.1, expandable segments are turned off inside the pools, so the weights keep the 2 MiB-block rounding
   (sleep_pool_keeps_block_rounding, used by plan.planner).
 - risks kvplan does not size, said as warnings: the weights outside the pool in 0.14.0-0.16.x, a checkpoint whose
@@ -90,7 +92,7 @@ def sleep_mode_refusal(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> N
         raise RefusedByVLLMError("--enable-sleep-mode", f"{rules.sleep_mode_platform_refusal} (vLLM {rules.version} "
                                  f"on {gpu.name}, a {platform} GPU: ModelConfig refuses it before loading anything)",
                                  "drop --enable-sleep-mode" + later, rule="sleep mode platform")
-    if rules.sleep_mode_expandable == "refused" and _EXPANDABLE in (args.env_value(_CUMEM_ENV) or ""):
+    if rules.sleep_mode_expandable == "refused" and _vllm_sees_expandable(args, rules):
         off_since = first_release_where("sleep_mode_expandable", lambda v: v == "off_in_pool")
         raise RefusedByVLLMError("--env", "Expandable segments are not compatible with memory pool. Please track "
                                  "https://github.com/pytorch/pytorch/issues/147851 for the latest updates. (vLLM "
@@ -99,13 +101,41 @@ def sleep_mode_refusal(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> N
                                  f"remove expandable_segments:True from {_CUMEM_ENV}, drop --enable-sleep-mode, or plan "
                                  f"with --vllm-version {off_since} or later (its pool turns expandable segments off "
                                  "inside itself)", rule="sleep mode with expandable segments")
+    if (rules.sleep_mode_expandable in ("refused", "off_in_pool") and _torch_expandable(args, rules)
+            and not _vllm_sees_expandable(args, rules)):
+        # vLLM looks for the option in PYTORCH_CUDA_ALLOC_CONF alone (rules row sleep_mode_expandable_seen), while the
+        # torch it pins takes PYTORCH_ALLOC_CONF first (row torch_alloc_conf_env): neither its assert nor its switch
+        # sees the option, so the first weight allocated in the pool meets PyTorch's own check
+        # (c10/cuda/CUDACachingAllocator.cpp malloc: TORCH_CHECK(!active_pool, ...) with expandable segments on)
+        name = next(n for n in rules.torch_alloc_conf_env if args.env_value(n) is not None)
+        live_since = first_release_where("sleep_mode_expandable_seen", lambda v: v == "live")
+        raise RefusedByVLLMError("--env", "torch.cuda.MemPool doesn't currently support expandable_segments. (PyTorch's "
+                                 f"allocator check, as vLLM {rules.version} loads the weights into its sleep-mode "
+                                 f"pool: {name}={args.env_value(name)} turns expandable segments on, and vLLM "
+                                 f"{rules.version} looks for them in {_CUMEM_ENV} only)",
+                                 f"remove expandable_segments:True from {name}, drop --enable-sleep-mode, or plan with "
+                                 f"--vllm-version {live_since} or later (it reads the allocator's live settings and turns "
+                                 "expandable segments off inside its pool)", rule="sleep mode with expandable segments")
+
+
+def _torch_expandable(args: EngineArgs, rules: VersionRules) -> bool:
+    """Whether the torch `rules.version` pins runs with expandable segments (rules row torch_alloc_conf_env)."""
+    return args.expandable_segments(rules.torch_alloc_conf_env)
+
+
+def _vllm_sees_expandable(args: EngineArgs, rules: VersionRules) -> bool:
+    """Whether vLLM's own sleep-mode check finds expandable_segments:True (rules row sleep_mode_expandable_seen): a
+    substring of PYTORCH_CUDA_ALLOC_CONF up to 0.30, the allocator's live settings from 0.31."""
+    if rules.sleep_mode_expandable_seen == "live":
+        return _torch_expandable(args, rules)
+    return _EXPANDABLE in (args.env_value(_CUMEM_ENV) or "")
 
 
 def sleep_pool_keeps_block_rounding(args: EngineArgs, rules: VersionRules) -> bool:
     """Whether the weights load in the CuMem pool with expandable segments turned off (vLLM >= 0.20.1), so that
     expandable_segments:True does not change their block rounding."""
     return (args.enable_sleep_mode and rules.sleep_mode_expandable == "off_in_pool"
-            and rules.sleep_mode_weights_in_pool and args.expandable_segments)
+            and rules.sleep_mode_weights_in_pool and _torch_expandable(args, rules) and _vllm_sees_expandable(args, rules))
 
 
 def sleep_mode_says(args: EngineArgs, rules: VersionRules, quant: QuantSpec | None,
