@@ -622,8 +622,12 @@ def spec_from_plan(
         flags.append(Flag("--skip-mm-profiling", None, "no encoder pass in the profile run: the pool takes its memory, as "
                           "planned; image or video requests may run out of memory"))
     if _get(a, "enable_sleep_mode", default=False):
+        # the HTTP /sleep and /wake_up routes exist only under VLLM_SERVER_DEV_MODE=1 (entrypoints/openai/api_server.py
+        # in 0.7.0-0.8.0, entrypoints/serve/sleep/api_router.py in 0.20.0, serve/dev/sleep in 0.34.0): said, not set,
+        # since dev mode serves other unauthenticated routes too
         flags.append(Flag("--enable-sleep-mode", None, "weights and KV cache in vLLM's CuMem pools, so sleep() can free "
-                          "them; the same KV budget, as planned"))
+                          "them; the same KV budget, as planned. POST /sleep and /wake_up are served only with "
+                          "VLLM_SERVER_DEV_MODE=1 (--env), whose dev routes need a private port"))
     if _get(a, "disable_custom_all_reduce", default=False):
         flags.append(Flag("--disable-custom-all-reduce", None, "tensor-parallel all-reduces through NCCL, not vLLM's "
                           "custom all-reduce kernel; the same KV budget, as planned"))
