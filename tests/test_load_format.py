@@ -111,6 +111,17 @@ def test_bitsandbytes_format_alone_from_0_8_2_finds_no_layer(version, said):
     assert "--load-format" not in render_files(spec_from_plan(bnb))["serve.sh"]
 
 
+@pytest.mark.parametrize("version", ["0.8.2", "0.9.0", "0.20.0", "0.27.0"])
+@pytest.mark.parametrize("model, method", [("Qwen/Qwen2.5-72B-Instruct-AWQ", "awq"), ("Qwen/Qwen3-32B-FP8", "fp8")])
+def test_bitsandbytes_format_on_a_checkpoint_quantized_otherwise_is_refused_by_the_loader(version, model, method):
+    # it was planned as a start: BitsAndBytesModelLoader refuses the checkpoint's own quant_method before any weight
+    with pytest.raises(RefusedByVLLMError) as e:
+        kvplan.fit(model, "H100", vllm_version=version, load_format="bitsandbytes", **KW)
+    assert f'"BitsAndBytes loader does not support {method} quantization"' in e.value.message
+    assert e.value.field == "--load-format" and e.value.rule == "bnb_load_format"
+    kvplan.fit(model, "H100", vllm_version=version, **KW)  # without the flag it starts
+
+
 @pytest.mark.parametrize("version, said", [
     ("0.9.2", "Qwen/Qwen2.5-1.5B-Instruct is not a file."),
     ("0.11.0", "Unrecognised GGUF reference: Qwen/Qwen2.5-1.5B-Instruct (expected local file, raw URL, or "),

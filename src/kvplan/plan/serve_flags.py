@@ -273,6 +273,17 @@ def load_format_refusal(model: ModelSpec, args: EngineArgs, rules: VersionRules)
                                      f"into: \"{rules.bnb_load_format}\" (AssertionError, _get_bnb_target_modules)",
                                      "add --quantization bitsandbytes (4-bit at load), or leave --load-format out",
                                      rule="bnb_load_format")
+        ckpt = model.quant
+        if ckpt is not None and not ckpt.hf_quant_config_only and canonical_quant(ckpt.method) != "bitsandbytes":
+            # a checkpoint whose config.json declares another quantization: BitsAndBytesModelLoader reads its
+            # quant_method before any weight and refuses it (load_weights, model_loader/loader.py 0.8.2-0.8.5;
+            # bitsandbytes_loader.py _verify_model_compatibility 0.9.0-0.27.0; the loader is gone from 0.28.0)
+            raise RefusedByVLLMError("--load-format", f"vLLM {rules.version}: \"BitsAndBytes loader does not support "
+                                     f"{ckpt.method} quantization\" (ValueError, BitsAndBytesModelLoader, as it "
+                                     "starts loading the weights): the checkpoint is already quantized with "
+                                     f"{ckpt.method}", "leave --load-format out (vLLM loads the checkpoint with its own "
+                                     f"{ckpt.method} method), or serve the unquantized checkpoint with --quantization "
+                                     "bitsandbytes", rule="bnb_load_format")
     if value == "gguf" and not _is_gguf(model):
         raise RefusedByVLLMError("--load-format", f"vLLM {rules.version}'s GGUF loader takes a .gguf file only: \""
                                  + rules.gguf_reference_refusal.format(model=_model_arg(model))
