@@ -189,3 +189,40 @@ def test_a_bad_quote_in_vary_is_refused_naming_it(monkeypatch, capsys, spec, say
     assert exc.value.field == "--vary" and says in str(exc.value)
     text = refused(monkeypatch, capsys, "--vary", "sweep", "--vary", spec)
     assert says in text
+
+
+def test_the_scheduler_knobs_are_varied_as_fit_plans_each_value(monkeypatch, capsys):
+    """--vary max_num_seqs / max_num_batched_tokens / block_size / enforce_eager / enable_prefix_caching /
+    enable_chunked_prefill / long_prefill_token_threshold / async_scheduling were refused ("cannot vary"), though they
+    are the flags people tune; and varying an on/off flag fit leaves off (enforce_eager) was refused as "replaced in
+    every row". Each row is fit's plan with that value."""
+    import kvplan
+
+    code, out, err = run_cli(monkeypatch, capsys, "sweep", QWEN8, "--gpu", "L4", "--max-model-len", "16384",
+                             "--vary", "max_num_seqs=16,256", "--vary", "enforce_eager=true,false", "--json")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    assert [(r["max_num_seqs"], r["enforce_eager"]) for r in rows] == [(16, True), (16, False), (256, True), (256, False)]
+    for r in rows:
+        p = kvplan.fit(QWEN8, "L4", max_model_len=16384, max_num_seqs=r["max_num_seqs"], enforce_eager=r["enforce_eager"],
+                       fixes=False)
+        assert r["kv_cache_bytes"] == p.kv_cache_bytes
+    assert len({r["kv_cache_bytes"] for r in rows}) == 4  # each knob moves the budget here
+    for spec in ("max_num_batched_tokens=2048,8k", "block_size=16,32", "enable_prefix_caching=on,off",
+                 "enable_chunked_prefill=true,false", "long_prefill_token_threshold=0,512", "async_scheduling=on,off"):
+        code, out, err = run_cli(monkeypatch, capsys, "sweep", QWEN8, "--gpu", "L4", "--max-model-len", "16384",
+                                 "--vary", spec, "--json")
+        assert code == 0, (spec, err)
+        assert len(json.loads(out)["rows"]) == 2, spec
+    # a flag given beside its own --vary is still refused when it is set away from its default
+    refused(monkeypatch, capsys, "--vary", "sweep", QWEN8, "--gpu", "L4", "--enforce-eager", "--vary",
+            "enforce_eager=true,false")
+    assert "max_num_seqs takes int values" in refused(monkeypatch, capsys, "--vary", "sweep", QWEN8, "--gpu", "L4",
+                                                      "--vary", "max_num_seqs=many")
+
+
+def test_capacity_compares_max_num_seqs(monkeypatch, capsys):
+    small = _capacity(monkeypatch, capsys, "--gpu", "H100", "--vary", "max_num_seqs=8,256")
+    assert small["varied"] == ["max_num_seqs"]
+    rates = {r["max_num_seqs"]: r["rate_per_replica"] for r in small["rows"]}
+    assert set(rates) == {8, 256} and rates[8] < rates[256]  # eight sequences a step serve fewer requests per second

@@ -1205,7 +1205,14 @@ CAPACITY_REQUESTS = 5000
 
 
 SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size", "quantization",
-             "vllm_version", "max_loras", "max_lora_rank", "enable_extensible_kv_cache", "gdn_prefill_backend")
+             "vllm_version", "max_loras", "max_lora_rank", "enable_extensible_kv_cache", "gdn_prefill_backend",
+             # the scheduler's knobs: what they move is the budget (max_num_seqs, max_num_batched_tokens: the profile
+             # run; enforce_eager: the CUDA graphs; block_size: the rounding) or, in `kvplan capacity`, the steps
+             "max_num_seqs", "max_num_batched_tokens", "block_size", "enforce_eager", "enable_prefix_caching",
+             "enable_chunked_prefill", "long_prefill_token_threshold", "async_scheduling")
+# the on/off flags among them, read by _switch_value
+_SWITCHES = ("enable_extensible_kv_cache", "enforce_eager", "enable_prefix_caching", "enable_chunked_prefill",
+             "async_scheduling")
 
 
 def _switch_value(text: str) -> bool:
@@ -1556,7 +1563,8 @@ def _vary_name(raw: str) -> str:
 def _vary_value(name: str, v, spec: str):
     """One --vary value as its flag reads it: a length (4096, 32k), a count, a fraction, else the text."""
     conv = {"max_model_len": parse_max_model_len, "tensor_parallel_size": int, "gpu_memory_utilization": float,
-            "max_loras": int, "max_lora_rank": int, "enable_extensible_kv_cache": _switch_value}.get(name, str)
+            "max_loras": int, "max_lora_rank": int, "max_num_seqs": int, "block_size": int,
+            "long_prefill_token_threshold": int, **{switch: _switch_value for switch in _SWITCHES}}.get(name, str)
     if name == "vllm_version":  # as --vllm-version reads it: a number vLLM never published is refused, not planned
         try:
             refuse_unpublished_version(v)

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from kvplan.api import SWEEPABLE, parse_vary, plan_from_flags_and_inverse, sweep_rows, uncertainty_band_of, vary_names
+from kvplan.api import FIT_PARAMS, SWEEPABLE, parse_vary, plan_from_flags_and_inverse, sweep_rows, uncertainty_band_of, vary_names
 from kvplan.cli import FitFlags, app, console, err_console, fit_options, fit_options_gpu_auto
 
 
@@ -158,9 +158,10 @@ def refuse_replaced_flags(model: Optional[str], flags: FitFlags, varied: list[tu
     allowed beside --vary gpu: its --gpu-gib / --gpu-gb size the row of that GPU."""
     from kvplan.errors import InputError
 
+    defaults = {p.name: p.default for p in FIT_PARAMS}
     for name in vary_names(varied):
         given = model if name == "model" else getattr(flags, name, None) if name != "gpu" else None
-        if given is not None:
+        if given is not None and given != defaults.get(name):  # an on/off flag left off is not given
             shown = f"MODEL {given}" if name == "model" else f"--{name.replace('_', '-')} {given}"
             raise InputError("--vary", f"{name} is varied, so {shown} would be replaced in every row",
                              f"drop {shown.split(' ')[0]}, or add its value to --vary {name}=...")
