@@ -260,3 +260,17 @@ def test_the_async_note_follows_the_rules_table_and_the_measured_check():
     # the replays, async scheduling on, fit as charged and miss with the per-request term hidden
     assert all(abs(charged) < 2.5 for _, charged, _ in ASYNC_OVERLAP_CHECK)
     assert sum(hidden < -5 for _, _, hidden in ASYNC_OVERLAP_CHECK) == 3
+
+
+def test_capacity_carries_the_same_caveat():
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+    args = ["capacity", LLAMA, "--gpu", "H100", "--max-model-len", "8192", "--prompt-len", "constant:256",
+            "--completion-len", "constant:256", "--slo", "tpot=50ms", "--max-requests", "100", "--json", "--vllm-version"]
+    on = CliRunner().invoke(app, [*args, "0.15.1"])
+    assert on.exit_code == 0, on.output
+    assert any(n.startswith("async scheduling on") and "upper bound" in n for n in json.loads(on.stdout)["notes"])
+    old = CliRunner().invoke(app, [*args, "0.13.0"])
+    assert old.exit_code == 0, old.output
+    assert not any("async scheduling" in n for n in json.loads(old.stdout)["notes"])
