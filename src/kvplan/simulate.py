@@ -603,7 +603,8 @@ class StepCoefficients:
     t_seq_layer_s: cost per scheduled request per decoder layer per step: the per-request part of the paged
         attention kernels (query load, split-KV merge, block-table walk, KV-cache write: one work item per
         request and layer whatever its context), plus what else grows with the request count (sampling over
-        the vocabulary, per-request scheduler / input-preparation work) folded in. Charged once per request
+        the vocabulary, per-request scheduler / input-preparation work) folded in. Host and GPU work are not apart
+        in it, so what async scheduling (vLLM 0.14+ default) overlaps is not subtracted: ASYNC_OVERLAP_CHECK. Charged once per request
         (decode or prefill chunk), never per prefill token. A per-request cost independent of depth fitted
         worse (TPOT MAPE 12.0 % at best vs 10.8 %). Fit: 0.8 us (64 us per step per request for an 80-layer
         model; 26 us for a 32-layer one), with t_fixed_s 0 (the grid's lower edge: the earlier 0.5 ms was
