@@ -446,8 +446,8 @@ def capacity(
     """
     from kvplan.errors import InputError
     from kvplan.render import to_json
-    from kvplan.simulate import (capacity_lines, check_servable, parse_slo, plan_capacity, served_caveats,
-                                 target_checked_alone)
+    from kvplan.simulate import (async_scheduling_note, capacity_lines, check_servable, parse_slo, plan_capacity,
+                                 served_caveats, target_checked_alone)
     from kvplan.workload import build_workload, fleet_workload, with_rate
 
     if not 1 <= percentile <= 100:
@@ -518,7 +518,9 @@ def capacity(
     d = cap.to_dict()
     d.update(model=p.model.id, gpu=p.gpu.name, tensor_parallel_size=p.args.tensor_parallel_size, workload=base.name,
              worst_case_concurrency=_worst_case(p, cfg), warnings=list(p.warnings),
-             notes=[n for n in sm.notes if not n.startswith("plan: ")] + list(served_caveats(p, sm.spec)))
+             notes=[n for n in sm.notes if not n.startswith("plan: ")] + list(served_caveats(p, sm.spec))
+             # async scheduling's host-time saving is not modelled: the probes' latencies err long from that side
+             + [n for n in (async_scheduling_note(rules),) if n])
     costs = []
     if price_list and cap.max_rate_per_s > 0:
         from kvplan.simulate import capacity_cost
