@@ -103,7 +103,7 @@ def test_other_usage_errors_are_still_typers(monkeypatch, capsys):
     assert code == 2 and "No such option: --bogus-flag" in err
 
 
-@pytest.mark.parametrize("key", ["vllm_version", "quantization", "runner", "speculative_config", "max_model_len"])
+@pytest.mark.parametrize("key", ["vllm_version", "quantization", "runner", "speculative_config", "max_model_len", "revision"])
 def test_an_empty_value_from_python_is_refused_as_the_command_line_refuses_it(key):
     """kvplan.fit(vllm_version='') (quantization='', runner='', speculative_config='') planned the defaults, as if the
     keyword were left out; `kvplan fit --vllm-version ''` refused it."""

@@ -178,6 +178,9 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     >>> round(p.kv_cache_bytes / 2**30, 2), round(p.weights_bytes / 2**30, 2)  # bytes per rank
     (10.65, 0.92)
     """
+    if isinstance(revision, str) and not revision.strip():  # '' read as no revision: the command line refuses it
+        raise InputError("revision", "an empty value", "give a branch, tag or commit, or leave revision out (None) for "
+                         "the Hub's main")
     spec = model if isinstance(model, ModelSpec) else resolve_model(model, revision=revision)
     notes: list[str] = []
     executor = flags.get("distributed_executor_backend")
