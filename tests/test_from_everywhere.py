@@ -179,3 +179,32 @@ def test_a_script_variable_set_on_some_paths_only_is_refused(monkeypatch, capsys
     assert "the script sets LEN on some paths only" in text
     script.write_text(script.read_text().replace('if [[ "$BIG" == 1 ]]; then\n  LEN=32768\nfi\n', ""))
     assert _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", str(script))["args"]["max_model_len"] == 8192
+
+
+@pytest.mark.parametrize("line", ['[[ "$BIG" == 1 ]] && LEN=32768', 'if [[ "$BIG" == 1 ]]; then LEN=32768; fi',
+                                  'case "$SIZE" in\n  big) LEN=32768 ;;\nesac', 'read -r LEN < len.txt'])
+def test_a_script_line_that_may_change_a_variable_makes_its_use_a_guess(monkeypatch, capsys, tmp_path, line):
+    script = tmp_path / "serve.sh"
+    script.write_text(f"source /opt/venv/bin/activate\nLEN=8192\n{line}\nLEN=1 echo ignored\n"
+                      'vllm serve Qwen/Qwen3-8B --max-model-len "$LEN"\n')
+    assert "the script sets LEN on some paths only" in refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4",
+                                                                "--from", str(script))
+    # without that line: a venv's activate sourced (not read) and a variable given to one command alone (LEN=1 echo)
+    # change nothing
+    script.write_text(script.read_text().replace(line + "\n", ""))
+    assert _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", str(script))["args"]["max_model_len"] == 8192
+
+
+def test_scaffold_from_its_own_files_writes_them_again(monkeypatch, capsys, tmp_path):
+    args = ("Qwen/Qwen3-32B", "--gpu", "L4", "-tp", "4", "--kv-cache-dtype", "fp8", "--max-model-len", "8192",
+            "--env", "VLLM_USE_V1=1", "--vllm-version", "0.11.0", "--served-model-name", "qwen", "--port", "8001")
+    _scaffold(monkeypatch, capsys, tmp_path / "a", *args)
+    for i, name in enumerate(("docker-compose.yml", "serve.sh")):
+        again = tmp_path / f"b{i}"
+        code, _, err = run_cli(monkeypatch, capsys, "scaffold", str(again), "--gpu", "L4", "--vllm-version", "0.11.0",
+                               "--from", str(tmp_path / "a" / name))
+        assert code == 0, err
+        # the same files (serve.sh's comments on --dtype and --max-num-seqs aside: written out, they read back as given)
+        for written in ("docker-compose.yml", ".env.example", "k8s/deployment.yaml", "README.md"):
+            assert (again / written).read_text() == (tmp_path / "a" / written).read_text().replace(
+                str(tmp_path / "a"), str(again)), (name, written)

@@ -19,6 +19,7 @@ the model or a planned flag's value (naming the variable and the fix), and takes
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -40,6 +41,7 @@ class Values:
     assigned: dict = field(default_factory=dict)  # a script's own variables (a .env it sources included), first
     uncertain: set = field(default_factory=set)  # names a script sets on some paths only: no value taken
     assigned_from: dict = field(default_factory=dict)  # name -> the .env file a script took it from
+    unread: list = field(default_factory=list)  # files a script sources that kvplan does not read (a venv's activate)
     environment: dict = field(default_factory=dict)  # what the server runs with: a compose service's environment:,
     # a script's exports (set -a while it sources a .env included)
 
@@ -352,8 +354,7 @@ def run_script(lines: list[str], folder: Optional[Path], values: Values,
                             exported.add(name)
                         values.uncertain.discard(name)
                 continue
-            raise InputError("--from", f"the script sources {target}, which kvplan does not read",
-                             "write its variables into the script, or give the vllm serve command in quotes")
+            values.unread.append(target)  # a venv's activate, a site's profile: named where a variable has no value
         first = re.split(r"\s*;\s*", line, maxsplit=1)[0]
         if _BLOCK_CLOSE.match(first):
             depth = max(0, depth - 1)
@@ -378,6 +379,8 @@ def run_script(lines: list[str], folder: Optional[Path], values: Values,
             if depth:
                 values.uncertain.add(m.group(1))
             continue
+        if m and len(_raw_words(m.group(3))) > 1 and not re.search(r"[;&|]", _code(m.group(3))):
+            continue  # NAME=value cmd ...: the variable is that command's alone
         if m:
             name, append, rhs = m.group(1), m.group(2), m.group(3)
             words = shell_words(rhs, values, arrays) if rhs.strip() else [""]
@@ -400,6 +403,26 @@ def run_script(lines: list[str], folder: Optional[Path], values: Values,
                     values.assigned.pop(name, None)
                     arrays.pop(name, None)
             continue
-        for name in re.findall(r"\bunset\s+([A-Za-z_][A-Za-z0-9_]*)", line):  # if ...; then unset NAME; fi
+        # whatever else sets or unsets a variable (a one-line if, `[[ ... ]] && X=1`, a case arm, a loop, read, a
+        # function's body): its value is not followed, so a use of it is refused
+        for name in re.findall(r"\bunset\s+([A-Za-z_][A-Za-z0-9_]*)", line):
             values.uncertain.add(name)
+        for name in re.findall(r"(?:^|[\s;&|()])([A-Za-z_][A-Za-z0-9_]*)\+?=", _code(line)):
+            values.uncertain.add(name)
+        for names in re.findall(r"\b(?:read|for|select)\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_ ]*)", _code(line)):
+            values.uncertain.update(n for n in names.split() if n not in ("in", "do"))
     return arrays, None
+
+
+def _raw_words(text: str) -> list[str]:
+    """`text` split as the shell splits it before expansion (quotes kept together); [text] where it does not parse."""
+    try:
+        return shlex.split(text, comments=True)
+    except ValueError:
+        return [text]
+
+
+def _code(line: str) -> str:
+    """`line` without its quoted parts and its comment: where an assignment is code, not text."""
+    line = re.sub(r"'[^']*'|\"(?:\\.|[^\"\\])*\"", "''", line)
+    return re.sub(r"(^|\s)#.*$", "", line)

@@ -436,10 +436,12 @@ def _refuse_unknown_values(model: Optional[str], planned: dict, env: list[str], 
                              f"set {name} once in the script, outside any if, or give the command in quotes")
         files = [w for w, _ in values.sources if w != "--env"] + sorted(set(values.assigned_from.values()))
         looked = ", ".join(["kvplan's --env"] + files) + (", no default in the expression" if not why else "")
+        if values.unread:
+            looked += "; the script sources " + ", ".join(values.unread) + ", which kvplan does not read"
         raise InputError("--from", f"{where} is {value} in the command, and {name} has no value ({looked}"
                          + (f"; its message: {why}" if why else "") + ")",
                          f"give --env {name}=VALUE" + (f", or set {name} in {files[0]}" if files else "")
-                         + " (kvplan does not read its own environment)")
+                         + "; kvplan does not read its own environment")
 
 
 def _refuse_stray_words(tokens: list[str]) -> None:
