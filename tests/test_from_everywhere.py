@@ -157,7 +157,8 @@ def test_a_variable_with_no_value_is_refused_only_where_it_is_planned(monkeypatc
     assert "give --env MAX_LEN=VALUE" in text and "kvplan does not read its own environment" in text
     (tmp_path / ".env").write_text("MAX_LEN=8192  # a comment\n")
     prov = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", str(compose))["from_command"]
-    assert prov["planned"] == {"--max-model-len": "8192"} and prov["not_planned"] == ["--api-key", "--port"]
+    assert prov["planned"] == {"--max-model-len": "8192", "--vllm-version": "0.11.0"}
+    assert prov["not_planned"] == ["--api-key", "--port"]
     # the same with --env, and a plain command's $VAR
     (tmp_path / ".env").unlink()
     assert _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--env", "MAX_LEN=8192", "--from",
@@ -208,3 +209,27 @@ def test_scaffold_from_its_own_files_writes_them_again(monkeypatch, capsys, tmp_
         for written in ("docker-compose.yml", ".env.example", "k8s/deployment.yaml", "README.md"):
             assert (again / written).read_text() == (tmp_path / "a" / written).read_text().replace(
                 str(tmp_path / "a"), str(again)), (name, written)
+
+
+def test_a_compose_services_image_pins_the_release(monkeypatch, capsys, tmp_path):
+    out = tmp_path / "out"
+    tokens = _scaffold(monkeypatch, capsys, out, "Qwen/Qwen3-8B", "--gpu", "L4", "--max-model-len", "16384",
+                       "--vllm-version", "0.9.2")
+    cmd = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", str(out / "docker-compose.yml"))
+    assert cmd["vllm_version"] == "0.9.2" and cmd["kv_cache_tokens"] == tokens
+    assert "vLLM 0.9.2: the release the image vllm/vllm-openai:v0.9.2 runs" in cmd["from_command"]["notes"]
+    # another release given is a conflict, as any flag on both; the same one is none
+    text = refused(monkeypatch, capsys, "--vllm-version", "fit", "--gpu", "L4", "--vllm-version", "0.11.0", "--from",
+                   str(out / "docker-compose.yml"))
+    assert "0.11.0" in text and "0.9.2" in text
+    assert _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--vllm-version", "0.9.2", "--from",
+                 str(out / "docker-compose.yml"))["kv_cache_tokens"] == tokens
+    # a tag that pins no release: noted, planned at kvplan's default (or --vllm-version)
+    compose = tmp_path / "docker-compose.yml"
+    compose.write_text("services:\n  vllm:\n    image: ${IMAGE:-vllm/vllm-openai:latest}\n"
+                       "    command: --model Qwen/Qwen3-8B --max-model-len 8192\n")
+    prov = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", str(compose))["from_command"]
+    assert any(n.startswith("the image vllm/vllm-openai:latest pins no vLLM release") for n in prov["notes"])
+    prov = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--env", "IMAGE=vllm/vllm-openai:v0.10.1.1", "--from",
+                 str(compose))["from_command"]
+    assert prov["planned"]["--vllm-version"] == "0.10.1.1"

@@ -41,6 +41,7 @@ class Values:
     assigned: dict = field(default_factory=dict)  # a script's own variables (a .env it sources included), first
     uncertain: set = field(default_factory=set)  # names a script sets on some paths only: no value taken
     assigned_from: dict = field(default_factory=dict)  # name -> the .env file a script took it from
+    image: Optional[str] = None  # a compose service's image: (serve_command.image_release reads its release)
     unread: list = field(default_factory=list)  # files a script sources that kvplan does not read (a venv's activate)
     environment: dict = field(default_factory=dict)  # what the server runs with: a compose service's environment:,
     # a script's exports (set -a while it sources a .env included)

@@ -198,7 +198,7 @@ def _compose_commands(text: str, values=None) -> Optional[list]:
                 except ValueError as exc:
                     raise InputError("--from", f"a service's command does not parse as a shell line ({exc})",
                                      "check its quotes") from None
-        out.append((words, env))
+        out.append((words, env, interpolated(svc["image"]) if svc.get("image") else None))
     return out
 
 
@@ -284,8 +284,9 @@ def _compose_file_command(source: str, commands: list, values) -> tuple[list[str
         raise InputError("--from", f"{source} has {len(commands) or 'no'} service command{'s' if len(commands) != 1 else ''}"
                          "; which one is planned would be a guess" if commands else f"{source} has no service with a "
                          "`command:`", "give the one service's command in quotes: --from 'command: --model MODEL ...'")
-    words, env = commands[0]
+    words, env, image = commands[0]
     values.environment.update(env)
+    values.image = image
     if words and words[0].startswith("-"):
         serve = _flags_as_serve(words)
         if serve is None:
@@ -308,6 +309,12 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
     values = Values(sources=[("--env", env_values(given_env))])
     tokens, shown, read_as = read_source(source, values)
     read_as += values.notes()
+    release = image_release(values.image)
+    if values.image and release is None:
+        read_as += (f"the image {values.image} pins no vLLM release kvplan reads (vllm/vllm-openai:vX.Y.Z): planned "
+                    "at --vllm-version, or kvplan's default release",)
+    elif release is not None and vllm_version is None:
+        vllm_version = release  # the --task reading below takes the image's release
     env: list[str] = []
     i = 0
     while i < len(tokens) and (tokens[i] in ("env", "exec", "nohup", "sudo", "-E") or _ENV_WORD.match(tokens[i])):
@@ -386,6 +393,9 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
         raise InputError("--from", "not a vllm serve flag kvplan knows: " + ", ".join(unknown),
                          "check the spelling (`vllm serve --help`), or plan the command without "
                          + ("it" if len(unknown) == 1 else "them"))
+    if release is not None:  # a --vllm-version given too must agree (merge), as any flag on both
+        planned["vllm_version"] = release
+        read_as += (f"vLLM {release}: the release the image {values.image} runs",)
     if planned.get("revision") == "main":  # what kvplan scaffold writes for a model it planned unpinned
         del planned["revision"]
         server["revision"] = "main"
@@ -396,6 +406,17 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
         if as_flags["runner"] is not None:
             planned["runner"] = as_flags["runner"]
     return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server, read_as)
+
+
+# the vllm/vllm-openai image's release tags (v0.11.0, v0.10.1.1; docker.io/ or a mirror's registry before it): the
+# release the compose service runs. latest, nightly or a digest name none
+_IMAGE_RELEASE = re.compile(r"(?:^|/)vllm/vllm-openai:v?(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?)$")
+
+
+def image_release(image: Optional[str]) -> Optional[str]:
+    """The vLLM release a compose service's `image:` pins (vllm/vllm-openai:vX.Y.Z), None where it pins none."""
+    m = _IMAGE_RELEASE.search(image.strip()) if image else None
+    return m.group(1) if m else None
 
 
 def _environment(environment: dict, env: list[str]) -> tuple[str, ...]:

@@ -260,6 +260,7 @@ def read_from(model: Optional[str], flags: FitFlags, source: Optional[str], vari
     if names:
         command = command.replaced_by(names)
     model, flags = merge(model, flags, command, need_model="model" not in names)
+    refuse_unpublished_version(flags.vllm_version)  # a compose image's release, as --vllm-version's
     return model, flags, command
 
 
