@@ -155,6 +155,7 @@ def test_a_variable_with_no_value_is_refused_only_where_it_is_planned(monkeypatc
     text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from", str(compose))
     assert "--max-model-len is ${MAX_LEN} in the command, and MAX_LEN has no value" in text
     assert "give --env MAX_LEN=VALUE" in text and "kvplan does not read its own environment" in text
+    assert f"no {tmp_path / '.env'}" in text and f"or set MAX_LEN in {tmp_path / '.env'}" in text  # where compose reads
     (tmp_path / ".env").write_text("MAX_LEN=8192  # a comment\n")
     prov = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", str(compose))["from_command"]
     assert prov["planned"] == {"--max-model-len": "8192", "--vllm-version": "0.11.0"}

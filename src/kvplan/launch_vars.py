@@ -41,6 +41,7 @@ class Values:
     assigned: dict = field(default_factory=dict)  # a script's own variables (a .env it sources included), first
     uncertain: set = field(default_factory=set)  # names a script sets on some paths only: no value taken
     assigned_from: dict = field(default_factory=dict)  # name -> the .env file a script took it from
+    dotenv_path: Optional[str] = None  # the .env docker compose or the script would read (there or not)
     image: Optional[str] = None  # a compose service's image: (serve_command.image_release reads its release)
     unread: list = field(default_factory=list)  # files a script sources that kvplan does not read (a venv's activate)
     environment: dict = field(default_factory=dict)  # what the server runs with: a compose service's environment:,
@@ -347,6 +348,7 @@ def run_script(lines: list[str], folder: Optional[Path], values: Values,
             target = m.group(1).strip("'\"")
             path = (folder / target) if folder is not None and not Path(target).is_absolute() else Path(target)
             if path.name.endswith(".env"):
+                values.dotenv_path = str(path)
                 if path.is_file():
                     for name, value in dotenv(path).items():
                         values.assigned[name] = value

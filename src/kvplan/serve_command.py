@@ -251,6 +251,7 @@ def read_source(source: str, values=None) -> tuple[list[str], str, tuple[str, ..
             raise InputError("--from", f"cannot read {source}: {exc.strerror or exc}", "give a readable file") from None
         if path.suffix in (".yml", ".yaml"):
             beside = path.parent / ".env"  # docker compose's: after the shell's environment (kvplan's --env)
+            values.dotenv_path = str(beside)
             if beside.is_file():
                 values.sources.append((str(beside), dotenv(beside)))
             commands = _compose_commands(text, values)
@@ -455,13 +456,14 @@ def _refuse_unknown_values(model: Optional[str], planned: dict, env: list[str], 
             raise InputError("--from", f"{where} is {value} in the command, and the script sets {name} on some paths "
                              "only (in an if, a loop, or appended to), so which value is planned would be a guess",
                              f"set {name} once in the script, outside any if, or give the command in quotes")
-        files = [w for w, _ in values.sources if w != "--env"] + sorted(set(values.assigned_from.values()))
-        looked = ", ".join(["kvplan's --env"] + files) + (", no default in the expression" if not why else "")
+        dotenv = values.dotenv_path
+        looked = ", ".join(["kvplan's --env"] + ([dotenv if Path(dotenv).is_file() else f"no {dotenv}"] if dotenv else [])
+                           + (["no default in the expression"] if not why else []))
         if values.unread:
             looked += "; the script sources " + ", ".join(values.unread) + ", which kvplan does not read"
         raise InputError("--from", f"{where} is {value} in the command, and {name} has no value ({looked}"
                          + (f"; its message: {why}" if why else "") + ")",
-                         f"give --env {name}=VALUE" + (f", or set {name} in {files[0]}" if files else "")
+                         f"give --env {name}=VALUE" + (f", or set {name} in {dotenv}" if dotenv else "")
                          + "; kvplan does not read its own environment")
 
 
