@@ -234,3 +234,14 @@ def test_a_compose_services_image_pins_the_release(monkeypatch, capsys, tmp_path
     prov = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--env", "IMAGE=vllm/vllm-openai:v0.10.1.1", "--from",
                  str(compose))["from_command"]
     assert prov["planned"]["--vllm-version"] == "0.10.1.1"
+
+
+def test_script_words_as_bash_makes_them():
+    from kvplan.launch_vars import Values, shell_words
+
+    values = Values(sources=[("--env", {"B": "x y"})])
+    words = shell_words('a ${A:-${B}}z "${A:-${B}}" ${C} "\\$HOME" \'$D\' "$@" "${args[@]}" e # c', values,
+                        {"args": ["--port", "8000"]})
+    # an unquoted expansion split on blanks, a quoted one whole, an unset one kept as written (named), $@ empty
+    assert words == ["a", "x", "yz", "x y", "${C}", "$HOME", "$D", "--port", "8000", "e"]
+    assert values.missing == {"C": ""}

@@ -190,7 +190,7 @@ def _parameter(expr: str, body: str, values: Values, compose: bool, arrays: Opti
     use_word = (empty if op.startswith(":") else unset)
     if op[-1] in "-=":
         if use_word:
-            values.note(expr, word, "its default" if unset else f"its default: empty in {where}")
+            values.note(expr, word, "its default" if unset else f"its default: empty in {where or 'the script'}")
             return word
         values.note(expr, value, where)
         return value
@@ -269,8 +269,9 @@ def shell_words(line: str, values: Values, arrays: Optional[dict] = None) -> lis
             cur.append(_unescape_double(expand(_mark_escapes(body), values, compose=False, arrays=arrays)))
             started = True
         elif ch == "$":
-            m = re.match(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$[@*0-9#?$!-]?", line[i:])
-            token = m.group(0)
+            end = _closing_brace(line, i + 2) if line.startswith("${", i) else -1
+            token = line[i:end + 1] if end >= 0 else re.match(r"\$[A-Za-z_][A-Za-z0-9_]*|\$[@*0-9#?$!-]?",
+                                                              line[i:]).group(0)
             i += len(token)
             if token in ("$@", "$*", "${@}", "${*}"):
                 started = started or bool(cur)
