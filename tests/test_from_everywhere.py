@@ -141,8 +141,12 @@ def test_a_compose_files_variables_come_from_env_then_dotenv_then_the_default(mo
         assert f"${{MODEL:-Qwen/Qwen3-8B}} = 'Qwen/Qwen3-4B' ({out / '.env'})" in prov["notes"][0]
     # --env (the shell docker compose runs in) before the .env, as docker compose takes them; serve.sh sources its
     # .env over the caller's environment, as bash runs it
-    assert _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--env", "MODEL=Qwen/Qwen3-1.7B", "--from",
-                 str(compose))["from_command"]["model"] == "Qwen/Qwen3-1.7B"
+    a = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--env", "MODEL=Qwen/Qwen3-1.7B", "--env", "VLLM_USE_V1=1",
+              "--from", str(compose))
+    assert a["from_command"]["model"] == "Qwen/Qwen3-1.7B"
+    # MODEL was the file's input, not the server's environment (scaffold would export it); vLLM's own stays
+    assert a["args"]["env"] == [["VLLM_USE_V1", "1"]]
+    assert "--env MODEL: read as the file's variables, not planned as the server's environment" in a["from_command"]["notes"]
     assert _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--env", "MODEL=Qwen/Qwen3-1.7B", "--from",
                  str(script))["from_command"]["model"] == "Qwen/Qwen3-4B"
 

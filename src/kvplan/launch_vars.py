@@ -42,6 +42,7 @@ class Values:
     uncertain: set = field(default_factory=set)  # names a script sets on some paths only: no value taken
     assigned_from: dict = field(default_factory=dict)  # name -> the .env file a script took it from
     dotenv_path: Optional[str] = None  # the .env docker compose or the script would read (there or not)
+    from_env: set = field(default_factory=set)  # the --env variables the file read
     image: Optional[str] = None  # a compose service's image: (serve_command.image_release reads its release)
     unread: list = field(default_factory=list)  # files a script sources that kvplan does not read (a venv's activate)
     environment: dict = field(default_factory=dict)  # what the server runs with: a compose service's environment:,
@@ -54,6 +55,8 @@ class Values:
             return self.assigned[name], self.assigned_from.get(name)
         for where, values in self.sources:
             if name in values:
+                if where == "--env":
+                    self.from_env.add(name)
                 return values[name], where
         return None, None
 

@@ -54,6 +54,7 @@ class ServeCommand:
     not_planned: tuple[str, ...]
     server: dict = field(default_factory=dict)  # the not-planned arguments' values (field -> value): scaffold's --port
     read_as: tuple[str, ...] = ()  # how the command was read: the image's entrypoint, --task as --runner
+    inputs: tuple[str, ...] = ()  # the --env variables the launch file read as its own (MODEL, PORT): merge drops them
 
     def notes(self) -> list[str]:
         out = list(self.read_as)
@@ -406,7 +407,13 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
         read_as += (task_as_runner(task if task is not True else "", as_flags, flag="--task"),)
         if as_flags["runner"] is not None:
             planned["runner"] = as_flags["runner"]
-    return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server, read_as)
+    # the --env variables the file read (${MODEL}, $PORT) are its inputs, no environment of the server: left out of the
+    # plan's (scaffold would export them); vLLM's own (VLLM_*) stay the server's
+    inputs = tuple(sorted(n for n in values.from_env if not n.startswith("VLLM_")))
+    if inputs:
+        read_as += ("--env " + ", ".join(inputs) + ": read as the file's variables, not planned as the server's "
+                    "environment",)
+    return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server, read_as, inputs)
 
 
 # the vllm/vllm-openai image's release tags (v0.11.0, v0.10.1.1; docker.io/ or a mirror's registry before it): the
@@ -529,8 +536,10 @@ def merge(model: Optional[str], flags, command: ServeCommand, need_model: bool =
             raise InputError(flag_name(name), f"{given} is given, and the command sets {value}",
                              f"drop {flag_name(name)} (the command's is planned), or make them agree")
         changes[name] = value
+    if command.inputs and flags.env:
+        changes["env"] = [e for e in flags.env if e.split("=", 1)[0].strip() not in command.inputs] or None
     if command.env:
-        env = list(flags.env or [])
+        env = list(changes.get("env", flags.env) or [])
         keys = {e.split("=", 1)[0]: e for e in env}
         for e in command.env:
             key = e.split("=", 1)[0]
