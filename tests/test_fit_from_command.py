@@ -263,11 +263,13 @@ def test_a_compose_file_is_read_through_its_service_command(monkeypatch, capsys,
     compose = tmp_path / "docker-compose.yml"
     compose.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n    command: >\n      "
                        + COMPOSE_FLAGS.replace(" --", "\n      --") + "\n  web:\n    image: nginx\n")
-    direct = _json(monkeypatch, capsys, *DIRECT, "--gpu", "L4")
+    # the service's image pins the release: planned at it, as --vllm-version 0.11.0
+    pinned = _json(monkeypatch, capsys, *DIRECT, "--gpu", "L4", "--vllm-version", "0.11.0")
     cmd = _json(monkeypatch, capsys, "--gpu", "L4", "--from", str(compose))
     prov = cmd.pop("from_command")
-    assert cmd == direct and prov["command"].startswith(str(compose) + ": --model Qwen/Qwen3-8B")
+    assert cmd == pinned and prov["command"].startswith(str(compose) + ": --model Qwen/Qwen3-8B")
     assert prov["notes"][0].startswith("read as the vllm/vllm-openai image's")
+    direct = _json(monkeypatch, capsys, *DIRECT, "--gpu", "L4")
     # entrypoint: set in the file: read with it (no note), as a script's line
     compose.write_text('services:\n  vllm:\n    entrypoint: ["vllm", "serve"]\n    command: ["Qwen/Qwen3-8B", '
                        '"--max-model-len", "32768", "--gpu-memory-utilization", "0.95", "-tp", "2", '

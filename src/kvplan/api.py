@@ -1109,6 +1109,12 @@ VLLM_VERSION_HELP = ("Which vLLM release's rules to apply (default: " + (
     f"{DEFAULT_RELEASE}, kvplan's default release; the newest it reads, {NEWEST_READ}, applies when given: "
     f"--vllm-version {NEWEST_READ})."))
 GPU_HELP = "GPU name or alias from the catalog (e.g. L4, H100, 'A100-80GB'; `kvplan gpus` lists them)."
+# the environment variables the plan reads (plan/args.py, versions.py): --env's help names them, and `--from` takes them
+# from a compose service's environment: or a script's exports (serve_command)
+MODELLED_ENV = ("VLLM_USE_V1", "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE",
+                "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "VLLM_MXFP4_USE_MARLIN", "VLLM_USE_DEEP_GEMM",
+                "VLLM_MOE_USE_DEEP_GEMM", "VLLM_USE_FLASHINFER_SAMPLER", "VLLM_DISABLE_COMPILE_CACHE",
+                "VLLM_PP_LAYER_PARTITION", "VLLM_USE_V2_MODEL_RUNNER", "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE")
 FIT_PARAMS: list[FitParam] = [
     FitParam("gpu", Optional[str], None, ("--gpu",), GPU_HELP + " Default: the GPU NVML detects, else a 16 GB T4.", "GPU"),
     FitParam("gpu_gib", Optional[float], None, ("--gpu-gib",), "A custom GPU: total memory in GiB as CUDA reports it.", "GPU"),
@@ -1146,7 +1152,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("enable_chunked_prefill", Optional[bool], None, ("--enable-chunked-prefill/--no-enable-chunked-prefill",), "Chunked prefill (default: the version's; without it the profile run and each prefill take a whole prompt, max_num_batched_tokens >= max_model_len).", "vllm serve flags"),
     FitParam("long_prefill_token_threshold", Optional[int], None, ("--long-prefill-token-threshold",), "vLLM >= 0.7.3: the per-request prefill chunk cap (0 = none, vLLM's default). No memory; simulate and capacity apply it as the release does (from 0.31 not in a step with one request running or waiting, from 0.34 only with chunked prefill; none for an encoder-decoder model), scaffold writes it. From vLLM 0.27 one above max_model_len is refused.", "vllm serve flags"),
     FitParam("long_prefill_token_threshold_adaptive", Optional[bool], None, ("--long-prefill-token-threshold-adaptive/--no-long-prefill-token-threshold-adaptive",), "vLLM >= 0.31 (off by default): floor --long-prefill-token-threshold in each step at max_num_batched_tokens divided by the requests running or waiting. Refused by older releases, whose vllm serve has no such flag.", "vllm serve flags"),
-    FitParam("env", Optional[list[str]], None, ("--env",), "An environment variable the server runs with, KEY=VALUE (repeatable). Modelled: VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN, VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE, VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_MXFP4_USE_MARLIN, VLLM_USE_DEEP_GEMM, VLLM_MOE_USE_DEEP_GEMM, VLLM_USE_FLASHINFER_SAMPLER, VLLM_DISABLE_COMPILE_CACHE, VLLM_PP_LAYER_PARTITION, VLLM_USE_V2_MODEL_RUNNER, VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE; others are carried into serve.sh.", "vllm serve flags"),
+    FitParam("env", Optional[list[str]], None, ("--env",), "An environment variable the server runs with, KEY=VALUE (repeatable). Modelled: " + ", ".join(MODELLED_ENV) + "; others are carried into serve.sh.", "vllm serve flags"),
     FitParam("cpu_offload_gb", Optional[float], None, ("--cpu-offload-gb",), "GiB of weights per GPU kept in CPU memory (vLLM's UVA offload): less on the GPU, streamed every forward.", "vllm serve flags"),
     FitParam("kv_cache_memory_bytes", Optional[str], None, ("--kv-cache-memory-bytes",), "The KV-cache pool per GPU in bytes (vLLM >= 0.10.2; 8G = 8 GiB, 8g = 8e9), taken as given: gpu_memory_utilization no longer sizes it.", "vllm serve flags"),
     FitParam("enable_extensible_kv_cache", Optional[bool], None, ("--enable-extensible-kv-cache/--no-enable-extensible-kv-cache",), "vLLM >= 0.34: the extensible KV cache, on by default on CUDA and ROCm (gpu_memory_utilization then defaults to 1.0): the pool is what the memory measured after warmup and CUDA-graph capture leaves, less a margin; off, it is the profile's estimate at 0.92. --kv-cache-memory-bytes turns it off.", "vllm serve flags"),

@@ -54,12 +54,35 @@ class ServeCommand:
     not_planned: tuple[str, ...]
     server: dict = field(default_factory=dict)  # the not-planned arguments' values (field -> value): scaffold's --port
     read_as: tuple[str, ...] = ()  # how the command was read: the image's entrypoint, --task as --runner
+    inputs: tuple[str, ...] = ()  # the --env variables the launch file read as its own (MODEL, PORT): merge drops them
 
     def notes(self) -> list[str]:
         out = list(self.read_as)
         if self.not_planned:
             out.append("not planned with, as they move no GPU memory: " + ", ".join(self.not_planned))
         return out
+
+    def lines(self, explain: bool = False) -> list[str]:
+        """Where the plan's flags came from, as the commands print it before their answer: the command read, and
+        (explain) each flag planned from it."""
+        out = [f"from the command: {self.source}"]
+        if explain:
+            out += [f"  {flag} {value}" if value is not True else f"  {flag}" for flag, value in self.to_dict()["planned"].items()]
+            out += [f"  --env {e}" for e in self.env]
+        return out + self.notes()
+
+    def replaced_by(self, names) -> "ServeCommand":
+        """The command with the flags (and the model) `--vary NAME=...` replaces in every row (sweep, capacity) left
+        out of it, each said in a note."""
+        names = set(names)
+        gone = {k: v for k, v in self.planned.items() if k in names}
+        notes = tuple(f"{flag_name(k)} {v} in the command: replaced by --vary {k} in each row" for k, v in gone.items())
+        model = self.model
+        if "model" in names and model is not None:
+            notes += (f"the command's model {model}: replaced by --vary model in each row",)
+            model = None
+        return replace(self, model=model, planned={k: v for k, v in self.planned.items() if k not in names},
+                       read_as=self.read_as + notes)
 
     def to_dict(self) -> dict:
         """The provenance `kvplan fit --from ... --json` adds: each flag as planned, from the command."""
@@ -72,17 +95,20 @@ def flag_name(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
+def _is_serve_line(line: str) -> bool:
+    return bool(re.search(r"\bvllm\s+serve\b", line)) or any(m in line for m in _OPENAI_SERVER_MODULES)
+
+
+def _script_lines(text: str) -> list[str]:
+    """`text`'s lines, backslash continuations joined."""
+    return re.sub(r"[ \t]*\\\r?\n[ \t]*", " ", text).splitlines()
+
+
 def _command_line(text: str) -> str:
     """The `vllm serve` line of `text` (a command, or a script file's content): backslash continuations joined,
     comments dropped; refused where there is none or more than one."""
-    joined = re.sub(r"[ \t]*\\\r?\n[ \t]*", " ", text)
-    lines = []
-    for line in joined.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if re.search(r"\bvllm\s+serve\b", line) or any(m in line for m in _OPENAI_SERVER_MODULES):
-            lines.append(line)
+    lines = [line.strip() for line in _script_lines(text)
+             if line.strip() and not line.strip().startswith("#") and _is_serve_line(line)]
     if not lines:
         raise InputError("--from", "no `vllm serve ...` or `python -m vllm.entrypoints.openai.api_server ...` command "
                          "found", "give the command in quotes, or a script file whose line runs vllm serve")
@@ -96,6 +122,11 @@ def _command_line(text: str) -> str:
 # releases, `python3 -m vllm.entrypoints.openai.api_server` before; both take `--model MODEL` and the same flags, so a
 # docker-compose `command:` (or `docker run vllm/vllm-openai ARGS`) holding only the flags is read as `vllm serve` with them
 IMAGE_ENTRYPOINT_NOTE = "read as the vllm/vllm-openai image's `vllm serve` entrypoint (its docker/Dockerfile's ENTRYPOINT)"
+# --revision main is the branch vLLM (huggingface_hub) downloads without a --revision; kvplan plans an explicit
+# revision from the Hub alone (its catalog's configs are of no commit), and scaffold writes `--revision main` (REVISION's
+# default) for a model planned without one: read as no --revision, so the files scaffold wrote plan as it planned them
+MAIN_REVISION_NOTE = ("--revision main planned as no --revision (main is the branch vLLM downloads without one; the "
+                      "catalog's or HF cache's copy of the config is read)")
 _COMPOSE_KEY = re.compile(r"^\s*(?:-\s*)?command\s*:\s*", re.S)
 
 
@@ -128,9 +159,10 @@ def _image_args(text: str) -> Optional[list[str]]:
     return words if words and words[0].startswith("-") else None
 
 
-def _compose_commands(text: str) -> Optional[list]:
+def _compose_commands(text: str, values=None) -> Optional[list]:
     """The `command:` of each service of a docker-compose file (its YAML: `services:` mapping) as a list of words, its
-    `entrypoint:` first where the service sets one; None where `text` is no compose file (or no YAML reader)."""
+    `entrypoint:` first where the service sets one, each value interpolated as docker compose does
+    (launch_vars.expand); None where `text` is no compose file (or no YAML reader)."""
     try:
         import yaml
 
@@ -139,35 +171,53 @@ def _compose_commands(text: str) -> Optional[list]:
         return None
     if not isinstance(doc, dict) or not isinstance(doc.get("services"), dict):
         return None
+    from kvplan.launch_vars import expand
+
+    def interpolated(value) -> str:
+        return expand(str(value), values, compose=True) if values is not None else str(value)
+
     out = []
     for svc in doc["services"].values():
         if not isinstance(svc, dict) or not svc.get("command"):
             continue
+        environment = svc.get("environment") or {}
+        if isinstance(environment, list):  # ["KEY=VALUE", "KEY"]
+            environment = dict((str(e).split("=", 1) + [None])[:2] for e in environment)
+        env = {}
+        for key, value in (environment.items() if isinstance(environment, dict) else ()):
+            if value is None:  # `KEY:` alone: the value of the shell docker compose runs in (kvplan's --env)
+                value, _ = values.lookup(str(key)) if values is not None else (None, None)
+            if value is not None:
+                env[str(key)] = interpolated(value if not isinstance(value, bool) else str(value).lower())
         words = []
         for part in (svc.get("entrypoint"), svc["command"]):
             if isinstance(part, list):
-                words += [str(w) for w in part]
+                words += [interpolated(w) for w in part]
             elif part:
-                try:
-                    words += shlex.split(str(part), comments=True)
+                try:  # as docker compose: the string interpolated, then split as a shell line
+                    words += shlex.split(interpolated(part), comments=True)
                 except ValueError as exc:
                     raise InputError("--from", f"a service's command does not parse as a shell line ({exc})",
                                      "check its quotes") from None
-        out.append(words)
+        out.append((words, env, interpolated(svc["image"]) if svc.get("image") else None))
     return out
 
 
-def _flags_as_serve(words: list[str]) -> Optional[str]:
+def _flags_as_serve(words: list[str]) -> Optional[list[str]]:
     """`vllm serve` with the image's arguments `words` where they name the model with --model (else None: the model
     would be a guess)."""
     if not any(w == "--model" or w.startswith("--model=") for w in words):
         return None
-    return shlex.join(["vllm", "serve"] + words)
+    return ["vllm", "serve"] + words
 
 
-def read_source(source: str) -> tuple[str, str, tuple[str, ...]]:
-    """(the command line, how to name where it came from, how it was read): `source` is a command, a compose
-    `command:` holding the image's flags, or a file holding one (a script, or a compose file)."""
+def read_source(source: str, values=None) -> tuple[list[str], str, tuple[str, ...]]:
+    """(the command's words, how to name where it came from, how it was read): `source` is a command, a compose
+    `command:` holding the image's flags, or a file holding one (a script, or a compose file). Variables are read as
+    the runtime reads them (kvplan.launch_vars), from `values` (a launch_vars.Values: kvplan's --env)."""
+    from kvplan.launch_vars import Values, dotenv, expand, run_script, shell_words
+
+    values = values if values is not None else Values()
     if not source or not source.strip():
         raise InputError("--from", "an empty value", "give a `vllm serve ...` command in quotes, or a script file")
     path = Path(source).expanduser()
@@ -177,20 +227,20 @@ def read_source(source: str) -> tuple[str, str, tuple[str, ...]]:
         is_file = False
     words = None if is_file else _image_args(source)
     if words is not None:
-        line = _flags_as_serve(words)
-        if line is None:
+        words = [expand(w, values, compose=True) for w in words]
+        serve = _flags_as_serve(words)
+        if serve is None:
             raise InputError("--from", "the command holds only flags (a compose `command:` for the vllm/vllm-openai "
                              "image) and names no model with --model", "add --model MODEL to it")
-        return line, " ".join(source.split()), (IMAGE_ENTRYPOINT_NOTE,)
+        return serve, " ".join(source.split()), (IMAGE_ENTRYPOINT_NOTE,)
     if not is_file and _COMPOSE_KEY.match(source):  # `command: vllm serve ...`, `command: ["vllm", "serve", ...]`
-        words = _compose_words(source) or []
+        words = [expand(w, values, compose=True) for w in _compose_words(source) or []]
         line = shlex.join(words)
-        if not (re.search(r"\bvllm\s+serve\b", line) or any(m in line for m in _OPENAI_SERVER_MODULES)):
+        if not _is_serve_line(line):
             raise InputError("--from", f"the compose command runs {' '.join(words[:1]) or 'nothing'!r}: neither the "
                              "vllm/vllm-openai image's flags (the model named by --model) nor vllm serve",
                              "give the image's flags with the model as --model MODEL, or `vllm serve MODEL ...`")
-        line = _command_line(line)
-        return line, line, ()
+        return _serve_words(words), line, ()
     looks_like_command = "vllm" in source and (" " in source.strip() or "\n" in source)
     if is_file or not looks_like_command:
         if not is_file:
@@ -200,50 +250,80 @@ def read_source(source: str) -> tuple[str, str, tuple[str, ...]]:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise InputError("--from", f"cannot read {source}: {exc.strerror or exc}", "give a readable file") from None
-        commands = _compose_commands(text) if path.suffix in (".yml", ".yaml") else None
-        if commands is not None:
-            return _compose_file_command(source, commands)
-        line = _command_line(text)
-        return line, f"{source}: {line}", ()
+        if path.suffix in (".yml", ".yaml"):
+            beside = path.parent / ".env"  # docker compose's: after the shell's environment (kvplan's --env)
+            values.dotenv_path = str(beside)
+            if beside.is_file():
+                values.sources.append((str(beside), dotenv(beside)))
+            commands = _compose_commands(text, values)
+            if commands is not None:
+                return _compose_file_command(source, commands, values)
+            values.sources = values.sources[:1]
+        _command_line(text)  # one vllm serve line, else refused
+        arrays, line = run_script(_script_lines(text), path.parent, values, _is_serve_line)
+        words = shell_words(line, values, arrays)
+        return words, f"{source}: {shlex.join(words) if words != _plain_words(line) else line}", ()
     line = _command_line(source)
-    return line, line, ()
+    return shell_words(line, values), line, ()
 
 
-def _compose_file_command(source: str, commands: list) -> tuple[str, str, tuple[str, ...]]:
+def _plain_words(line: str) -> Optional[list[str]]:
+    try:
+        return shlex.split(line, comments=True)
+    except ValueError:
+        return None
+
+
+def _serve_words(words: list[str]) -> list[str]:
+    """The words of the one vllm serve command in a compose `command:` (refused where none or more than one)."""
+    _command_line(shlex.join(words))
+    return words
+
+
+def _compose_file_command(source: str, commands: list, values) -> tuple[list[str], str, tuple[str, ...]]:
     """The one service `command:` of a compose file, as read_source gives it."""
     if len(commands) != 1:
         raise InputError("--from", f"{source} has {len(commands) or 'no'} service command{'s' if len(commands) != 1 else ''}"
                          "; which one is planned would be a guess" if commands else f"{source} has no service with a "
                          "`command:`", "give the one service's command in quotes: --from 'command: --model MODEL ...'")
-    words = commands[0]
+    words, env, image = commands[0]
+    values.environment.update(env)
+    values.image = image
     if words and words[0].startswith("-"):
-        line = _flags_as_serve(words)
-        if line is None:
+        serve = _flags_as_serve(words)
+        if serve is None:
             raise InputError("--from", f"{source}'s command holds only flags and names no model with --model",
                              "add --model MODEL to it")
-        return line, f"{source}: {shlex.join(words)}", (IMAGE_ENTRYPOINT_NOTE,)
-    line = _command_line(shlex.join(words))
-    return line, f"{source}: {line}", ()
+        return serve, f"{source}: {shlex.join(words)}", (IMAGE_ENTRYPOINT_NOTE,)
+    _command_line(shlex.join(words))
+    return words, f"{source}: {shlex.join(words)}", ()
 
 
-def parse_serve_command(source: str, vllm_version: Optional[str] = None) -> ServeCommand:
+def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_env: Optional[list] = None) -> ServeCommand:
     """Read `source` (a command, or a file holding one) as ServeCommand; InputError for anything not planned exactly.
-    `vllm_version` (kvplan's --vllm-version; None: its default release) decides whether --task is taken."""
+    `vllm_version` (kvplan's --vllm-version; None: its default release) decides whether --task is taken;
+    `given_env` (kvplan's --env KEY=VALUE list) gives the command's variables their values (kvplan.launch_vars)."""
     from kvplan.api import FIT_PARAMS, NO_GPU_MEMORY_ARGS, task_as_runner
+    from kvplan.launch_vars import Values, env_values
     from kvplan.logs import parse_command_args
     from kvplan.validate import ARGS_NOT_MODELLED, ARGS_WITHOUT_MEMORY_EFFECT
 
-    line, shown, read_as = read_source(source)
-    try:
-        tokens = shlex.split(line, comments=True)
-    except ValueError as exc:
-        raise InputError("--from", f"the command does not parse as a shell line ({exc})", "check its quotes") from None
+    values = Values(sources=[("--env", env_values(given_env))])
+    tokens, shown, read_as = read_source(source, values)
+    read_as += values.notes()
+    release = image_release(values.image)
+    if values.image and release is None:
+        read_as += (f"the image {values.image} pins no vLLM release kvplan reads (vllm/vllm-openai:vX.Y.Z): planned "
+                    "at --vllm-version, or kvplan's default release",)
+    elif release is not None and vllm_version is None:
+        vllm_version = release  # the --task reading below takes the image's release
     env: list[str] = []
     i = 0
     while i < len(tokens) and (tokens[i] in ("env", "exec", "nohup", "sudo", "-E") or _ENV_WORD.match(tokens[i])):
         if _ENV_WORD.match(tokens[i]):
             env.append(tokens[i])
         i += 1
+    read_as += _environment(values.environment, env)
     rest = tokens[i:]
     model = None
     if len(rest) >= 2 and Path(rest[0]).name == "vllm" and rest[1] == "serve":
@@ -256,10 +336,6 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None) -> Serv
     else:
         raise InputError("--from", f"the command runs {' '.join(rest[:2]) or 'nothing'!r}, not vllm serve",
                          "give `vllm serve MODEL ...` or `python -m vllm.entrypoints.openai.api_server --model MODEL ...`")
-    shell = [t for t in rest if "$" in t or "`" in t]
-    if shell or (model and "$" in model):
-        raise InputError("--from", f"the command uses shell expansion ({', '.join((shell or [model])[:3])}), whose "
-                         "value kvplan cannot know", "give the command with the values written out")
     # -dp and the other short spellings as their long flags; a negative number as a value ('--max-model-len -1') kept
     # with its flag (parse_command_args reads a token starting with '-' as the next flag)
     flags_in: list[str] = []
@@ -309,6 +385,7 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None) -> Serv
                              "write that file's flags on the command instead of --config")
         else:
             unknown.append(flag_name(name))
+    _refuse_unknown_values(model, planned, env, values)
     if not_modelled:
         raise InputError("--from", "the command sets " + "; ".join(not_modelled) + ": vLLM engine arguments that change "
                          "what the startup sizes, which kvplan does not model, so its numbers cannot be determined",
@@ -318,12 +395,83 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None) -> Serv
         raise InputError("--from", "not a vllm serve flag kvplan knows: " + ", ".join(unknown),
                          "check the spelling (`vllm serve --help`), or plan the command without "
                          + ("it" if len(unknown) == 1 else "them"))
+    if release is not None:  # a --vllm-version given too must agree (merge), as any flag on both
+        planned["vllm_version"] = release
+        read_as += (f"vLLM {release}: the release the image {values.image} runs",)
+    if planned.get("revision") == "main":  # what kvplan scaffold writes for a model it planned unpinned
+        del planned["revision"]
+        server["revision"] = "main"
+        read_as += (MAIN_REVISION_NOTE,)
     if task is not None:  # as vllm.LLM(task=...): refused outside its releases, a runner disagreeing with it refused
         as_flags = {"runner": planned.get("runner"), "vllm_version": vllm_version}
         read_as += (task_as_runner(task if task is not True else "", as_flags, flag="--task"),)
         if as_flags["runner"] is not None:
             planned["runner"] = as_flags["runner"]
-    return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server, read_as)
+    # the --env variables the file read (${MODEL}, $PORT) are its inputs, no environment of the server: left out of the
+    # plan's (scaffold would export them); vLLM's own (VLLM_*) stay the server's
+    inputs = tuple(sorted(n for n in values.from_env if not n.startswith("VLLM_")))
+    if inputs:
+        read_as += ("--env " + ", ".join(inputs) + ": read as the file's variables, not planned as the server's "
+                    "environment",)
+    return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server, read_as, inputs)
+
+
+# the vllm/vllm-openai image's release tags (v0.11.0, v0.10.1.1; docker.io/ or a mirror's registry before it): the
+# release the compose service runs. latest, nightly or a digest name none
+_IMAGE_RELEASE = re.compile(r"(?:^|/)vllm/vllm-openai:v?(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?)$")
+
+
+def image_release(image: Optional[str]) -> Optional[str]:
+    """The vLLM release a compose service's `image:` pins (vllm/vllm-openai:vX.Y.Z), None where it pins none."""
+    m = _IMAGE_RELEASE.search(image.strip()) if image else None
+    return m.group(1) if m else None
+
+
+def _environment(environment: dict, env: list[str]) -> tuple[str, ...]:
+    """A compose service's environment: or a script's exports (launch_vars.Values.environment) into `env` (KEY=VALUE,
+    before the command's own `VAR=x` prefixes, which win on the line they start): the variables the plan reads
+    (api.MODELLED_ENV); the other VLLM_* ones named in a note (the rest, HF_HOME, HF_TOKEN, ..., move no GPU memory)."""
+    from kvplan.api import MODELLED_ENV
+
+    prefixed = {e.split("=", 1)[0] for e in env}
+    env[:0] = [f"{k}={v}" for k, v in sorted(environment.items()) if k in MODELLED_ENV and k not in prefixed]
+    other = sorted(k for k in environment if k.startswith("VLLM_") and k not in MODELLED_ENV)
+    return ((f"environment not planned with: {', '.join(other)} (variables kvplan's plan does not read)",)
+            if other else ())
+
+
+def _refuse_unknown_values(model: Optional[str], planned: dict, env: list[str], values) -> None:
+    """A variable with no value (or a command substitution) where the model, a planned flag or the environment takes
+    it: refused, naming the variable and where its value would come from. Elsewhere (--api-key, --port) it plans
+    nothing and is taken as written."""
+    from kvplan.launch_vars import unresolved
+
+    places = ([("the model", model)] if model is not None else []) + [
+        (flag_name(k), v) for k, v in planned.items() if isinstance(v, str)] + [("--env", e) for e in env]
+    for where, value in places:
+        if "$" not in value and "`" not in value:
+            continue
+        names = unresolved(value)
+        bare = [n.strip("${}") for n in names]
+        missing = [n for n in bare if n in values.missing]
+        if not missing:
+            raise InputError("--from", f"{where} is {value} in the command, a shell expansion whose value kvplan "
+                             "cannot know", "give the command with the value written out")
+        name = missing[0]
+        why = values.missing[name]
+        if why == "the script sets it on some paths only":
+            raise InputError("--from", f"{where} is {value} in the command, and the script sets {name} on some paths "
+                             "only (in an if, a loop, or appended to), so which value is planned would be a guess",
+                             f"set {name} once in the script, outside any if, or give the command in quotes")
+        dotenv = values.dotenv_path
+        looked = ", ".join(["kvplan's --env"] + ([dotenv if Path(dotenv).is_file() else f"no {dotenv}"] if dotenv else [])
+                           + (["no default in the expression"] if not why else []))
+        if values.unread:
+            looked += "; the script sources " + ", ".join(values.unread) + ", which kvplan does not read"
+        raise InputError("--from", f"{where} is {value} in the command, and {name} has no value ({looked}"
+                         + (f"; its message: {why}" if why else "") + ")",
+                         f"give --env {name}=VALUE" + (f", or set {name} in {dotenv}" if dotenv else "")
+                         + "; kvplan does not read its own environment")
 
 
 def _refuse_stray_words(tokens: list[str]) -> None:
@@ -364,9 +512,10 @@ def _as_fit_value(param, value, negated: bool):
     return str(value)
 
 
-def merge(model: Optional[str], flags, command: ServeCommand):
+def merge(model: Optional[str], flags, command: ServeCommand, need_model: bool = True):
     """(model, FitFlags) with the command's flags in: MODEL or a flag given on kvplan's command line as well must be
-    the command's (else InputError naming it: no silent guess which one is meant)."""
+    the command's (else InputError naming it: no silent guess which one is meant). `need_model`: a command naming no
+    model is refused (not where --vary model names the models)."""
     from kvplan.api import FitFlags
 
     defaults = {f.name: f.default for f in fields(FitFlags)}
@@ -374,18 +523,23 @@ def merge(model: Optional[str], flags, command: ServeCommand):
         raise InputError("MODEL", f"{model} is given, and the command serves {command.model}",
                          "drop MODEL (the command's is planned), or change one so that they agree")
     model = command.model if command.model is not None else model
-    if model is None:
+    if model is None and need_model:
         raise InputError("--from", "the command names no model (vllm serve MODEL, or --model MODEL)",
                          "add the model to the command")
     changes = {}
+    if "revision" in command.server and flags.revision not in (None, command.server["revision"]):
+        raise InputError("--revision", f"{flags.revision} is given, and the command sets {command.server['revision']}",
+                         "drop --revision (the command's is planned), or make them agree")
     for name, value in command.planned.items():
         given = getattr(flags, name)
         if given != defaults[name] and not _same(name, given, value):
             raise InputError(flag_name(name), f"{given} is given, and the command sets {value}",
                              f"drop {flag_name(name)} (the command's is planned), or make them agree")
         changes[name] = value
+    if command.inputs and flags.env:
+        changes["env"] = [e for e in flags.env if e.split("=", 1)[0].strip() not in command.inputs] or None
     if command.env:
-        env = list(flags.env or [])
+        env = list(changes.get("env", flags.env) or [])
         keys = {e.split("=", 1)[0]: e for e in env}
         for e in command.env:
             key = e.split("=", 1)[0]

@@ -230,6 +230,51 @@ def plan_from_flags(model: Optional[str], flags: FitFlags, command: str = "this 
     return fit(model, **{**flags.engine_kwargs(), **extra})
 
 
+FROM_HELP = ("Plan a `vllm serve MODEL ...` command as written (in quotes; or `python -m vllm.entrypoints.openai.api_server "
+             "--model MODEL ...`; `VAR=x` prefixes read as --env; --task X as the runner vLLM maps it to), a "
+             "docker-compose `command:` of the vllm/vllm-openai image (its flags only, naming --model: read as the "
+             "image's `vllm serve` entrypoint), or a script or compose file whose vllm serve line (backslash "
+             "continuations joined) or service command is read: a compose file's ${VAR} from --env VAR=x, then the "
+             ".env beside it, then the expression's default; a script's variables, arrays and sourced .env as it runs "
+             "them, from --env. Its flags are planned; server flags that move no GPU memory (--host, --port, ...) are "
+             "named in the notes; a flag kvplan does not model is refused. A flag also given here must agree with the "
+             "command's.")
+
+
+def from_option(extra: str = ""):
+    """The --from option of the commands that plan a deployment (read_from reads it)."""
+    return typer.Option(None, "--from", help=FROM_HELP + (" " + extra if extra else ""))
+
+
+def read_from(model: Optional[str], flags: FitFlags, source: Optional[str], varied: list = ()):
+    """(model, flags, the ServeCommand or None): `--from SOURCE` read (serve_command.parse_serve_command, its
+    variables from --env) and merged with MODEL and the flags given (serve_command.merge: a flag given on both must
+    agree). `varied`: sweep's and capacity's --vary, whose flags (and model) replace the command's in each row."""
+    if source is None:
+        return model, flags, None
+    from kvplan.api import vary_names
+    from kvplan.serve_command import merge, parse_serve_command
+
+    command = parse_serve_command(source, flags.vllm_version, flags.env)
+    names = vary_names(varied) if varied else []
+    if names:
+        command = command.replaced_by(names)
+    model, flags = merge(model, flags, command, need_model="model" not in names)
+    refuse_unpublished_version(flags.vllm_version)  # a compose image's release, as --vllm-version's
+    return model, flags, command
+
+
+def say_from(command, out=None) -> None:
+    """The command's provenance lines (ServeCommand.lines), on stderr unless `out` is given: before a command's
+    answer, never in its table, CSV or JSON."""
+    if command is None:
+        return
+    from rich.text import Text
+
+    for line in command.lines():
+        (out or err_console).print(Text(line), soft_wrap=True)
+
+
 # Each command lives in its own module and registers itself on `app` when imported.
 # Command modules import heavy libraries (transformers, matplotlib, fastapi) lazily.
 COMMAND_MODULES = ["fit", "preflight", "scaffold", "diagnose", "reconcile", "web", "validate", "simulate"]

@@ -8,7 +8,8 @@ from typing import List, Optional
 import typer
 
 from kvplan.api import FIT_PARAMS, SWEEPABLE, parse_vary, plan_from_flags_and_inverse, sweep_rows, uncertainty_band_of, vary_names
-from kvplan.cli import FitFlags, app, console, err_console, fit_options, fit_options_gpu_auto
+from kvplan.cli import (FitFlags, app, console, err_console, fit_options, fit_options_gpu_auto, from_option, read_from,
+                        say_from)
 
 
 @app.command()
@@ -18,7 +19,7 @@ def fit(
     concurrency: Optional[float] = typer.Option(None, "--concurrency", help="With --max-model-len auto: full-length requests that must fit at once."),
     explain: bool = typer.Option(False, "--explain", help="Show every term's formula with its numbers, and every default applied."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
-    from_command: Optional[str] = typer.Option(None, "--from", help="Plan a `vllm serve MODEL ...` command as written (in quotes; or `python -m vllm.entrypoints.openai.api_server --model MODEL ...`; `VAR=x` prefixes read as --env; --task X as the runner vLLM maps it to), a docker-compose `command:` of the vllm/vllm-openai image (its flags only, naming --model: read as the image's `vllm serve` entrypoint), or a script or compose file whose vllm serve line (backslash continuations joined) or service command is read. Its flags are planned; server flags that move no GPU memory (--host, --port, ...) are named in the notes; a flag kvplan does not model is refused. A flag also given here must agree with the command's."),
+    from_command: Optional[str] = from_option(),
     *,
     flags: FitFlags,
 ):
@@ -33,12 +34,7 @@ def fit(
     $ kvplan fit --gpu-gb 16 --overhead-gb 1     # the seed's own arithmetic
     $ kvplan fit --gpu L4 --from 'vllm serve Qwen/Qwen3-8B -tp 2 --port 8000'
     """
-    command = None
-    if from_command is not None:
-        from kvplan.serve_command import merge, parse_serve_command
-
-        command = parse_serve_command(from_command, flags.vllm_version)
-        model, flags = merge(model, flags, command)
+    model, flags, command = read_from(model, flags, from_command)
     p, note = plan_from_flags_and_inverse(model, flags, concurrency)
     band = uncertainty_band_of(p)
     if json_out:
@@ -54,22 +50,12 @@ def fit(
         from kvplan.render import print_plan
 
         if command is not None:  # where the plan's flags came from, before it
-            for line in _command_lines(command, explain):
+            for line in command.lines(explain):
                 console.print(Text(line), soft_wrap=True)
         if note:
             console.print(f"[bold]{note}[/]")
         print_plan(console, p, explain=explain, band=band)
     raise typer.Exit(0 if p.fits else 1)
-
-
-def _command_lines(command, explain: bool) -> list[str]:
-    """fit --from's provenance: the command read, and (--explain) each flag planned from it."""
-    lines = [f"from the command: {command.source}"]
-    if explain:
-        lines += [f"  {flag} {value}" if value is not True else f"  {flag}" for flag, value in command.to_dict()["planned"].items()]
-        lines += [f"  --env {e}" for e in command.env]
-    lines += command.notes()
-    return lines
 
 
 @app.command()
@@ -80,6 +66,7 @@ def sweep(
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output: one plan per row."),
     csv_out: bool = typer.Option(False, "--csv", help="The table as CSV."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write concurrency vs the first varied parameter to FILE (.png or .svg)."),
+    from_command: Optional[str] = from_option("A flag (or the model) --vary varies replaces the command's in each row."),
     *,
     flags: FitFlags,
 ):
@@ -95,6 +82,7 @@ def sweep(
     $ kvplan sweep Qwen/Qwen3-32B --vary gpu,tensor_parallel_size=L4:4,H100:1
     $ kvplan sweep Qwen/Qwen3-8B --gpu L4 --vary vllm_version=0.9.2,0.33.0  # an upgrade
     $ kvplan sweep Qwen/Qwen3-8B --gpu H100 --vary vllm_version=0.33.0,0.34.0  # 0.34: pool sized after warmup
+    $ kvplan sweep --gpu L4 --from serve.sh --vary max_model_len=8192,32768
     """
     from kvplan.errors import InputError
     from kvplan.render import (csv_rows, plot_sweep, sweep_errors, sweep_refusals, sweep_release_changes, sweep_table,
@@ -105,14 +93,20 @@ def sweep(
     varied = parse_vary(vary)
     if json_out and csv_out:
         raise InputError("--csv", "--json and --csv each print the table", "choose one")
-    refuse_replaced_flags(model, flags, varied)
+    refuse_replaced_flags(model, flags, varied)  # the flags given here; the command's are replaced (read_from)
+    model, flags, command = read_from(model, flags, from_command, varied)
     if plot:  # refused before the plans are made and the table printed
         _check_plot_target(plot)
+    if not json_out:
+        say_from(command)
     plans: list = []
     rows = sweep_rows(model, flags, varied, plans)
     names = vary_names(varied)
     if json_out:
-        sys.stdout.write(to_json({"varied": names, "rows": rows}) + "\n")
+        out = {"varied": names, "rows": rows}
+        if command is not None:
+            out["from_command"] = command.to_dict()
+        sys.stdout.write(to_json(out) + "\n")
     elif csv_out:
         # a refused row's reason too, as --json and the table's notes carry it (sweep_rows "failure", "error")
         sys.stdout.write(csv_rows(rows, names + ["fits", "kv_cache_bytes", "kv_cache_tokens", "max_concurrency", "num_gpu_blocks",

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from kvplan.cli import FitFlags, app, console, fit_options, plan_from_flags
+from kvplan.cli import FitFlags, app, console, fit_options, from_option, plan_from_flags, read_from, say_from
 
 _ICON = {"pass": "[green]PASS[/]", "warn": "[yellow]WARN[/]", "fail": "[bold red]FAIL[/]"}
 
@@ -72,6 +72,7 @@ def build_request(model: Optional[str], flags: FitFlags, facts):
 def preflight(
     model: Optional[str] = typer.Argument(None, help="Model to check for (Hub id, catalog name or local folder). Optional."),
     json_output: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
+    from_command: Optional[str] = from_option("Checked on this machine's GPU unless --gpu names one."),
     *,
     flags: FitFlags,
 ) -> None:
@@ -80,8 +81,11 @@ def preflight(
     Examples:
     $ kvplan preflight
     $ kvplan preflight Qwen/Qwen3-8B --max-model-len 16384 --json
+    $ kvplan preflight --from deploy/serve.sh
     """
     from kvplan import preflight as pf
+
+    model, flags, command = read_from(model, flags, from_command)
 
     facts = pf.gather_facts()
     req, note = build_request(model, flags, facts)
@@ -91,9 +95,13 @@ def preflight(
     code = pf.exit_code(findings)
     if json_output:
         # "request": what the checks compared the machine with (the weights the disk must hold, the GPUs, the plan)
-        print(json.dumps({"ok": code == 0, "vllm_version": req.vllm_version, "machine": facts.to_dict(),
-                          "request": asdict(req), "findings": [f.to_dict() for f in findings]}, indent=2))
+        out = {"ok": code == 0, "vllm_version": req.vllm_version, "machine": facts.to_dict(), "request": asdict(req),
+               "findings": [f.to_dict() for f in findings]}
+        if command is not None:
+            out["from_command"] = command.to_dict()
+        print(json.dumps(out, indent=2))
         _exit(code)
+    say_from(command)
     from rich.table import Table
 
     table = Table(title=f"kvplan preflight (vLLM {req.vllm_version}{', ' + model if model else ''})",

@@ -6,7 +6,8 @@ from typing import Optional
 
 import typer
 
-from kvplan.cli import FitFlags, app, console, err_console, fit_options_deployable_auto, plan_from_flags
+from kvplan.cli import (FitFlags, app, console, err_console, fit_options_deployable_auto, from_option, plan_from_flags,
+                        read_from)
 
 
 @app.command()
@@ -18,7 +19,7 @@ def scaffold(
     served_model_name: Optional[str] = typer.Option(None, "--served-model-name",
                                                     help="Name clients use (default: the model's repo name)."),
     port: int = typer.Option(8000, "--port", help="HTTP port of the server."),
-    from_command: Optional[str] = typer.Option(None, "--from", help="Size the deployment of a `vllm serve MODEL ...` command (or a script file running one), as kvplan fit --from reads it; its --port and --served-model-name are written too, and its other server flags are named as not written."),
+    from_command: Optional[str] = from_option("Its --port and --served-model-name are written too, and its other server flags are named as not written."),
     *,
     flags: FitFlags,
 ) -> None:
@@ -36,14 +37,15 @@ def scaffold(
         raise InputError("DIR", "an empty folder name", "give the folder to write the project into, e.g. kvplan scaffold "
                          "./deploy MODEL")
     left_out: tuple = ()
-    if from_command is not None:  # fit --from's reading; the server flags scaffold writes itself taken from it
-        from kvplan.serve_command import merge, parse_serve_command
-
-        command = parse_serve_command(from_command, flags.vllm_version)
-        model, flags = merge(model, flags, command)
+    model, flags, command = read_from(model, flags, from_command)
+    if command is not None:  # the server flags scaffold writes itself taken from it
         for name, given, default in (("port", port, 8000), ("served_model_name", served_model_name, None)):
             if name in command.server:
                 value = command.server[name]
+                if "$" in str(value):  # a variable with no value (launch_vars): scaffold would write it as a value
+                    raise InputError(f"--{name.replace('_', '-')}", f"the command's is {value}, a variable with no "
+                                     "value", f"give --env {str(value).strip('${}').split(':')[0]}=VALUE, or "
+                                     f"--{name.replace('_', '-')} VALUE with the variable's value written in the command")
                 if given != default and str(given) != str(value):
                     raise InputError(f"--{name.replace('_', '-')}", f"{given} is given, and the command sets {value}",
                                      f"drop --{name.replace('_', '-')} (the command's is written), or make them agree")

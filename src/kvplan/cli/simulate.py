@@ -14,7 +14,8 @@ from typing import List, Optional
 import typer
 
 from kvplan.api import CAPACITY_REQUESTS  # requests per capacity probe (the page's too)
-from kvplan.cli import FitFlags, app, console, err_console, escape, fit_options_gpu_auto, option_group, plan_from_flags
+from kvplan.cli import (FitFlags, app, console, err_console, escape, fit_options_gpu_auto, from_option, option_group,
+                        plan_from_flags, read_from, say_from)
 
 _WL = "Workload"
 _SIM = "Simulation"
@@ -338,6 +339,7 @@ def simulate(
     spec_acceptance_rate: Optional[float] = typer.Option(None, "--spec-acceptance-rate", help=_SPEC_RATE_HELP, rich_help_panel=_SPEC),
     spec_mean_acceptance_length: Optional[float] = typer.Option(None, "--spec-mean-acceptance-length", help=_SPEC_LENGTH_HELP, rich_help_panel=_SPEC),
     spec_draft_acceptance_rate: Optional[float] = typer.Option(None, "--spec-draft-acceptance-rate", help=_SPEC_DRAFT_HELP, rich_help_panel=_SPEC),
+    from_command: Optional[str] = from_option("The workload and simulation flags stay simulate's own."),
     *,
     flags: FitFlags,
     workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
@@ -350,6 +352,7 @@ def simulate(
         --slo ttft=500ms,tpot=50ms --requests requests.csv
     $ kvplan simulate Qwen/Qwen3-8B --gpu L4 --max-model-len 8192 --rate 2 \\
         --prompt-len lognormal:1000,1 --completion-len constant:200
+    $ kvplan simulate --gpu L4 --from deploy/serve.sh -w azure-conv --rate 2
     """
     from kvplan.errors import InputError
     from kvplan.render import to_json
@@ -371,7 +374,9 @@ def simulate(
                              "give a folder that can be written, e.g. --plot figs/") from None
         _check_plot_files(plot)
     slo_spec = parse_slo(slo)
+    model, flags, command = read_from(model, flags, from_command)
     if not json_out:
+        say_from(command)
         _note_bare_slo(slo_spec)
     wl = build_workload(workload_spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, json_out,
@@ -387,6 +392,8 @@ def simulate(
     d["tensor_parallel_size"] = p.args.tensor_parallel_size
     d["workload_summary"] = wl.summary()
     d["step_model"] = step_model_report(sm, cfg, d["mean_running"], d["workload_summary"], res)
+    if command is not None:
+        d["from_command"] = command.to_dict()
     if plot is not None:
         d["plots"] = [str(x) for x in write_plots(res, plot)]
     if requests_csv is not None:
@@ -426,6 +433,7 @@ def capacity(
     spec_acceptance_rate: Optional[float] = typer.Option(None, "--spec-acceptance-rate", help=_SPEC_RATE_HELP, rich_help_panel=_SPEC),
     spec_mean_acceptance_length: Optional[float] = typer.Option(None, "--spec-mean-acceptance-length", help=_SPEC_LENGTH_HELP, rich_help_panel=_SPEC),
     spec_draft_acceptance_rate: Optional[float] = typer.Option(None, "--spec-draft-acceptance-rate", help=_SPEC_DRAFT_HELP, rich_help_panel=_SPEC),
+    from_command: Optional[str] = from_option("The workload and capacity flags stay capacity's own; a flag (or the model) --vary varies replaces the command's in each row."),
     *,
     flags: FitFlags,
     workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
@@ -443,6 +451,7 @@ def capacity(
         --target-rate 20 --gpu-hour-usd L4=0.8,L40S=1.9,H100=2.5
     $ kvplan capacity Qwen/Qwen3-32B -w sharegpt --target-rate 20 \\
         --vary gpu,tensor_parallel_size=L4:4,L40S:2,H100:1
+    $ kvplan capacity --gpu H100 --from docker-compose.yml -w sharegpt
     """
     from kvplan.errors import InputError
     from kvplan.render import to_json
@@ -466,9 +475,14 @@ def capacity(
 
         prices = GpuPrices(gpu_hour_usd)
     acceptance = _spec_acceptance(spec_acceptance_rate, spec_mean_acceptance_length, spec_draft_acceptance_rate)
+    from kvplan.api import parse_vary
+
+    model, flags, command = read_from(model, flags, from_command, parse_vary(vary) if vary else ())
+    if not json_out:
+        say_from(command)
     if vary:
         _capacity_compare(model, flags, vary, workload_spec, slo_spec, target_rate, router, num_gpu_blocks,
-                          prefix_caching, prices, json_out, acceptance)
+                          prefix_caching, prices, json_out, acceptance, command)
     spec = replace(workload_spec, rate_per_s=1.0)
     # a trace shorter than the default sample is taken whole, its own timing kept: it was resampled to 5,000 requests
     # with fresh Poisson arrivals, without a word, so a 400-request trace's bursts were never probed
@@ -521,6 +535,8 @@ def capacity(
              notes=[n for n in sm.notes if not n.startswith("plan: ")] + list(served_caveats(p, sm.spec))
              # async scheduling's host-time saving is not modelled: the probes' latencies err long from that side
              + [n for n in (async_scheduling_note(rules),) if n])
+    if command is not None:
+        d["from_command"] = command.to_dict()
     costs = []
     if price_list and cap.max_rate_per_s > 0:
         from kvplan.simulate import capacity_cost
@@ -553,7 +569,7 @@ def capacity(
 
 
 def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spec, target_rate, router, num_gpu_blocks,
-                      prefix_caching, prices, json_out: bool, spec_acceptance=None) -> None:
+                      prefix_caching, prices, json_out: bool, spec_acceptance=None, command=None) -> None:
     """`kvplan capacity --vary`: one capacity search per deployment (simulate.capacity_rows), a table of them best
     first (or --json's rows); a progress line per row on stderr. Ends the command: 0 when a row meets the SLO."""
     from rich.table import Table
@@ -606,8 +622,11 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
                          spec_acceptance=spec_acceptance,
                          target_rate_per_s=target_rate, router=router, prices=prices, on_row=on_row)
     if json_out:
-        sys.stdout.write(to_json({"varied": names, "workload": base.name, "slo": slo_spec.describe(),
-                                  "target_rate_per_s": target_rate, "rows": rows}) + "\n")
+        out = {"varied": names, "workload": base.name, "slo": slo_spec.describe(), "target_rate_per_s": target_rate,
+               "rows": rows}
+        if command is not None:
+            out["from_command"] = command.to_dict()
+        sys.stdout.write(to_json(out) + "\n")
     else:
         priced = prices is not None
         # the model the rows share; with --vary model, no one model's (the first row's id headed rows of several)
