@@ -3163,6 +3163,12 @@ class StartupLog:
             # the engine line's resolved value, which vLLM sets itself on ROCm up to 0.8.2, on multi-node and under
             # VLLM_BATCH_INVARIANT: NCCL instead of the custom kernel (plan.terms custom_allreduce_says)
             args["disable_custom_all_reduce"] = True
+        for name in ("disable_hybrid_kv_cache_manager", "disable_sliding_window"):
+            if str(self.given_arg(name)).strip().lower() == "true":  # as given (non-default args, Namespace, command),
+                # not a resolved value vLLM sets itself (the hybrid manager off for a KV connector or chunked local
+                # attention, the window dropped for a config's sliding_window 0): window layers as full attention
+                # (plan.kv._windows_kept, plan.planner.sliding_window_disabled)
+                args[name] = True
         load_format = self.given_load_format
         if load_format and load_format != "auto":  # the loader (plan.serve_flags): vLLM's refusals, the plan's notes
             args["load_format"] = load_format
