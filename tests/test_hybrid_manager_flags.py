@@ -210,3 +210,18 @@ def test_a_record_with_them_is_planned_not_skipped():
     p, _ = predict_record(flagged)
     assert p.args.disable_hybrid_kv_cache_manager and len(p.groups) == 1 < len(base.groups)
     assert p.num_gpu_blocks < base.num_gpu_blocks
+
+
+@pytest.mark.parametrize("line,fix_part", [
+    ("ValueError: Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type.",
+     "--disable-hybrid-kv-cache-manager"),
+    ("ValueError: Failed to promote local KV cache specs to one unified type.", "--disable-hybrid-kv-cache-manager"),
+    ("NotImplementedError: Disabling sliding window is not supported for models with rope_scaling. Please raise an "
+     "issue so we can investigate.", "0.12.0"),
+])
+def test_diagnose_names_the_flag_behind_the_refusals(line, fix_part):
+    from kvplan.diagnose import diagnose
+
+    top = diagnose([f"(EngineCore_DP0 pid=4242) ERROR 12-02 01:00:00 [core.py:866] {line}"]).top
+    assert top is not None and (top.symptom, top.layer) == ("invalid_engine_flags", "vllm_version_flags") and top.fatal
+    assert fix_part in top.fix
