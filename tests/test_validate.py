@@ -642,7 +642,7 @@ def test_a_record_with_an_engine_argument_that_leaves_memory_alone_plans_as_with
 
 
 @pytest.mark.parametrize("key, value", [("num_gpu_blocks_override", 512), ("calculate_kv_scales", True),
-                                        ("disable_sliding_window", "true"), ("max_seq_len_to_capture", 32768),
+                                        ("kv_sharing_fast_prefill", "true"), ("max_seq_len_to_capture", 32768),
                                         ("compilation_config", {"cudagraph_capture_sizes": [1, 2, 4]})])
 def test_a_record_with_an_unmodelled_memory_argument_is_skipped_naming_it(records, key, value):
     from kvplan.validate import validate_records

@@ -628,6 +628,12 @@ def spec_from_plan(
         flags.append(Flag("--enable-sleep-mode", None, "weights and KV cache in vLLM's CuMem pools, so sleep() can free "
                           "them; the same KV budget, as planned. POST /sleep and /wake_up are served only with "
                           "VLLM_SERVER_DEV_MODE=1 (--env), whose dev routes need a private port"))
+    if _get(a, "disable_hybrid_kv_cache_manager", default=False):
+        flags.append(Flag("--disable-hybrid-kv-cache-manager", None, "window layers held as full attention in one KV-cache "
+                          "group (every token kept), as planned"))
+    if _get(a, "disable_sliding_window", default=False):
+        flags.append(Flag("--disable-sliding-window", None, "sliding-window layers run as full attention; max_model_len "
+                          "is capped at the window, as planned"))
     if _get(a, "disable_custom_all_reduce", default=False):
         flags.append(Flag("--disable-custom-all-reduce", None, "tensor-parallel all-reduces through NCCL, not vLLM's "
                           "custom all-reduce kernel; the same KV budget, as planned"))

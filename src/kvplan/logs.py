@@ -2152,6 +2152,17 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="--enable-hybrid-kv-cache-manager was forced on, and this configuration (a KV connector, a platform or a feature) cannot use it.",
          fix="Leave out --enable-hybrid-kv-cache-manager so vLLM decides, or drop the feature the message's configuration names.",
          versions="0.27.1, 0.33.0", source="vllm/config/vllm.py VllmConfig.__post_init__ (0.27.1, 0.33.0)"),
+    _sig("src_hma_off_unify", "specs to one unified type",
+         r"Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type|Failed to promote local KV cache specs to one unified type", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="The hybrid KV cache manager is off (--disable-hybrid-kv-cache-manager, or a KV connector without HMA support), and the model keeps KV specs that cannot be held as one type: Mamba / linear-attention state or cross attention beside attention layers.",
+         fix="Leave out --disable-hybrid-kv-cache-manager (from vLLM 0.14 vLLM decides), or use a KV connector that supports the hybrid manager; hybrid Mamba / GDN models need its groups.",
+         versions="0.9.1-0.34.0", source="vllm/v1/core/kv_cache_utils.py unify_hybrid_kv_cache_specs (0.9.1-0.26.0), _promote_local_kv_cache_specs (0.27.0-0.32.0; kv_cache_planning.py 0.33.0, 0.34.0)"),
+    _sig("disable_sliding_window_rope", "disabling sliding window is not supported", r"Disabling sliding window is not supported for models (?:with rope_scaling|model_max_length in the config)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="--disable-sliding-window on a model whose config has rope_scaling (or a model_max_length above the derived length), which this release refuses.",
+         fix="Leave out --disable-sliding-window, or use vLLM 0.12.0 or newer, which takes it (capping max_model_len at the window).",
+         versions="0.4.3-0.11.2", source="vllm/config/model.py _get_and_verify_max_len (0.11.0, 0.11.2; config.py 0.4.3-0.10.0, absent from 0.12.0)"),
     _sig("src_arch_removed", "and is not supported anymore", r"Model architecture (?P<arch>\w+) was supported in vLLM until v(?P<last>[\d.]+\w*), and is not supported anymore", ERROR,
          symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="{arch} was removed from vLLM after v{last}; this release no longer has it.",
@@ -3163,6 +3174,12 @@ class StartupLog:
             # the engine line's resolved value, which vLLM sets itself on ROCm up to 0.8.2, on multi-node and under
             # VLLM_BATCH_INVARIANT: NCCL instead of the custom kernel (plan.terms custom_allreduce_says)
             args["disable_custom_all_reduce"] = True
+        for name in ("disable_hybrid_kv_cache_manager", "disable_sliding_window"):
+            if str(self.given_arg(name)).strip().lower() == "true":  # as given (non-default args, Namespace, command),
+                # not a resolved value vLLM sets itself (the hybrid manager off for a KV connector or chunked local
+                # attention, the window dropped for a config's sliding_window 0): window layers as full attention
+                # (plan.kv._windows_kept, plan.planner.sliding_window_disabled)
+                args[name] = True
         load_format = self.given_load_format
         if load_format and load_format != "auto":  # the loader (plan.serve_flags): vLLM's refusals, the plan's notes
             args["load_format"] = load_format

@@ -1091,6 +1091,9 @@ class ModelSpec:
     normalize_inputs: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
     # the spec before --hf-overrides were applied to its config (None: none were)
     before_overrides: "ModelSpec | None" = field(default=None, compare=False, hash=False, repr=False)
+    # --disable-sliding-window: the config's window, at which vLLM caps the derived max length (context_limit); None:
+    # not given, or the config sets none (plan.planner.sliding_window_disabled)
+    sliding_window_cap: int | None = None
 
     @property
     def is_moe(self) -> bool:
@@ -2456,6 +2459,18 @@ def rope_params(text_config: dict) -> dict:
     return found[0] if found else {}
 
 
+def sliding_window_of(text_config: dict) -> int | None:
+    """The window vLLM caps the derived max length at under --disable-sliding-window: the config's sliding_window (the
+    smallest of a list), None where it sets none or, as ModelConfig.get_hf_config_sliding_window says up to 0.10.0
+    and transformers' Qwen2 config from then on, where use_sliding_window is false."""
+    window = text_config.get("sliding_window")
+    if isinstance(window, list):
+        window = min((w for w in window if isinstance(w, int) and w > 0), default=None)
+    if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
+        return None
+    return None if text_config.get("use_sliding_window") is False else window
+
+
 def context_limit(spec: "ModelSpec", rules=None) -> ContextLimit:
     """vLLM's derived max_model_len (_get_and_verify_max_len) in the release of `rules` (default: the newest kvplan
     knows): the stated length (DEFAULT_MAX_MODEL_LEN when none), times the rope-scaling factor; up to 0.29 a yarn
@@ -2470,6 +2485,10 @@ def context_limit(spec: "ModelSpec", rules=None) -> ContextLimit:
     stated = spec.max_position_embeddings
     tokens = stated or DEFAULT_MAX_MODEL_LEN
     how = f"max_position_embeddings={stated}" if stated else f"no length in the config: vLLM assumes {DEFAULT_MAX_MODEL_LEN}"
+    cap = spec.sliding_window_cap
+    if cap and (not stated or cap < stated):  # --disable-sliding-window: the window, before the rope factor
+        tokens, how = cap, f"sliding_window={cap}"
+    start = tokens
     rope = t.get("rope_scaling") or t.get("rope_parameters")
     # transformers 5 writes one rope dict per layer type ({"full_attention": {...}, "sliding_attention": {...}})
     ropes = [r for r in (rope.values() if isinstance(rope, dict) and all(isinstance(v, dict) for v in rope.values())
@@ -2489,11 +2508,10 @@ def context_limit(spec: "ModelSpec", rules=None) -> ContextLimit:
             if (kind == "yarn" and rules.rope_yarn_from_original
                     and isinstance(r.get("original_max_position_embeddings"), (int, float))):
                 tokens = int(r["original_max_position_embeddings"])
-        if factor != 1.0 or tokens != (stated or DEFAULT_MAX_MODEL_LEN):
-            how += f", rope scaling x{factor:g}" + (f" of original_max_position_embeddings {tokens}" if tokens != (
-                stated or DEFAULT_MAX_MODEL_LEN) else "")
+        if factor != 1.0 or tokens != start:
+            how += f", rope scaling x{factor:g}" + (f" of original_max_position_embeddings {tokens}" if tokens != start else "")
             tokens = int(tokens * factor)
-    return ContextLimit(tokens, how, longrope, stated=bool(stated))
+    return ContextLimit(tokens, how, longrope, stated=bool(stated or cap))
 
 
 # ---- --hf-overrides: the config as vLLM serves it

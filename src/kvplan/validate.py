@@ -42,7 +42,7 @@ ARG_FIELDS = RECORD_ARG_NAMES + (
     "expert_placement_strategy", "enable_eplb", "num_redundant_experts", "eplb_config", "all2all_backend",
     "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "gdn_prefill_backend", "skip_mm_profiling",
     "enable_sleep_mode", "disable_custom_all_reduce", "load_format", "allow_deprecated_quantization",
-    "performance_mode", "async_scheduling",
+    "performance_mode", "async_scheduling", "disable_hybrid_kv_cache_manager", "disable_sliding_window",
     "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta")
 
 # Other vLLM engine arguments a record may carry (EngineArgs in vllm/engine/arg_utils.py, 0.11.0; the OpenAI server's
@@ -71,8 +71,8 @@ ARGS_WITHOUT_MEMORY_EFFECT = frozenset({
 ARGS_NOT_MODELLED = {
     "num_gpu_blocks_override": None,  # the pool's block count, replacing the profiled one
     "calculate_kv_scales": False,  # fp8 KV scales computed on the first forward
-    "disable_sliding_window": False,  # sliding-window layers cached as full attention, max_model_len capped
-    "disable_hybrid_kv_cache_manager": False,  # one page size for all groups instead of the hybrid allocator
+    # (disable_sliding_window and disable_hybrid_kv_cache_manager are modelled: ARG_FIELDS, plan.planner
+    # sliding_window_disabled, plan.kv._windows_kept)
     "kv_sharing_fast_prefill": False,
     "mamba_cache_dtype": "auto", "mamba_block_size": None,
     # --cudagraph-capture-sizes / --max-cudagraph-capture-size (0.11.1+) and 0.9.0-0.12.x's --cuda-graph-sizes are
@@ -440,7 +440,8 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
 
 _BOOL_ARGS = ("enforce_eager", "enable_prefix_caching", "enable_lora", "fully_sharded_loras", "language_model_only",
               "enable_expert_parallel", "enable_eplb", "enable_chunked_prefill", "skip_mm_profiling",
-              "enable_sleep_mode", "disable_custom_all_reduce", "allow_deprecated_quantization", "async_scheduling")
+              "enable_sleep_mode", "disable_custom_all_reduce", "allow_deprecated_quantization", "async_scheduling",
+              "disable_hybrid_kv_cache_manager", "disable_sliding_window")
 _FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency",
                    "transient_kept_gib")  # (the last: vLLM >= 0.34's extensible KV cache, its 'Memory after warmup' line)
 _INT_OBSERVED = ("num_gpu_blocks", "kv_cache_tokens")

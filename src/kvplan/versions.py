@@ -1520,6 +1520,29 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "sliding_window_spec": [((0, 0, 0), False), ((0, 8, 3), True)],
     "hybrid_kv_manager": [((0, 0, 0), False), ((0, 9, 1), True)],
     "chunked_local_spec": [((0, 0, 0), "none"), ((0, 10, 0), "kept"), ((0, 10, 1), "manager_off"), ((0, 14, 0), "kept")],
+    # --disable-hybrid-kv-cache-manager (SchedulerConfig.disable_hybrid_kv_cache_manager; in engine/arg_utils.py from
+    # 0.9.1, absent from 0.9.0; a bool defaulting to False up to 0.13, `bool | None` (None: vLLM decides) from 0.14):
+    # get_kv_cache_config (0.9.1-0.10.2) / get_kv_cache_groups (0.11-0.32 kv_cache_utils.py, 0.33-0.34
+    # kv_cache_planning.py) call unify_hybrid_kv_cache_specs, which turns every sliding-window and chunked-local spec
+    # into a full-attention one where full-attention layers are present (so they hold every token, one group, the
+    # full-attention page) and logs "Hybrid KV cache manager is disabled for this hybrid model, ..."; specs still not
+    # of one type (Mamba / GDN state, cross attention beside full attention) are refused with this row's text:
+    # unify_hybrid_kv_cache_specs' own ValueError in 0.9.1-0.26 (wheels 0.9.1, 0.10.0-0.10.2, 0.11.0, 0.12.0, 0.14.0,
+    # 0.19.0, 0.26.0), _promote_local_kv_cache_specs' from 0.27 (wheels 0.27.0, 0.33.0, 0.34.0). The fit check runs
+    # before the unification up to 0.13 (rules row fit_check_sees_windows), as without the manager.
+    "hybrid_manager_off_refusal": [((0, 0, 0), "Hybrid KV cache manager is disabled but failed to convert the KV cache "
+                                              "specs to one unified type."),
+                                   ((0, 27, 0), "Failed to promote local KV cache specs to one unified type.")],
+    # --disable-sliding-window (ModelConfig.disable_sliding_window; engine/arg_utils.py from 0.4.3, absent from 0.4.2):
+    # _get_and_verify_max_len caps the derived max_model_len at the config's sliding_window (before the rope factor;
+    # the min of a list up to 0.10.0, where a config with use_sliding_window false has none) and the window is
+    # dropped from the config (cache_config.sliding_window None up to 0.10.0; hf_text_config.sliding_window = None
+    # from 0.10.1), so window layers are built as full attention. Up to 0.11.2 a rope_scaling whose type is not one
+    # of rope_unscaled_types (Gemma 3 aside) is refused: "Disabling sliding window is not supported for models with
+    # rope_scaling. Please raise an issue so we can investigate." (NotImplementedError; config.py 0.4.3, 0.6.4, 0.8.5,
+    # 0.9.2, 0.10.0; config/__init__.py 0.10.1, 0.10.2; config/model.py 0.11.0-0.11.2); gone from 0.12.0 (config/model.py
+    # 0.12.0, 0.14.0, 0.19.0, 0.27.0, 0.33.0, 0.34.0).
+    "disable_sliding_window_rope_refused": [((0, 0, 0), True), ((0, 12, 0), False)],
     # When 0.8-0.10 (V1 by default, V0 still shipped) run a model on the V0 engine instead: EngineArgs.
     # _is_v1_supported_oracle, read in each release wheel (0.8.0-0.10.2), which logs "{feature} is not supported by
     # the V1 Engine. Falling back to V0." and continues on V0. The conditions kvplan can see:
@@ -2612,6 +2635,8 @@ class VersionRules:
     sliding_window_spec: bool
     hybrid_kv_manager: bool
     chunked_local_spec: str
+    hybrid_manager_off_refusal: str
+    disable_sliding_window_rope_refused: bool
     v0_below_cc_major: int
     v1_kv_dtype: str
     v0_for_pooling: bool
@@ -3208,6 +3233,11 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     "--enable-sleep-mode": (0, 7, 0),
     # ParallelConfig.disable_custom_all_reduce: in the 0.4.2 wheel's engine/arg_utils.py and every later one read
     "--disable-custom-all-reduce": (0, 4, 2),
+    # SchedulerConfig.disable_hybrid_kv_cache_manager (vLLM PR #17996's hybrid allocator): absent from the 0.9.0 wheel's
+    # engine/arg_utils.py, present in 0.9.1's and every later one read (0.9.2-0.34.0)
+    "--disable-hybrid-kv-cache-manager": (0, 9, 1),
+    # ModelConfig.disable_sliding_window: absent from the 0.4.2 wheel's engine/arg_utils.py, in 0.4.3's and every later one
+    "--disable-sliding-window": (0, 4, 3),
     # SchedulerConfig.async_scheduling (bool: argparse.BooleanOptionalAction, both spellings): absent from the 0.9.2
     # wheel's engine/arg_utils.py and config.py, present in 0.10.0's and every later one read (0.10.1-0.34.0)
     "--async-scheduling": (0, 10, 0), "--no-async-scheduling": (0, 10, 0),

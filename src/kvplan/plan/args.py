@@ -816,6 +816,12 @@ class EngineArgs:
     # vLLM's --disable-custom-all-reduce (every release): TP all-reduces through NCCL, not vLLM's custom kernel (its
     # buffers: plan.terms custom_allreduce_says)
     disable_custom_all_reduce: bool = False
+    # vLLM's --disable-hybrid-kv-cache-manager (>= 0.9.1): sliding-window and chunked-local layers held as full
+    # attention in one group (plan.kv._windows_kept; refused where other kinds stay: rules row hybrid_manager_off_refusal)
+    disable_hybrid_kv_cache_manager: bool = False
+    # vLLM's --disable-sliding-window (>= 0.4.3): max_model_len capped at the window, window layers full attention
+    # (plan.planner.sliding_window_disabled)
+    disable_sliding_window: bool = False
     # vLLM's --load-format: the loader that reads the weights (plan.serve_flags; None: not given, auto)
     load_format: str | None = None
     # vLLM's --[no-]async-scheduling (>= 0.10.0; None: not given, the release's default: off up to 0.13, on from 0.14

@@ -585,6 +585,12 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
                          "kvplan plans decoder models; decoder-based embedding models such as Qwen3-Embedding plan")
     if not layers:
         raise InputError("model", f"{model.id} has no layers that keep a KV cache", "kvplan plans decoder models")
+    if args.disable_hybrid_kv_cache_manager and (model.compressed_attention or model.sparse_mla):
+        raise InputError("--disable-hybrid-kv-cache-manager", f"kvplan has not read what vLLM {rules.version}'s "
+                         f"unify_hybrid_kv_cache_specs makes of {model.id}'s "
+                         + ("compressed and sliding-window latent caches" if model.compressed_attention else
+                            "latent cache beside its indexer's keys") + " with the hybrid KV-cache manager off",
+                         "leave out --disable-hybrid-kv-cache-manager to plan it")
     if model.compressed_attention:
         return _deepseek_v4_groups(model, layers, args, rules, notes)
     if model.sparse_mla:
@@ -598,7 +604,9 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
                          "plan with --vllm-version 0.10.2 or newer (V1's CrossAttentionSpec)")
     if rules.engine == "v0":
         return _v0_cache(model, attn, args, rules, notes)
-    layers, checked = _windows_kept(layers, rules, notes, warns)
+    layers, checked = _windows_kept(layers, rules, notes, warns, flag_off=args.disable_hybrid_kv_cache_manager)
+    if args.disable_hybrid_kv_cache_manager:
+        _refuse_ununified(model, layers, rules)
 
     # buckets of identical specs
     buckets: dict[tuple, list[LayerSpec]] = {}
@@ -837,12 +845,14 @@ def _sparse_mla_latent_bytes(args: EngineArgs, rules: VersionRules, gpu: GPUSpec
     return 576 * 2
 
 
-def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str],
-                  warns: list[str]) -> tuple[list[LayerSpec], list[tuple[str, int] | None]]:
+def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str], warns: list[str],
+                  flag_off: bool = False) -> tuple[list[LayerSpec], list[tuple[str, int] | None]]:
     """Windowed layers as the release keeps them: a window layer V1 cannot keep as one holds every token, like a
     full-attention layer (see the rules rows sliding_window_spec, chunked_local_spec and hybrid_kv_manager). Also,
     per layer, the (kind, window) the fit check still charges where the release has the window spec but holds the
-    layer as full attention after the check (rules row fit_check_sees_windows), else None."""
+    layer as full attention after the check (rules row fit_check_sees_windows), else None. `flag_off`:
+    --disable-hybrid-kv-cache-manager, under which unify_hybrid_kv_cache_specs holds window layers beside
+    full-attention ones as full attention (rules row hybrid_manager_off_refusal)."""
     kinds = {l.kind for l in layers}
     specced = set()  # kinds whose window spec exists (the check sees them) but which are held as full attention
     promote = set()
@@ -864,9 +874,22 @@ def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str]
         promote |= windows
         notes.append(f"vLLM {rules.version} has no hybrid KV-cache manager: window layers beside full-attention ones "
                      "hold every token")
+    elif windows and (whole or promote) and flag_off:
+        specced |= windows
+        promote |= windows
+        notes.append(f"--disable-hybrid-kv-cache-manager: vLLM {rules.version}'s unify_hybrid_kv_cache_specs turns the "
+                     f"{' and '.join(sorted(windows))} layers beside full-attention ones into full-attention specs: every "
+                     "layer holds every token, in one group of full-attention pages")
+    elif flag_off and rules.hybrid_kv_manager:
+        notes.append("--disable-hybrid-kv-cache-manager: " + (
+            f"vLLM {rules.version} holds the window layers as full attention already" if promote and not windows else
+            f"no full-attention layer beside the {'/'.join(sorted(windows))} layers: vLLM {rules.version} keeps them "
+            "as windows (one type, nothing to unify)" if windows else
+            f"the layers' KV specs are not windows: vLLM {rules.version} has nothing to unify"))
     if not promote:
         return layers, [None] * len(layers)
-    if manager_off:  # the manager exists but is off for this model: vLLM says so
+    if manager_off or (flag_off and rules.hybrid_kv_manager and windows):
+        # the manager exists but is off for this model (by the release, or by the flag): vLLM says so
         warns.append("Hybrid KV cache manager is disabled for this hybrid model, This means we do not enable any "
                      "optimizations for saving KV cache memory (e.g., dropping the KV cache outside the sliding window). "
                      "The compute of layers like sliding window is still saved.")
@@ -877,6 +900,22 @@ def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str]
                      "max-length request")
     checked = [(l.kind, l.window) if l.kind in seen and l.window else None for l in layers]
     return [replace(l, kind="full", window=None) if l.kind in promote else l for l in layers], checked
+
+
+def _refuse_ununified(model: ModelSpec, layers: list[LayerSpec], rules: VersionRules) -> None:
+    """--disable-hybrid-kv-cache-manager on a model whose KV specs stay of several types once the window layers are
+    full attention (Mamba / GDN state or cross attention beside attention layers): vLLM raises the ValueError of rules
+    row hybrid_manager_off_refusal as it builds the KV-cache groups (unify_hybrid_kv_cache_specs)."""
+    kinds = {"state" if l.kind == "recurrent" else l.kind for l in layers}
+    if len(kinds) <= 1:
+        return
+    what = {"state": "Mamba / linear-attention state", "cross": "cross-attention", "full": "full-attention",
+            "mla": "MLA", "sliding": "sliding-window", "chunked": "chunked-local"}
+    raise InputError("--disable-hybrid-kv-cache-manager",
+                     f"{model.id} keeps {' and '.join(what.get(k, k) for k in sorted(kinds))} layers, which vLLM "
+                     f"{rules.version} cannot hold as one KV-cache type without its hybrid KV-cache manager: it refuses "
+                     f"(\"ValueError: {rules.hybrid_manager_off_refusal}\")",
+                     "leave out --disable-hybrid-kv-cache-manager: this model needs the hybrid manager's groups")
 
 
 def runs_mla(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:

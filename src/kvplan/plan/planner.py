@@ -372,6 +372,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--skip-mm-profiling": True if args.skip_mm_profiling else None,
                             "--enable-sleep-mode": True if args.enable_sleep_mode else None,
                             "--disable-custom-all-reduce": True if args.disable_custom_all_reduce else None,
+                            "--disable-hybrid-kv-cache-manager": True if args.disable_hybrid_kv_cache_manager else None,
+                            "--disable-sliding-window": True if args.disable_sliding_window else None,
                             "--allow-deprecated-quantization": True if args.allow_deprecated_quantization else None,
                             # written by the launch files (deploy.spec_from_plan) under the same conditions, so fit
                             # refuses what scaffold refuses (a release older than the flag: SERVE_FLAG_SINCE)
@@ -402,7 +404,10 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
         check_serve_env(args.env, version)
         # --compilation-config keys the release's CompilationConfig refuses as unknown (rows compilation_split_capture_keys)
         split_key_refusal(args, rules or rules_for(args.vllm_version))
+    base = model.before_overrides or model
     model, applied, override_notes, override_warnings = config_overrides_applied(model, args, rules or rules_for(args.vllm_version))
+    model, window_notes = sliding_window_disabled(model, args, rules or rules_for(args.vllm_version), base)
+    override_notes = list(override_notes) + window_notes
     p = _plan(model, gpu, args, rules=rules, extra_assumptions=tuple(extra_assumptions) + tuple(override_notes),
               site_offsets=site_offsets, check_architecture=check_architecture)
     if applied is not None:
@@ -523,6 +528,52 @@ def config_overrides_applied(model: ModelSpec, args: EngineArgs, rules: VersionR
     if before.tokens != after.tokens:
         note += f" ({after.how})"
     return new, {"given": overrides, "changed": changed}, [note], warns
+
+
+def sliding_window_disabled(model: ModelSpec, args: EngineArgs, rules: VersionRules,
+                            base: ModelSpec) -> tuple[ModelSpec, list[str]]:
+    """`model` as vLLM serves it with --disable-sliding-window (rules row disable_sliding_window_rope_refused): its
+    sliding-window layers built as full attention, and its derived max length capped at the config's window
+    (ModelSpec.sliding_window_cap, read by resolve.context_limit before the rope factor, as _get_and_verify_max_len
+    does); the notes saying so. Up to 0.11.x a rope_scaling of a type the release scales (not su / longrope / llama3;
+    Gemma 3 aside) is refused with vLLM's NotImplementedError. `base`: the model as read, kept as before_overrides so
+    that a replan without the flag starts from it. Without the flag: `model` as it is."""
+    from kvplan.resolve import context_limit, sliding_window_of
+
+    if not args.disable_sliding_window:
+        return model, []
+    if model.compressed_attention:
+        raise InputError("--disable-sliding-window", f"{model.id}'s sliding window is part of DeepSeek-V4's compressed "
+                         "attention, which kvplan has not read vLLM running without it",
+                         "leave out --disable-sliding-window to plan it")
+    rope = model.text_config.get("rope_scaling")
+    kind = str(rope.get("rope_type") or rope.get("type") or "default") if isinstance(rope, dict) and rope else None
+    if (rules.disable_sliding_window_rope_refused and kind is not None and kind not in rules.rope_unscaled_types
+            and "gemma3" not in model.model_type):
+        raise InputError("--disable-sliding-window", f"{model.id} has rope_scaling of type {kind}, and vLLM "
+                         f"{rules.version} refuses to disable the sliding window of such a model (NotImplementedError: "
+                         "\"Disabling sliding window is not supported for models with rope_scaling. Please raise an issue "
+                         "so we can investigate.\")", "leave out --disable-sliding-window, or use vLLM "
+                         f"{release_from('disable_sliding_window_rope_refused', False)} or newer, which takes it")
+    window = sliding_window_of(model.text_config)
+    windowed = sum(1 for l in model.layers if l.kind == "sliding")
+    if window is None and not windowed:
+        return model, [f"--disable-sliding-window: {model.id}'s config sets no sliding window, so vLLM {rules.version} "
+                       "changes nothing (neither the layers nor the max length)"]
+    layers = tuple(replace(l, kind="full", window=None) if l.kind == "sliding" else l for l in model.layers)
+    new = replace(model, layers=layers, sliding_window_cap=window, before_overrides=base)
+    before, after = context_limit(model, rules), context_limit(new, rules)
+    said = [f"{windowed} sliding-window layer{'s' if windowed != 1 else ''} (window {window:,}) built as full attention, "
+            "every token held" if windowed and window else ""]
+    if before.tokens != after.tokens:
+        said.append(f"the derived max length {before.tokens:,} -> {after.tokens:,} ({after.how})")
+    elif window and window < (model.max_position_embeddings or before.tokens):
+        said.append(f"the derived max length stays {after.tokens:,}: capped at the window, {window:,}, it is derived "
+                    f"again from the rope scaling ({after.how})")
+    elif window:
+        said.append(f"the derived max length stays {after.tokens:,} (the window, {window:,}, is not below it)")
+    return new, [f"--disable-sliding-window: vLLM {rules.version} drops the sliding window from the config "
+                 "(ModelConfig.disable_sliding_window): " + "; ".join(x for x in said if x)]
 
 
 def largest_given_pool_bytes(p: Plan) -> int:
