@@ -1043,6 +1043,7 @@ class FitFlags:
     quantization: Optional[str] = None
     dtype: Optional[str] = None
     mamba_ssm_cache_dtype: Optional[str] = None
+    mamba_cache_dtype: Optional[str] = None
     revision: Optional[str] = None
     speculative_config: Optional[str] = None
     compilation_config: Optional[str] = None
@@ -1143,6 +1144,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("quantization", Optional[str], None, ("--quantization", "-q"), "Weight quantization method (awq, gptq, fp8, ...). Default: the checkpoint's own.", "vllm serve flags"),
     FitParam("dtype", Optional[str], None, ("--dtype",), "auto, half, float16, bfloat16, float32.", "vllm serve flags"),
     FitParam("mamba_ssm_cache_dtype", Optional[str], None, ("--mamba-ssm-cache-dtype",), "auto, float32, float16, bfloat16 (recurrent state of Mamba / Gated DeltaNet layers).", "vllm serve flags"),
+    FitParam("mamba_cache_dtype", Optional[str], None, ("--mamba-cache-dtype",), "auto, float32, float16, bfloat16: the conv state of Mamba / Gated DeltaNet layers, their SSM state where --mamba-ssm-cache-dtype and the model leave it auto, and linear-attention state (vLLM >= 0.10.1).", "vllm serve flags"),
     FitParam("revision", Optional[str], None, ("--revision",), "Model revision (commit, tag or branch) to resolve on the Hub.", "vllm serve flags"),
     FitParam("speculative_config", Optional[str], None, ("--speculative-config",), 'Speculative decoding, as vLLM takes it: \'{"method": "mtp", "num_speculative_tokens": 3}\' (the checkpoint\'s MTP layers), method ngram, or a drafter checkpoint named by "model" (methods eagle, eagle3, draft_model: its weights, KV layers and buffers are counted).', "vllm serve flags"),
     FitParam("compilation_config", Optional[str], None, ("--compilation-config",), 'vLLM\'s compilation config as JSON; kvplan reads its cudagraph_mode (\'{"cudagraph_mode": "PIECEWISE"}\': no FULL decode graphs, so no hybrid state-block check) and, from vLLM 0.11.1, its cudagraph_capture_sizes and max_cudagraph_capture_size (as the two flags below).', "vllm serve flags"),

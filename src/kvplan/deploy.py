@@ -551,6 +551,10 @@ def spec_from_plan(
     mssm = _get(a, "mamba_ssm_cache_dtype")
     if mssm and mssm != "auto":
         flags.append(Flag("--mamba-ssm-cache-dtype", str(mssm)))
+    mconv = _get(a, "mamba_cache_dtype")
+    if mconv and mconv != "auto":
+        flags.append(Flag("--mamba-cache-dtype", str(mconv), "the recurrent layers' conv state (and their SSM state "
+                          "where nothing else sets it), as planned"))
     gdn_backend = _get(a, "gdn_prefill_backend")
     if gdn_backend:
         flags.append(Flag("--gdn-prefill-backend", str(gdn_backend), "the GDN prefill kernel, as planned (FlashInfer's "

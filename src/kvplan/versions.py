@@ -3165,7 +3165,7 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     "--distributed-executor-backend": (0, 4, 3), "--cpu-offload-gb": (0, 5, 3), "--limit-mm-per-prompt": (0, 5, 5),
     "--task": (0, 6, 4), "--no-enable-prefix-caching": (0, 6, 5), "--no-enable-chunked-prefill": (0, 8, 5),
     "--enable-expert-parallel": (0, 8, 0), "--speculative-config": (0, 8, 2), "--data-parallel-size": (0, 8, 3),
-    "--mamba-ssm-cache-dtype": (0, 10, 1), "--runner": (0, 10, 1), "--language-model-only": (0, 17, 0),
+    "--mamba-ssm-cache-dtype": (0, 10, 1), "--mamba-cache-dtype": (0, 10, 1), "--runner": (0, 10, 1), "--language-model-only": (0, 17, 0),
     "--data-parallel-backend": (0, 9, 1),
     # CacheConfig.kv_cache_memory_bytes, vLLM PR #21489 ("Allow users to specify kv cache memory size"): absent from
     # the 0.10.1.1 wheel's engine/arg_utils.py, present in 0.10.2's (docs/vllm-memory-model.md section 1.3). (The
@@ -3429,6 +3429,8 @@ SERVE_VALUE_SINCE: dict[str, dict[str, V]] = {
     # the MambaDType Literal of vllm/config/cache.py: auto and float32 with the flag (0.10.1), float16 from 0.13.0,
     # bfloat16 from 0.22.0
     "--mamba-ssm-cache-dtype": {"float16": (0, 13, 0), "bfloat16": (0, 22, 0)},
+    # --mamba-cache-dtype is typed by the same MambaDType Literal (config/cache.py, 0.10.1-0.34.0 wheels)
+    "--mamba-cache-dtype": {"float16": (0, 13, 0), "bfloat16": (0, 22, 0)},
     # --task's TaskOption (vllm/config.py): "embedding" only in 0.6.4, "embed" from 0.6.5 (the pooling_flag row)
     "--task": {"embed": (0, 6, 5)},
     # (the values that came after the flag itself)

@@ -743,6 +743,7 @@ class EngineArgs:
     max_num_seqs: int | None = None
     max_num_batched_tokens: int | None = None
     mamba_ssm_cache_dtype: str | None = None
+    mamba_cache_dtype: str | None = None
     enable_prefix_caching: bool | None = None
     enable_chunked_prefill: bool | None = None  # None: the release's default (V1 always; V0 for contexts > 32K)
     # vLLM's --long-prefill-token-threshold (0.7.3+; None or 0: no cap) and --[no-]long-prefill-token-threshold-adaptive
@@ -1053,6 +1054,7 @@ class EngineArgs:
         _check_choice("--kv-cache-dtype", self.kv_cache_dtype, KV_CACHE_DTYPES, "KV-cache dtype")
         _check_choice("--dtype", self.dtype, MODEL_DTYPES, "dtype")
         _check_choice("--mamba-ssm-cache-dtype", self.mamba_ssm_cache_dtype, MAMBA_DTYPES, "dtype")
+        _check_choice("--mamba-cache-dtype", self.mamba_cache_dtype, MAMBA_DTYPES, "dtype")
         _check_choice("--expert-placement-strategy", self.expert_placement_strategy, EXPERT_PLACEMENTS, "placement")
         _check_choice("--gdn-prefill-backend", self.gdn_prefill_backend, GDN_PREFILL_BACKENDS,
                       "GDN prefill backend", ": vllm serve's argparse would refuse it",

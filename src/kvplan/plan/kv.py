@@ -385,15 +385,29 @@ def _v0_mamba_cache_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRule
     return per_pp * _v0_state_seqs(args) * _state_bytes(rec[0], args.tensor_parallel_size, b, b)
 
 
-def _ssm_dtype(model: ModelSpec, args: EngineArgs) -> str:
-    """--mamba-ssm-cache-dtype, else the model's rule: NemotronH and Qwen3.5+ keep fp32 SSM state (section 3.1)."""
+def _conv_dtype(args: EngineArgs) -> str:
+    """The recurrent layers' conv state dtype: --mamba-cache-dtype, the model dtype where it is auto
+    (MambaStateDtypeCalculator: get_kv_cache_torch_dtype(mamba_cache_dtype, model_dtype), model_executor/layers/mamba/
+    mamba_utils.py, 0.33.0 wheel)."""
+    if args.mamba_cache_dtype and args.mamba_cache_dtype != "auto":
+        return args.mamba_cache_dtype
+    return args.dtype
+
+
+def _ssm_dtype(model: ModelSpec, args: EngineArgs, kind: str = "") -> str:
+    """The SSM (temporal) state dtype of a recurrent layer of `kind`: --mamba-ssm-cache-dtype, else the model's rule
+    (NemotronH and Qwen3.5+ keep fp32 SSM state, section 3.1; their config hooks set an auto flag), else the conv state's
+    dtype (_conv_dtype: MambaStateDtypeCalculator._mamba_state_dtype takes the conv dtype for an auto SSM dtype). A
+    linear-attention layer's one state is typed by --mamba-cache-dtype alone (linear_attention_state_dtype)."""
+    if kind == "linear":
+        return _conv_dtype(args)
     if args.mamba_ssm_cache_dtype and args.mamba_ssm_cache_dtype != "auto":
         return args.mamba_ssm_cache_dtype
     if model.mamba_ssm_dtype:
         return str(model.mamba_ssm_dtype).replace("torch.", "")
     if model.model_type == "nemotron_h":
         return "float32"
-    return args.dtype
+    return _conv_dtype(args)
 
 
 class GdnPrefill(NamedTuple):
@@ -624,8 +638,14 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     pages: dict[tuple, int] = {}
     block_sizes: dict[tuple, int] = {}
     if rec:
-        conv_b = DTYPE_BYTES[args.dtype]
-        ssm_b = DTYPE_BYTES[_ssm_dtype(model, args)]
+        kind = rec[0].recurrent.kind if rec[0].recurrent else ""
+        conv_b, ssm_b = DTYPE_BYTES[_conv_dtype(args)], DTYPE_BYTES[_ssm_dtype(model, args, kind)]
+        if args.mamba_cache_dtype and args.mamba_cache_dtype != "auto":
+            notes.append(f"--mamba-cache-dtype {args.mamba_cache_dtype}: the recurrent layers' "
+                         + ("state" if kind == "linear" else f"conv state in {args.mamba_cache_dtype}, their SSM state "
+                            f"in {_ssm_dtype(model, args, kind)}")
+                         + (f" in {args.mamba_cache_dtype}" if kind == "linear" else
+                            " (--mamba-ssm-cache-dtype, or the model's own SSM dtype, where set; else the conv state's)"))
         mamba_page = _state_bytes(rec[0], tp, conv_b, ssm_b, spec_tokens if rules.mamba_spec_pages else 0)
         if attn:
             # hybrid: raise the attention block size until its page holds the Mamba state (section 2.4)

@@ -365,6 +365,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--max-cpu-loras": args.max_cpu_loras if args.enable_lora else None,
                             "--lora-target-modules": " ".join(args.lora_targets or ()) or None,
                             "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
+                            "--mamba-cache-dtype": args.mamba_cache_dtype,
                             "--gdn-prefill-backend": args.gdn_prefill_backend,
                             "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
                             "--enable-extensible-kv-cache": True if args.enable_extensible_kv_cache else None,
