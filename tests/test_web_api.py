@@ -580,3 +580,98 @@ def test_a_varied_upload_is_named_by_its_handle_quoted_or_escaped_as_the_cli_tak
     path.write_text(json.dumps(config))
     uploaded = kvplan.fit(str(path), gpu="H100", max_model_len=4096)
     assert answers[0] == answers[1] and answers[0][0] == (uploaded.kv_cache_tokens, uploaded.fits)
+
+
+# a pasted deployment (the page's 'vllm serve command' box): a command, one with an environment prefix, a compose
+# `command:` block of the vllm/vllm-openai image's flags
+FROM_COMMANDS = [
+    "vllm serve Qwen/Qwen3-8B --max-model-len 32768 -tp 2 --port 8001 --enable-prefix-caching",
+    "VLLM_USE_V1=1 vllm serve Qwen/Qwen3-8B --max-model-len 16384 --max-num-batched-tokens 8192",
+    "command: >\n  --model Qwen/Qwen3-8B\n  --max-model-len 16384\n  --gpu-memory-utilization 0.85\n  --host 0.0.0.0\n",
+]
+
+
+@pytest.mark.parametrize("command", FROM_COMMANDS)
+def test_plan_from_command_equals_fit_from(client, monkeypatch, capsys, command):
+    """/api/plan's from_command is `kvplan fit --from`: the same numbers, and the same from_command provenance."""
+    from cli_runner import run_cli
+
+    r = client.post("/api/plan", json={"from_command": command, "gpu": "L4", "curve": False})
+    assert r.status_code == 200, r.text
+    d = r.json()
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "--from", command, "--gpu", "L4", "--json")
+    assert code == (0 if d["fits"] else 1), err
+    cli = json.loads(out)
+    for key in PLAN_KEYS:
+        assert d[key] == cli[key], key
+    assert d["from_command"] == cli["from_command"]
+    assert d["from_command"]["model"] == "Qwen/Qwen3-8B" and d["args"]["max_model_len"] in (16384, 32768)
+    # the parse alone (the page fills its form from it) says what the plan's from_command says
+    parsed = client.post("/api/from_command", json={"from_command": command})
+    assert parsed.status_code == 200, parsed.text
+    assert parsed.json()["from_command"] == cli["from_command"]
+
+
+def test_from_command_is_merged_with_the_request_as_the_cli_merges_from(client):
+    agree = client.post("/api/plan", json={"from_command": FROM_COMMANDS[0], "model": "Qwen/Qwen3-8B", "gpu": "L4",
+                                           "max_model_len": 32768, "tensor_parallel_size": 2, "curve": False})
+    assert agree.status_code == 200, agree.text
+    plain = kvplan.fit("Qwen/Qwen3-8B", gpu="L4", max_model_len=32768, tensor_parallel_size=2, enable_prefix_caching=True)
+    assert agree.json()["kv_cache_tokens"] == plain.kv_cache_tokens
+    for body, field in (({"max_model_len": 4096}, "max_model_len"), ({"model": LLAMA}, "model"),
+                        ({"tensor_parallel_size": 4}, "tensor_parallel_size")):
+        r = client.post("/api/plan", json={"from_command": FROM_COMMANDS[0], "gpu": "L4", **body})
+        assert r.status_code == 400, r.text
+        e = r.json()
+        assert e["field"] == field and "the command s" in e["message"], e
+        assert e["fix"].startswith(f"drop {field} ("), e  # the request's key, not the CLI's flag
+
+
+@pytest.mark.parametrize("text, words", [
+    ("serve.sh", "a file's name or path"), ("/etc/hostname", "a file's name or path"),
+    ("./deploy/docker-compose.yml", "a file's name or path"), ("", "an empty value"),
+    ("vllm serve Qwen/Qwen3-8B --no-such-flag 3", "not a vllm serve flag kvplan knows: --no-such-flag"),
+    ("vllm serve --max-model-len 4096", "names no model"), ("vllm serve /models/qwen3", "local paths are not accepted"),
+])
+def test_from_command_is_text_only_and_its_errors_name_from_command(client, text, words):
+    """from_command is never read as a server path (as model refuses local paths); a command's own error is answered
+    under from_command, as the page shows it under its box."""
+    r = client.post("/api/plan", json={"from_command": text, "curve": False} | ({"model": None} if "names no" in words else {}))
+    assert r.status_code == 400, r.text
+    e = r.json()
+    assert e["field"] == "from_command" and words in e["message"], e
+    assert "--from" not in e["error"], e
+
+
+def test_a_scripts_text_is_read_without_reading_a_file(client, tmp_path, monkeypatch):
+    # a .env beside the server's working folder is not read: the script's sourced file is left unread, named
+    (tmp_path / ".env").write_text("MODEL=meta-llama/Llama-3.1-8B-Instruct\n")
+    monkeypatch.chdir(tmp_path)
+    script = "#!/bin/bash\nset -a\n. .env\nvllm serve \"$MODEL\" --max-model-len 8192\n"
+    r = client.post("/api/plan", json={"from_command": script, "gpu": "L4", "curve": False})
+    assert r.status_code == 400 and r.json()["field"] == "from_command", r.text
+    assert "MODEL has no value" in r.json()["message"] and ".env" in r.json()["message"]
+    ok = client.post("/api/plan", json={"from_command": "MODEL=Qwen/Qwen3-8B\n" + script.replace(". .env\n", ""),
+                                        "gpu": "L4", "curve": False})
+    assert ok.status_code == 200, ok.text
+    assert ok.json()["kv_cache_tokens"] == kvplan.fit("Qwen/Qwen3-8B", gpu="L4", max_model_len=8192).kv_cache_tokens
+
+
+def test_sweep_scaffold_and_simulate_take_from_command(client):
+    cmd = "vllm serve Qwen/Qwen2.5-0.5B-Instruct --max-model-len 4096 --port 8123 --served-model-name qwen"
+    sweep = client.post("/api/sweep", json={"from_command": cmd, "gpu": "tesla-t4", "vary": ["max_model_len=2048,4096"]})
+    assert sweep.status_code == 200, sweep.text
+    s = sweep.json()
+    assert [r["max_model_len"] for r in s["rows"]] == [2048, 4096]
+    assert any("replaced by --vary max_model_len" in n for n in s["from_command"]["notes"])
+    scaffold = client.post("/api/scaffold", json={"from_command": cmd, "gpu": "tesla-t4"})
+    assert scaffold.status_code == 200, scaffold.text
+    serve = scaffold.json()["files"]["serve.sh"]
+    assert "8123" in serve and "qwen" in serve and scaffold.json()["from_command"]["model"] == "Qwen/Qwen2.5-0.5B-Instruct"
+    clash = client.post("/api/scaffold", json={"from_command": cmd, "gpu": "tesla-t4", "port": 9000})
+    assert clash.status_code == 400 and clash.json()["field"] == "port", clash.text
+    sim = client.post("/api/simulate", json={"from_command": cmd, "gpu": "tesla-t4", "max_requests": 50, "curve": False})
+    assert sim.status_code == 200, sim.text
+    assert sim.json()["from_command"]["planned"] == {"--max-model-len": "4096"}
+    p = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="tesla-t4", max_model_len=4096)
+    assert sim.json()["plan"]["kv_cache_tokens"] == p.kv_cache_tokens

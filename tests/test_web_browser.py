@@ -726,3 +726,73 @@ def test_the_traffic_tab_shows_the_speculative_step_line_the_server_words(page, 
     assert rows["step time"] == spec_line[0]
     page.fill("#sim-spec-rate", "")
     page.click("nav.tabs button[data-tab='plan']")
+
+
+def _planned_from(command: str, **flags):
+    """The plan `kvplan fit --from COMMAND --gpu ...` makes (cli.read_from, then fit's plan_from_flags_and_inverse)."""
+    from kvplan.api import FitFlags, plan_from_flags_and_inverse
+    from kvplan.cli import read_from
+
+    model, merged, _ = read_from(None, FitFlags(**flags), command)
+    return plan_from_flags_and_inverse(model, merged, None)[0]
+
+
+PASTED = ("VLLM_USE_V1=1 vllm serve Qwen/Qwen3-8B --max-model-len 16384 --max-num-batched-tokens 8192 "
+          "--enable-prefix-caching --port 8001")
+COMPOSE_BLOCK = "command: >\n  --model Qwen/Qwen3-8B\n  --max-model-len 8192\n  -tp 2\n  --host 0.0.0.0\n"
+
+
+def test_a_pasted_vllm_serve_command_plans_as_fit_from(page, server_url):
+    from urllib.parse import parse_qs, urlparse
+
+    before = _open_planned(page, server_url, "Qwen/Qwen2.5-0.5B-Instruct", gpu="l4", max_model_len=4096)
+    assert not page.locator("#from-box").evaluate("d => d.open")  # the import box is folded away until used
+    page.click("#from-box summary")
+    page.fill("#from_command", PASTED)
+    pasted = _planned_from(PASTED, gpu="l4")
+    _wait_for_plan(page, pasted)
+    _assert_matches_cli(page, pasted)
+    # the form's fields the command sets hold its values; the rest (the GPU) stay
+    assert page.input_value("#model") == "Qwen/Qwen3-8B" and page.input_value("#max_model_len") == "16384"
+    assert page.input_value("#gpu") == "l4"
+    extra = page.locator("#from-extra").text_content()
+    assert "from the command: --max-num-batched-tokens 8192, --enable-prefix-caching" in extra
+    assert "VLLM_USE_V1=1" in extra and "not planned with, as they move no GPU memory: --port" in extra
+    assert parse_qs(urlparse(page.url).query)["from_command"] == [PASTED]
+
+    # an error in the command: shown under the box, the previous results marked stale
+    page.fill("#from_command", PASTED + " --no-such-flag 3")
+    slot = page.locator(".err[data-for='from_command']")
+    slot.wait_for(state="visible")
+    assert "not a vllm serve flag kvplan knows: --no-such-flag" in slot.text_content()
+    page.wait_for_function("document.querySelector('#plan').classList.contains('stale')")
+    # a field the command sets, changed in the form, must agree with it (as --from with a flag given both ways)
+    page.fill("#from_command", PASTED)
+    _wait_for_plan(page, pasted)
+    page.fill("#max_model_len", "4096")
+    clash = page.locator(".err[data-for='max_model_len']")
+    clash.wait_for(state="visible")
+    assert "4096 is given, and the command sets 16384" in clash.text_content()
+    page.fill("#max_model_len", "16384")
+    _wait_for_plan(page, pasted)
+
+    # cleared: the form alone again, the fields the command filled back to what they held
+    page.fill("#from_command", "")
+    _wait_for_plan(page, before)
+    _assert_matches_cli(page, before)
+    assert page.input_value("#model") == "Qwen/Qwen2.5-0.5B-Instruct" and page.input_value("#max_model_len") == "4096"
+    assert page.locator("#from-extra li").count() == 0 and "from_command" not in page.url
+
+    # a compose `command:` block, its lines kept, round-trips through the query string
+    page.fill("#from_command", COMPOSE_BLOCK)
+    compose = _planned_from(COMPOSE_BLOCK, gpu="l4")
+    _wait_for_plan(page, compose)
+    _assert_matches_cli(page, compose)
+    assert page.input_value("#tensor_parallel_size") == "2"
+    shared = page.url
+    assert parse_qs(urlparse(shared).query)["from_command"] == [COMPOSE_BLOCK]
+    page.goto(shared)
+    _wait_for_plan(page, compose)
+    _assert_matches_cli(page, compose)
+    assert page.input_value("#from_command") == COMPOSE_BLOCK and page.locator("#from-box").evaluate("d => d.open")
+    assert "read as the vllm/vllm-openai image's `vllm serve` entrypoint" in page.locator("#from-extra").text_content()

@@ -323,11 +323,13 @@ def _closes_array(line: str) -> bool:
 
 
 def run_script(lines: list[str], folder: Optional[Path], values: Values,
-               is_command: Callable[[str], bool]) -> tuple[dict, Optional[str]]:
+               is_command: Callable[[str], bool], *, read_files: bool = True) -> tuple[dict, Optional[str]]:
     """Follow the script's lines (continuations joined) up to its `vllm serve` line (is_command): (its arrays, that
     line); its variables go to values.assigned, the names it sets on some paths only (inside an if / loop / case, or
     appended to) to values.uncertain. A `.env` it sources is read from `folder` where it is there (as the usual
-    `[[ -f .env ]]` guard does); values.exported names the variables `set -a` exports from it."""
+    `[[ -f .env ]]` guard does); values.exported names the variables `set -a` exports from it. `read_files` False (a
+    script's text pasted on the page: the server reads no file of its own): every file it sources is left unread,
+    named where a variable has no value."""
     arrays: dict = {}
     exported: set = set()
     all_export = False
@@ -350,6 +352,9 @@ def run_script(lines: list[str], folder: Optional[Path], values: Values,
             exported.update(name.split())
         for m in _SOURCE.finditer(line):
             target = m.group(1).strip("'\"")
+            if not read_files:
+                values.unread.append(target)
+                continue
             path = (folder / target) if folder is not None and not Path(target).is_absolute() else Path(target)
             if path.name.endswith(".env"):
                 values.dotenv_path = str(path)

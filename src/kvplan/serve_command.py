@@ -211,13 +211,22 @@ def _flags_as_serve(words: list[str]) -> Optional[list[str]]:
     return ["vllm", "serve"] + words
 
 
-def read_source(source: str, values=None) -> tuple[list[str], str, tuple[str, ...]]:
+# a word that names a file (serve.sh, ./deploy/compose.yml, ~/x): what a page's from_command, text only, refuses by name
+_PATH_WORD = re.compile(r"[/\\~]|\.(?:sh|bash|ya?ml|env|txt|json)$", re.I)
+TEXT_FIELD = "from_command"
+
+
+def read_source(source: str, values=None, *, text_only: bool = False) -> tuple[list[str], str, tuple[str, ...]]:
     """(the command's words, how to name where it came from, how it was read): `source` is a command, a compose
     `command:` holding the image's flags, or a file holding one (a script, or a compose file). Variables are read as
-    the runtime reads them (kvplan.launch_vars), from `values` (a launch_vars.Values: kvplan's --env)."""
+    the runtime reads them (kvplan.launch_vars), from `values` (a launch_vars.Values: kvplan's --env). `text_only`
+    (the page's from_command: text sent over HTTP): `source` is never read as a path, and no file is read (a script's
+    sourced .env included); a one-word value (a file's name) is refused naming from_command."""
     from kvplan.launch_vars import Values, dotenv, expand, run_script, shell_words
 
     values = values if values is not None else Values()
+    if text_only:
+        return _read_text(source, values)
     if not source or not source.strip():
         raise InputError("--from", "an empty value", "give a `vllm serve ...` command in quotes, or a script file")
     path = Path(source).expanduser()
@@ -234,13 +243,7 @@ def read_source(source: str, values=None) -> tuple[list[str], str, tuple[str, ..
                              "image) and names no model with --model", "add --model MODEL to it")
         return serve, " ".join(source.split()), (IMAGE_ENTRYPOINT_NOTE,)
     if not is_file and _COMPOSE_KEY.match(source):  # `command: vllm serve ...`, `command: ["vllm", "serve", ...]`
-        words = [expand(w, values, compose=True) for w in _compose_words(source) or []]
-        line = shlex.join(words)
-        if not _is_serve_line(line):
-            raise InputError("--from", f"the compose command runs {' '.join(words[:1]) or 'nothing'!r}: neither the "
-                             "vllm/vllm-openai image's flags (the model named by --model) nor vllm serve",
-                             "give the image's flags with the model as --model MODEL, or `vllm serve MODEL ...`")
-        return _serve_words(words), line, ()
+        return _compose_command(source, values)
     looks_like_command = "vllm" in source and (" " in source.strip() or "\n" in source)
     if is_file or not looks_like_command:
         if not is_file:
@@ -265,6 +268,56 @@ def read_source(source: str, values=None) -> tuple[list[str], str, tuple[str, ..
         return words, f"{source}: {shlex.join(words) if words != _plain_words(line) else line}", ()
     line = _command_line(source)
     return shell_words(line, values), line, ()
+
+
+def _read_text(source: str, values) -> tuple[list[str], str, tuple[str, ...]]:
+    """read_source for text alone (the page's from_command): a command, a compose `command:` (the image's flags, or a
+    vllm serve line), a compose file's text (its one service command, interpolated from the request's env alone: no
+    .env beside it is read) or a script's text (its variables and arrays followed as for a script file, a file it
+    sources left unread). Nothing is read from the server's disk."""
+    from kvplan.launch_vars import expand, run_script, shell_words
+
+    text = (source or "").strip()
+    if not text:
+        raise InputError(TEXT_FIELD, "an empty value", "paste a `vllm serve MODEL ...` command, a compose `command:` "
+                         "or a script's text, or leave from_command out")
+    if not re.search(r"\s", text):
+        what = "a file's name or path" if _PATH_WORD.search(text) else "one word"
+        raise InputError(TEXT_FIELD, f"{text!r} is {what}, not a command: from_command takes the command's text, and "
+                         "the server reads no file", "paste the command itself (vllm serve MODEL ...), or the file's text")
+    words = _image_args(text)
+    if words is not None:
+        words = [expand(w, values, compose=True) for w in words]
+        serve = _flags_as_serve(words)
+        if serve is None:
+            raise InputError(TEXT_FIELD, "the command holds only flags (a compose `command:` for the vllm/vllm-openai "
+                             "image) and names no model with --model", "add --model MODEL to it")
+        return serve, " ".join(text.split()), (IMAGE_ENTRYPOINT_NOTE,)
+    if _COMPOSE_KEY.match(text):  # as the command line reads a compose `command:` given in quotes
+        return _compose_command(text, values)
+    commands = _compose_commands(text, values)
+    if commands is not None:
+        return _compose_file_command("the compose file", commands, values)
+    if "\n" not in text:  # one line: as the command line reads a command given in quotes
+        line = _command_line(text)
+        return shell_words(line, values), line, ()
+    _command_line(text)  # one vllm serve line, else refused
+    arrays, line = run_script(_script_lines(text), None, values, _is_serve_line, read_files=False)
+    words = shell_words(line, values, arrays)
+    return words, shlex.join(words) if words != _plain_words(line) else line, ()
+
+
+def _compose_command(source: str, values) -> tuple[list[str], str, tuple[str, ...]]:
+    """A compose `command:` given as text that runs vllm serve (`command: vllm serve ...`, its YAML list)."""
+    from kvplan.launch_vars import expand
+
+    words = [expand(w, values, compose=True) for w in _compose_words(source) or []]
+    line = shlex.join(words)
+    if not _is_serve_line(line):
+        raise InputError("--from", f"the compose command runs {' '.join(words[:1]) or 'nothing'!r}: neither the "
+                         "vllm/vllm-openai image's flags (the model named by --model) nor vllm serve",
+                         "give the image's flags with the model as --model MODEL, or `vllm serve MODEL ...`")
+    return _serve_words(words), line, ()
 
 
 def _plain_words(line: str) -> Optional[list[str]]:
@@ -299,17 +352,19 @@ def _compose_file_command(source: str, commands: list, values) -> tuple[list[str
     return words, f"{source}: {shlex.join(words)}", ()
 
 
-def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_env: Optional[list] = None) -> ServeCommand:
+def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_env: Optional[list] = None, *,
+                        text_only: bool = False) -> ServeCommand:
     """Read `source` (a command, or a file holding one) as ServeCommand; InputError for anything not planned exactly.
     `vllm_version` (kvplan's --vllm-version; None: its default release) decides whether --task is taken;
-    `given_env` (kvplan's --env KEY=VALUE list) gives the command's variables their values (kvplan.launch_vars)."""
+    `given_env` (kvplan's --env KEY=VALUE list) gives the command's variables their values (kvplan.launch_vars).
+    `text_only`: `source` is text, never a path, and no file is read (the page's from_command: read_source)."""
     from kvplan.api import FIT_PARAMS, NO_GPU_MEMORY_ARGS, task_as_runner
     from kvplan.launch_vars import Values, env_values
     from kvplan.logs import parse_command_args
     from kvplan.validate import ARGS_NOT_MODELLED, ARGS_WITHOUT_MEMORY_EFFECT
 
     values = Values(sources=[("--env", env_values(given_env))])
-    tokens, shown, read_as = read_source(source, values)
+    tokens, shown, read_as = read_source(source, values, text_only=text_only)
     read_as += values.notes()
     release = image_release(values.image)
     if values.image and release is None:

@@ -40,6 +40,7 @@ from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
 from kvplan.plan import COUNT_EXAMPLES
 from kvplan.render import budget_segments, plan_json, plan_rows_plain, verdict_text
 from kvplan.resolve import LOCAL_MODEL_REFS, context_limit
+from kvplan.serve_command import ServeCommand, merge, parse_serve_command
 from kvplan.web.svg import budget_bar_svg, concurrency_curve_svg
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -78,6 +79,10 @@ PlanRequest = create_model(
     model=(Optional[str], Field(None, description="Catalog id, Hub id (org/name), or an upload handle from /api/config.")),
     concurrency=(Optional[float], Field(None, description="With max_model_len 'auto': full-length requests that must fit.")),
     curve=(bool, Field(True, description="Also compute the concurrency-vs-max_model_len curve (svg.concurrency).")),
+    from_command=(Optional[str], Field(None, description="A `vllm serve MODEL ...` command, a compose `command:` or a "
+                                       "script's text (never a file path: the server reads no file), planned as `kvplan "
+                                       "fit --from` plans it: its flags merged with this request's keys, which must "
+                                       "agree with it. The answer carries `from_command` as `--json` does.")),
     **_flag_fields(),
 )
 
@@ -135,7 +140,15 @@ class SimulateRequest(PlanRequest):
                               draft_acceptance_rate=self.spec_draft_acceptance_rate)
 
 
-_REQUEST_MODELS = {"/api/plan": PlanRequest, "/api/sweep": SweepRequest, "/api/scaffold": ScaffoldRequest,
+class FromCommandRequest(BaseModel):
+    model_config = _STRICT
+    from_command: str = Field(description="A `vllm serve MODEL ...` command, a compose `command:` or a script's text "
+                              "(never a file path), as /api/plan's from_command.")
+    vllm_version: Optional[str] = Field(None, description="The release the command is read for (its --task).")
+    env: Optional[list[str]] = Field(None, description="KEY=VALUE each: the values of the command's variables.")
+
+
+_REQUEST_MODELS = {"/api/from_command": FromCommandRequest, "/api/plan": PlanRequest, "/api/sweep": SweepRequest, "/api/scaffold": ScaffoldRequest,
                    "/api/simulate": SimulateRequest}
 _FLAG_NAMES = [f.name for f in fields(FitFlags)]
 
@@ -341,6 +354,47 @@ def _exists(ref: str) -> bool:
         return False
 
 
+# the command line's words in a from_command error, as the request's: the flag --from is the key from_command
+_FROM_WORDS = ((re.compile(r"--from\b"), "from_command"), (re.compile(r"\bkvplan's --env\b"), "the request's env"),
+               (re.compile(r"\bgive --env\b"), "give env"))
+
+
+def _request_words(text: Optional[str]) -> Optional[str]:
+    for pattern, words in _FROM_WORDS:
+        text = pattern.sub(words, text) if text else text
+    return text
+
+
+def read_from_command(text: str, model: Optional[str], flags: FitFlags, varied: list = (), *, merged: bool = True):
+    """(the ServeCommand, model, flags): a request's from_command read as text only (serve_command.parse_serve_command
+    text_only: never a path, no file read) and merged with the request's keys as cli.read_from merges `--from` with
+    the command line's flags (serve_command.merge). An error in the command is answered under from_command (a flag in
+    it named in the message); a key given both ways and disagreeing under that key, its fix naming it."""
+    try:
+        command = parse_serve_command(text, flags.vllm_version, flags.env, text_only=True)
+    except InputError as e:
+        where = "" if e.field in ("--from", "from_command") else f"{e.field}: "
+        raise InputError("from_command", where + _request_words(e.message), _request_words(e.fix)) from None
+    names = vary_names(varied) if varied else []
+    if names:
+        command = command.replaced_by(names)
+    if not merged:
+        return command, model, flags
+    try:
+        model, flags = merge(model, flags, command, need_model="model" not in names)
+    except InputError as e:
+        key = {"MODEL": "model", "--from": "from_command"}.get(e.field, e.field.lstrip("-").replace("-", "_"))
+        flag = e.field if e.field.startswith("--") and e.field != "--from" else None
+        message, fix = e.message, e.fix
+        if flag and fix:  # 'drop --max-model-len (the command's is planned)': the request's key
+            fix = fix.replace(f"drop {flag}", f"drop {key}")
+        if key == "model" and fix:
+            fix = fix.replace("drop MODEL", "drop model")
+        raise InputError(key, message, _request_words(fix)) from None
+    refuse_unpublished_version(flags.vllm_version)  # a compose image's release, as --vllm-version's
+    return command, model, flags
+
+
 class Planner:
     """Turns request bodies into the CLI's calls; owns the upload stores."""
 
@@ -382,22 +436,37 @@ class Planner:
             raise InputError(field, "local paths are not accepted over HTTP", "upload the config.json (POST /api/config), or give a catalog or Hub id")
         return ref
 
-    def flags(self, req: BaseModel) -> tuple[Optional[str], FitFlags]:
+    def flags(self, req: BaseModel, varied: list = ()) -> tuple[Optional[str], FitFlags]:
+        model, flags, _ = self.flags_and_command(req, varied)
+        return model, flags
+
+    def flags_and_command(self, req: BaseModel, varied: list = ()) -> tuple[Optional[str], FitFlags, Optional[ServeCommand]]:
+        """(model, FitFlags, the request's from_command read or None): the request's keys, with its from_command's
+        flags merged in as `--from` merges them with the command line's (cli.read_from: serve_command.merge, a key
+        given both ways must agree). `varied`: the vary whose flags replace the command's in every row."""
         from kvplan.resolve import catalog_lookup
 
         data = req.model_dump()
         for name in ("max_model_len", "max_num_batched_tokens"):
             if isinstance(data.get(name), int):
                 data[name] = str(data[name])
+        refuse_unpublished_version(data.get("vllm_version"))  # as --vllm-version: the page planned '0.10.3' silently
         if (data.get("revision") or "").strip() in ("", "main") and catalog_lookup((data.get("model") or "").strip()):
             data["revision"] = None  # a catalog model is read offline at its recorded commit: 'main' asks for nothing else
-        refuse_unpublished_version(data.get("vllm_version"))  # as --vllm-version: the page planned '0.10.3' silently
-        return self.model_ref(data.get("model")), FitFlags(**{k: data[k] for k in _FLAG_NAMES})
+        model, flags = data.get("model"), FitFlags(**{k: data[k] for k in _FLAG_NAMES})
+        command = None
+        if data.get("from_command") is not None:
+            command, model, flags = read_from_command(data["from_command"], model, flags, varied)
+        if command is not None and (flags.revision or "").strip() in ("", "main") and catalog_lookup((model or "").strip()):
+            flags = replace(flags, revision=None)  # the command's catalog model, as the request's above
+        field = "from_command" if command is not None and command.model is not None else "model"
+        return self.model_ref(model, field), flags, command
 
     def plan(self, req: BaseModel, *, deployable: bool = False, simulable: bool = False):
-        model, flags = self.flags(req)
+        """(model, flags, plan, the inverse question's note, the request's from_command read or None)."""
+        model, flags, command = self.flags_and_command(req)
         p, note = plan_from_flags_and_inverse(model, flags, req.concurrency, deployable=deployable, simulable=simulable)
-        return model, flags, p, note
+        return model, flags, p, note, command
 
     def curve_rows(self, model: Optional[str], flags: FitFlags, p) -> list[dict]:
         """`kvplan sweep --vary max_model_len=...` over doubling lengths up to the model's limit."""
@@ -413,9 +482,11 @@ class Planner:
         return sweep_rows(model, flags, [("max_model_len", sorted(lengths))])
 
     def plan_response(self, req: BaseModel) -> dict:
-        model, flags, p, note = self.plan(req)
+        model, flags, p, note, command = self.plan(req)
         band = uncertainty_band_of(p)
         d = plan_json(p, note, band)
+        if command is not None:  # as `kvplan fit --from ... --json`
+            d["from_command"] = command.to_dict()
         if str(req.model or "").startswith("upload:"):  # the file uploaded, not where this server keeps it
             d["model_source"] = f"upload: {Path(model).name}"
         d["verdict"] = verdict_text(p).plain
@@ -439,6 +510,9 @@ class Planner:
         rows = self.cached(req.model_copy(update={r["field"]: None for r in replaced}), self._sweep_rows)
         notes = replaced_notes(replaced)
         out = {**rows, "replaced": replaced, "notes": notes}
+        command = self.command(req, varied)
+        if command is not None:  # as `kvplan sweep --from ... --json`: the command, the flags the vary replaces noted
+            out["from_command"] = command.to_dict()
         if rows["varied"] == ["gpu", "tensor_parallel_size"]:
             # the page's table of the GPU x TP combinations that start the plan, its cells and note worded here
             # (render.gpu_table), which the page shows as they stand
@@ -454,8 +528,15 @@ class Planner:
         combos = math.prod(len(vals) for _, vals in varied)
         if combos > MAX_SWEEP_ROWS:
             raise InputError("--vary", f"{combos} combinations; the page computes at most {MAX_SWEEP_ROWS}", "vary fewer values")
-        model, flags = self.flags(req)
+        model, flags = self.flags(req, varied)
         return {"varied": vary_names(varied), "rows": models_as_given(sweep_rows(model, flags, varied), given)}
+
+    def command(self, req: BaseModel, varied: list = ()) -> Optional[ServeCommand]:
+        """The request's from_command as read (replaced_by the vary's names), None without one."""
+        if getattr(req, "from_command", None) is None:
+            return None
+        return read_from_command(req.from_command, req.model, FitFlags(**{k: getattr(req, k) for k in _FLAG_NAMES}),
+                                 varied, merged=False)[0]
 
     def vary_models(self, varied: list[tuple], field: str) -> tuple[list[tuple], dict[str, str]]:
         """parse_vary's groups with each model value as resolve_model takes it (an upload handle: the file this server
@@ -518,15 +599,50 @@ def optional_module(name: str):
 def scaffold_response(planner: Planner, req: ScaffoldRequest) -> dict:
     from kvplan.deploy import refuse_platform, render_files, spec_from_plan
 
-    _, _, p, note = planner.plan(req, deployable=True)  # --gpu auto among the cards scaffold writes files for
+    req = scaffold_server_flags(planner, req)  # the command's --port and --served-model-name, as kvplan scaffold writes them
+    _, _, p, note, command = planner.plan(req, deployable=True)  # --gpu auto among the cards scaffold writes files for
     refuse_platform(p.gpu, str(p.vllm_version))  # as kvplan scaffold: before the verdict
     if not p.fits:
         raise InputError(refused_field(p), "the plan does not start, so no launch files are generated: " + (p.error or "does not fit"),
                          request_fixes(p))
     spec = spec_from_plan(p, served_model_name=req.served_model_name, port=req.port)
-    return {"model": spec.model_id, "gpu": spec.gpu_name, "gpus": spec.gpus, "vllm_version": spec.vllm_version,
-            "inverse": note, "warnings": [str(w) for w in p.warnings],  # as `kvplan scaffold` prints them
-            "files": render_files(spec)}
+    out = {"model": spec.model_id, "gpu": spec.gpu_name, "gpus": spec.gpus, "vllm_version": spec.vllm_version,
+           "inverse": note, "warnings": [str(w) for w in p.warnings],  # as `kvplan scaffold` prints them
+           "files": render_files(spec)}
+    if command is not None:
+        out["from_command"] = command.to_dict()
+        # the command's server flags serve.sh does not carry, as `kvplan scaffold --from` names them
+        out["not_written"] = [f for f in command.not_planned if f not in ("--port", "--served-model-name", "--host")]
+    return out
+
+
+def scaffold_server_flags(planner: Planner, req: ScaffoldRequest) -> ScaffoldRequest:
+    """`req` with its from_command's --port and --served-model-name as its port and served_model_name, as `kvplan
+    scaffold --from` writes them: one given on both must agree (else refused under its key); a variable with no value
+    refused."""
+    command = planner.command(req)
+    if command is None:
+        return req
+    update = {}
+    for name, default in (("port", 8000), ("served_model_name", None)):
+        if name not in command.server:
+            continue
+        value, given = command.server[name], getattr(req, name)
+        if "$" in str(value):
+            raise InputError(name, f"the command's --{name.replace('_', '-')} is {value}, a variable with no value",
+                             f"give env {str(value).strip('${}').split(':')[0]}=VALUE, or the value written in the command")
+        if given != default and str(given) != str(value):
+            raise InputError(name, f"{given} is given, and the command sets {value}",
+                             f"drop {name} (the command's is written), or make them agree")
+        if name == "port":
+            try:
+                update[name] = int(value)
+            except (TypeError, ValueError):
+                raise InputError("from_command", f"--port {value} in the command is not a port number",
+                                 "give --port N") from None
+        else:
+            update[name] = str(value)
+    return req.model_copy(update=update) if update else req
 
 
 def _usable_fixes(p) -> list:
@@ -595,7 +711,7 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
 
     if req.vary:
         return capacity_compare_response(planner, req, limit_s)
-    _, _, p, _ = planner.plan(req, simulable=True)  # --gpu auto among the cards the step-time model can time
+    _, _, p, _, command = planner.plan(req, simulable=True)  # --gpu auto among the cards the step-time model can time
     if not p.fits:
         raise InputError(refused_field(p), "the plan does not start, so there is nothing to simulate: " + (p.error or ""),
                          request_fixes(p))
@@ -618,6 +734,8 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
                     "warnings": [str(w) for w in p.warnings]},  # as `kvplan simulate` notes them ("plan: ...")
            "workload": summary, "result": rd, "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
            "step_model": sim.step_model_report(step_model, config, rd["mean_running"], summary, result)}
+    if command is not None:  # as `kvplan simulate --from ... --json`
+        out["from_command"] = command.to_dict()
     # each example step as `kvplan simulate` prints it (simulate.step_line), for the page to show as it stands
     out["step_lines"] = [sim.step_line(e) for e in out["step_model"]["example_steps"]]
     # the result as `kvplan simulate` words it, for the page to show as it stands: the server's pool and the workload
@@ -696,7 +814,7 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
                          "vary fewer values, or run `kvplan capacity --vary` locally")
     varied, given = planner.vary_models(varied, "vary")
     replaced = replaced_by_vary(req, varied)
-    model, flags = planner.flags(req.model_copy(update={r["field"]: None for r in replaced}))
+    model, flags, command = planner.flags_and_command(req.model_copy(update={r["field"]: None for r in replaced}), varied)
     with _request_keys():
         rows = sim.capacity_rows(model, flags, varied, workload, slo, seed=req.seed, target_rate_per_s=req.target_rate_per_s,
                                  prices=prices, on_probe=_deadline(limit_s), max_probes=MAX_CAPACITY_PROBES,
@@ -720,7 +838,7 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
                                                        priced, notes)},
             "workload": workload.summary(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
             "replaced": replaced,
-            "notes": notes}
+            "notes": notes, **({"from_command": command.to_dict()} if command is not None else {})}
 
 
 # --------------------------------------------------------------------------- the app
@@ -793,6 +911,14 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
                 # the asked release takes
                 "load_formats": list(LOAD_FORMATS),
                 "limits": {"upload_bytes": MAX_UPLOAD_BYTES, "simulate_requests": MAX_SIM_REQUESTS, "simulate_seconds": simulate_seconds}}
+
+    @app.post("/api/from_command", summary="A command read as /api/plan's from_command reads it, planned with nothing: "
+              "its model, the flags it sets (planned), its environment and notes (`kvplan fit --from ... --json`'s "
+              "from_command)")
+    def from_command_endpoint(req: FromCommandRequest):
+        command, _, _ = read_from_command(req.from_command, None, FitFlags(vllm_version=req.vllm_version, env=req.env),
+                                          merged=False)
+        return {"from_command": command.to_dict()}
 
     @app.post("/api/plan", summary="`kvplan fit --json`, plus svg.budget and svg.concurrency")
     def plan_endpoint(req: PlanRequest):

@@ -16,7 +16,9 @@ const DEFAULTS = { model: "Qwen/Qwen2.5-0.5B-Instruct", gpu: "tesla-t4", max_mod
 const SLIDER_MIN_TOKENS = 256;
 
 const $ = (id) => document.getElementById(id);
-const state = { showAllGpus: false, lastValues: {}, gpus: [], features: {}, planSeq: 0, tableSeq: 0, modelLimit: 131072, timer: null, lastPlan: null };
+const state = { showAllGpus: false, lastValues: {}, gpus: [], features: {}, planSeq: 0, tableSeq: 0, modelLimit: 131072, timer: null, lastPlan: null,
+  // the pasted command the form was last filled from (null: none), and the fields it filled: {field: the value before}
+  commandText: null, filledByCommand: {} };
 
 // ------------------------------------------------------------------ API
 
@@ -45,6 +47,8 @@ function readForm() {
     const v = el.value.trim();
     if (v !== "") out[name] = v;
   }
+  const command = $("from_command").value;
+  if (command.trim() !== "") out.from_command = command;  // sent as typed: the server reads it as `kvplan fit --from`
   if (out.gpu === "custom") { delete out.gpu; } else { delete out.gpu_gib; }
   if (out.gpu !== "auto") delete out.gpu_kinds;  // the kinds of card only --gpu auto searches (refused beside a named GPU)
   if (!isAutoLength(out.max_model_len)) delete out.concurrency;
@@ -52,6 +56,8 @@ function readForm() {
 }
 
 function writeForm(values) {
+  $("from_command").value = values.from_command || "";
+  if (values.from_command) $("from-box").open = true;
   for (const name of FIELDS) {
     const el = $(name);
     const v = values[name];
@@ -74,6 +80,7 @@ function formFromUrl() {
   const values = { ...DEFAULTS };
   if ([...q.keys()].length) for (const k of Object.keys(DEFAULTS)) delete values[k];
   for (const name of FIELDS) if (q.has(name)) values[name] = q.get(name);
+  if (q.has("from_command")) values.from_command = q.get("from_command");
   return values;
 }
 
@@ -268,9 +275,34 @@ async function refreshGpuTable(values, seq) {
 // ------------------------------------------------------------------ live update
 
 async function refresh() {
-  const values = readForm();
-  saveUrl(values);
+  let values = readForm();
   const seq = ++state.planSeq;
+  if ((values.from_command ?? null) !== state.commandText) {
+    // a command pasted, changed or cleared: the form's fields it sets take its values (the server reads it, as
+    // /api/plan will: /api/from_command), the fields an earlier command filled and this one does not get theirs back
+    let read = null;
+    if (values.from_command !== undefined) {
+      try {
+        const body = { from_command: values.from_command };
+        if (values.vllm_version) body.vllm_version = values.vllm_version;
+        read = (await api("/api/from_command", body)).from_command;
+      } catch (e) {
+        if (seq !== state.planSeq) return;
+        saveUrl(values);
+        clearErrors();
+        showError(e);
+        renderFromCommand(null);
+        $("verdict").className = "verdict stale";
+        markStale(true);
+        return;
+      }
+      if (seq !== state.planSeq) return;
+    }
+    fillFromCommand(read);
+    state.commandText = values.from_command ?? null;
+    values = readForm();
+  }
+  saveUrl(values);
   if ($("gpu").value === "custom" && !values.gpu_gib) {  // no size: nothing to plan yet
     clearErrors();
     showError({ body: { field: "gpu_gib", message: "give the card's memory in GiB, as CUDA reports it", fix: "e.g. 23.58" } });
@@ -283,6 +315,7 @@ async function refresh() {
     if (seq !== state.planSeq) return;
     clearErrors();
     renderPlan(p);
+    renderFromCommand(p.from_command || null);
     state.tableSeq = seq;
     state.lastValues = values;
     refreshGpuTable(values, seq);
@@ -292,6 +325,63 @@ async function refresh() {
     showError(e);
     $("verdict").className = "verdict stale";
     markStale(true);
+  }
+}
+
+// the form's field a command's flag is (--max-model-len -> max_model_len), or null where the form has none
+function commandField(flag) {
+  const name = flag.replace(/^--/, "").replace(/-/g, "_");
+  return FIELDS.includes(name) ? name : null;
+}
+
+function setField(name, v) {
+  const el = $(name);
+  if (el.type === "checkbox") { el.checked = v === true || v === "true"; return; }
+  const text = v === null || v === undefined ? "" : String(v);
+  if (el.tagName === "SELECT" && ![...el.options].some((o) => o.value === text)) el.appendChild(new Option(text, text));
+  el.value = text;
+}
+
+function fieldValue(name) { const el = $(name); return el.type === "checkbox" ? el.checked : el.value; }
+
+// the form filled from a command as the server read it (its from_command: model and planned flags, as
+// `kvplan fit --from --json` gives them), null for none: the fields an earlier command filled get their values back
+function fillFromCommand(read) {
+  const values = {};
+  if (read) {
+    if (read.model) values.model = read.model;
+    for (const [flag, v] of Object.entries(read.planned || {})) {
+      const name = commandField(flag);
+      if (name) values[name] = v;
+    }
+  }
+  for (const [name, before] of Object.entries(state.filledByCommand)) {
+    if (!(name in values)) setField(name, before);
+  }
+  const filled = {};
+  for (const [name, v] of Object.entries(values)) {
+    filled[name] = name in state.filledByCommand ? state.filledByCommand[name] : fieldValue(name);
+    setField(name, v);
+  }
+  state.filledByCommand = filled;
+  syncCustomGpu();
+  syncGpuLabels();
+  syncConcurrency();
+  syncSliderFromNumber();
+}
+
+// under the box: the command's flags the form has no field for, its environment, and its notes (the server's words)
+function renderFromCommand(read) {
+  const list = $("from-extra");
+  list.innerHTML = "";
+  if (!read) return;
+  const extra = Object.entries(read.planned || {}).filter(([flag]) => !commandField(flag))
+    .map(([flag, v]) => (v === true ? flag : v === false ? flag.replace(/^--/, "--no-") : `${flag} ${v}`));
+  const lines = [];
+  if (extra.length) lines.push("from the command: " + extra.join(", "));
+  if ((read.env || []).length) lines.push("environment from the command: " + read.env.join(" "));
+  for (const line of [...lines, ...(read.notes || [])]) {
+    const li = document.createElement("li"); li.textContent = line; list.appendChild(li);
   }
 }
 
@@ -549,7 +639,8 @@ async function main() {
     else if (e.target.id === "max_model_len") { syncSliderFromNumber(); syncConcurrency(); }
     if (e.target.id === "gpu") syncCustomGpu();
     if (e.target.id === "wsl2") syncGpuLabels();
-    if (e.target.id !== "config-file") schedule();
+    if (e.target.id === "from_command") schedule(500);  // a command is pasted or typed: planned once it rests
+    else if (e.target.id !== "config-file") schedule();
   });
   form.addEventListener("change", (e) => { if (e.target.id === "gpu") syncCustomGpu(); });
   form.addEventListener("submit", (e) => { e.preventDefault(); schedule(0); });
