@@ -63,3 +63,15 @@ def tokens_per_gib_error(plan, observed: dict) -> float:
     per_gib_plan = plan.kv_cache_tokens / (plan.kv_cache_bytes / 1024 ** 3)
     per_gib_log = observed["kv_cache_tokens"] / observed["kv_cache_gib"]
     return abs(per_gib_plan - per_gib_log) / per_gib_log
+
+
+def startup_log(model: str, max_model_len: int, **args):
+    """A vLLM 0.19.0 startup log's first lines (its version, its non-default args with `args`, a concurrency line),
+    parsed as kvplan.logs reads a log: the tests of a flag read from a log."""
+    from kvplan.logs import parse_lines
+
+    given = {"model_tag": model, "model": model, "max_model_len": max_model_len, **args}
+    return parse_lines([
+        "INFO 10-02 10:00:01 [api_server.py:1896] vLLM API server version 0.19.0",
+        f"INFO 10-02 10:00:01 [utils.py:233] non-default args: {given!r}",
+        f"INFO 10-02 10:00:30 [kv_cache_utils.py:1091] Maximum concurrency for {max_model_len:,} tokens per request: 30.00x"])

@@ -12,11 +12,10 @@ import kvplan
 from kvplan.cli import FitFlags
 from kvplan.deploy import render_files, spec_from_plan
 from kvplan.errors import InputError
-from kvplan.logs import parse_lines
 from kvplan.reconcile import plan_from_log
 from kvplan.validate import ARG_FIELDS, ARGS_NOT_MODELLED, predict_record, validate_records
 from kvplan.versions import SERVE_FLAG_SINCE, rules_for
-from named_records import record
+from named_records import record, startup_log
 
 GPT_OSS, GEMMA3, SCOUT, NEXT = ("openai/gpt-oss-20b", "google/gemma-3-27b-it", "meta-llama/Llama-4-Scout-17B-16E-Instruct",
                                 "Qwen/Qwen3-Next-80B-A3B-Instruct")
@@ -181,19 +180,12 @@ def test_serve_sh_carries_them():
     assert "--disable-hybrid-kv-cache-manager" not in plain and "--disable-sliding-window" not in plain
 
 
-LOG = """\
-INFO 10-02 10:00:01 [api_server.py:1896] vLLM API server version 0.19.0
-INFO 10-02 10:00:01 [utils.py:233] non-default args: {'model_tag': 'openai/gpt-oss-20b', 'model': 'openai/gpt-oss-20b', 'max_model_len': 32768, 'disable_hybrid_kv_cache_manager': True}
-INFO 10-02 10:00:30 [kv_cache_utils.py:1091] Maximum concurrency for 32,768 tokens per request: 30.00x
-"""
-
-
 def test_a_log_with_the_flag_is_planned_with_it():
-    log = parse_lines(LOG.splitlines())
+    log = startup_log(GPT_OSS, 32768, disable_hybrid_kv_cache_manager=True)
     assert log.to_record()["args"]["disable_hybrid_kv_cache_manager"] is True
     p, _notes = plan_from_log(log, GPT_OSS, FitFlags(gpu="H100"), site_calibration=False)
     assert p.args.disable_hybrid_kv_cache_manager and len(p.groups) == 1
-    window = parse_lines(LOG.replace("'disable_hybrid_kv_cache_manager'", "'disable_sliding_window'").splitlines())
+    window = startup_log(GPT_OSS, 32768, disable_sliding_window=True)
     assert window.to_record()["args"]["disable_sliding_window"] is True
     assert "disable_hybrid_kv_cache_manager" not in window.to_record()["args"]
 

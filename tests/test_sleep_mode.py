@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 import kvplan
-from named_records import first_record, planned_with
+from named_records import first_record, planned_with, startup_log
 from kvplan.cli import FitFlags
 from kvplan.deploy import render_files, spec_from_plan
 from kvplan.errors import InputError, RefusedByVLLMError
-from kvplan.logs import parse_lines
 from kvplan.reconcile import plan_from_log
 from kvplan.validate import ARG_FIELDS, ARGS_NOT_MODELLED, predict_record
 
@@ -187,19 +186,12 @@ def test_the_command_line_takes_it():
     assert old.exit_code != 0 and "first in vLLM 0.7.0" in f"{old.output} {old.exception}"
 
 
-LOG = """\
-INFO 10-02 10:00:01 [api_server.py:1896] vLLM API server version 0.19.0
-INFO 10-02 10:00:01 [utils.py:233] non-default args: {'model_tag': 'meta-llama/Llama-3.1-8B-Instruct', 'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 8192, 'enable_sleep_mode': True}
-INFO 10-02 10:00:30 [kv_cache_utils.py:1091] Maximum concurrency for 8,192 tokens per request: 50.00x
-"""
-
-
 def test_a_log_with_the_flag_is_planned_with_it():
-    log = parse_lines(LOG.splitlines())
+    log = startup_log(LLAMA, 8192, enable_sleep_mode=True)
     assert log.to_record()["args"]["enable_sleep_mode"] is True
     p, _notes = plan_from_log(log, LLAMA, FitFlags(gpu="H100"), site_calibration=False)
     assert p.args.enable_sleep_mode
-    without = parse_lines(LOG.replace(", 'enable_sleep_mode': True", "").splitlines())
+    without = startup_log(LLAMA, 8192)
     assert "enable_sleep_mode" not in without.to_record()["args"]
 
 
