@@ -551,6 +551,10 @@ def spec_from_plan(
     mssm = _get(a, "mamba_ssm_cache_dtype")
     if mssm and mssm != "auto":
         flags.append(Flag("--mamba-ssm-cache-dtype", str(mssm)))
+    moe_backend = _get(a, "moe_backend")
+    if moe_backend and moe_backend != "auto":
+        flags.append(Flag("--moe-backend", str(moe_backend), "the MoE experts' kernel, as planned (its padding and "
+                          "workspace where it moves them)"))
     gdn_backend = _get(a, "gdn_prefill_backend")
     if gdn_backend:
         flags.append(Flag("--gdn-prefill-backend", str(gdn_backend), "the GDN prefill kernel, as planned (FlashInfer's "
