@@ -226,3 +226,22 @@ def test_the_flag_is_read_before_the_variable():
     # where the variable is gone, the note names the flag that stands for it
     assert ("environment VLLM_MXFP4_USE_MARLIN=1: not read by vLLM 0.33.0 (--moe-backend marlin puts the MXFP4 experts on "
             "Marlin there)") in _fit(version="0.33.0", env=["VLLM_MXFP4_USE_MARLIN=1"]).assumptions
+
+
+def test_lora_refuses_the_mega_moe_backends():
+    """config/lora.py LoRAConfig.verify_with_kernel_config (0.33.0, 0.34.0), checked before the DeepSeek-V4 one."""
+    kw = dict(model=FP8, gpu="B200", max_model_len=8192, enable_lora=True, moe_backend="deep_gemm_mega_moe")
+    assert ("LoRA is not supported with moe_backend='deep_gemm_mega_moe'. Disable LoRA or select a MoE backend that "
+            "supports LoRA.") in _refusal(version="0.33.0", **kw).message
+    # 0.32.0 has no such check: the FP8 oracle refuses the value instead
+    assert "is not supported for FP8 MoE" in _refusal(version="0.32.0", **kw).message
+
+
+def test_deepseek_v4_picks_its_kernel_in_its_own_model_code():
+    kw = dict(model="deepseek-ai/DeepSeek-V4-Pro", gpu="B200", version="0.33.0", max_model_len=8192,
+              tensor_parallel_size=8)
+    default = _fit(**kw)
+    for value in ("flashinfer_moe_ep_mega_deep_gemm", "deep_gemm_mega_moe", "triton", "marlin"):
+        asked = _fit(**kw, moe_backend=value)
+        assert (asked.weights_bytes, asked.num_gpu_blocks) == (default.weights_bytes, default.num_gpu_blocks), value
+        assert any("DeepSeek-V4 picks its MoE kernel in its own model code" in n for n in asked.assumptions)

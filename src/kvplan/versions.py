@@ -918,6 +918,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # Mxfp4MoeBackend's value for --moe-backend aiter, which a refusal names: "AITER" (0.20.0 wheel), "AITER_MXFP4_BF16"
     # from 0.21.0 (its W4A16 CK kernel beside the new AITER_MXFP4_FP8; fused_moe/oracle/mxfp4.py)
     "mxfp4_aiter_backend_value": [((0, 0, 0), "AITER"), ((0, 21, 0), "AITER_MXFP4_BF16")],
+    # --moe-backend values refused with --enable-lora: config/lora.py LoRAConfig.verify_with_kernel_config (0.33.0 and
+    # 0.34.0 wheels; absent from 0.32.0's), called from VllmConfig.__post_init__ before KernelConfig
+    # .set_platform_defaults: MEGA_MOE_BACKENDS (deep_gemm_mega_moe and the FlashInfer MoE-EP backends) and
+    # aiter_mega_moe, "LoRA is not supported with moe_backend={value!r}. Disable LoRA or select a MoE backend that
+    # supports LoRA."
+    "moe_backend_lora_refused": [((0, 0, 0), ()),
+                                 ((0, 33, 0), ("deep_gemm_mega_moe", "flashinfer_moe_ep_cutedsl",
+                                               "flashinfer_moe_ep_mega_deep_gemm", "aiter_mega_moe"))],
     # The compute capabilities gpt-oss's OAI Triton MXFP4 experts run on (BaseOAITritonExperts._supports_current_device,
     # fused_moe/gpt_oss_triton_kernels_moe.py 0.19.0, experts/gpt_oss_triton_kernels_moe.py 0.20.0-0.31.0: 9.0 <= cc <
     # 11.0; _triton_kernel_moe_supports_current_device 9.0 <= cc < 13.0 from 0.32.0 to 0.34.0): --moe-backend triton
@@ -2591,6 +2599,7 @@ class VersionRules:
     moe_backend_refusal_text: str
     mxfp4_triton_cc_until: tuple[int, int]
     mxfp4_aiter_backend_value: str
+    moe_backend_lora_refused: tuple[str, ...]
     moe_backend_deepseek_v4_only: tuple[str, ...]
     nvfp4_gelu_vllm_cutlass: bool
     fp8_block_hopper_triton: bool
@@ -3590,6 +3599,11 @@ MOE_BACKEND_ORACLES: dict[str, tuple[str, list[tuple[V, tuple[str, ...]]]]] = {
         ((0, 27, 0), ("triton", "marlin", "humming", "flashinfer_trtllm", "emulation")),
         ((0, 30, 0), ("triton", "marlin", "humming", "flashinfer_trtllm", "emulation", "rdna3"))]),
 }
+
+
+# DeepSeek-V4's architectures (config/kernel.py FLASHINFER_MOE_EP_ARCHITECTURES, 0.29.0-0.34.0): the only models the
+# FlashInfer MoE-EP megakernels take; their model code (models/deepseek_v4/) picks the MoE kernel itself
+DEEPSEEK_V4_ARCHITECTURES = ("DeepSeekV4MTPModel", "DeepseekV4ForCausalLM")  # as sorted() orders them in vLLM's message
 
 
 def moe_backend_oracle_since(scheme: str) -> V | None:

@@ -88,8 +88,8 @@ from kvplan.plan.args import EngineArgs, speculative_object
 from kvplan.plan.kv import experts_quant, prefix_caching_on
 from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec, is_ct_wna16
 from kvplan.versions import (LOAD_FORMATS, LOAD_FORMATS_OLDEST_READ, VersionRules, canonical_quant, first_release_where,
-                             load_formats_at, moe_backend_oracle, moe_backend_oracle_since, release_text,
-                             rules_for)
+                             DEEPSEEK_V4_ARCHITECTURES, load_formats_at, moe_backend_oracle, moe_backend_oracle_since,
+                             release_text, rules_for)
 from kvplan.weights import mxfp4_moe_backend
 
 
@@ -431,7 +431,6 @@ _NAMES = {"unquantized": ("Unquantized", False, "Unquantized"), "fp8": ("FP8", F
 _UNQUANTIZED_OLD = {"flashinfer_trtllm": "FlashInfer TRTLLM MoE backend is not available for this configuration.",
                     "flashinfer_cutlass": "FlashInfer CUTLASS MoE backend is not available for this configuration.",
                     "aiter": "ROCm AITer MoE backend is not available for this configuration."}
-_V4_ARCHITECTURES = ("DeepSeekV4MTPModel", "DeepseekV4ForCausalLM")  # sorted(FLASHINFER_MOE_EP_ARCHITECTURES)
 
 
 @dataclass(frozen=True)
@@ -558,14 +557,23 @@ def moe_backend(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Version
     asked = args.moe_backend
     if not asked or asked == "auto":
         return None
-    if asked in rules.moe_backend_deepseek_v4_only and not set(model.architectures) & set(_V4_ARCHITECTURES):
+    if args.enable_lora and asked in rules.moe_backend_lora_refused:  # VllmConfig checks LoRA first
+        return MoeBackend(asked, None, "", refusal=(f"LoRA is not supported with moe_backend={asked!r}. Disable LoRA or "
+                                                    "select a MoE backend that supports LoRA."))
+    if asked in rules.moe_backend_deepseek_v4_only and not set(model.architectures) & set(DEEPSEEK_V4_ARCHITECTURES):
         return MoeBackend(asked, None, "", refusal=(
-            f"moe_backend={asked!r} is only supported for DeepSeek-V4 models ({list(_V4_ARCHITECTURES)}), but the "
+            f"moe_backend={asked!r} is only supported for DeepSeek-V4 models ({list(DEEPSEEK_V4_ARCHITECTURES)}), but the "
             f"model is {list(model.architectures)}."))
     if not model.is_moe:
         return MoeBackend(asked, None, f"--moe-backend {asked}: the model has no MoE layers, and vLLM {rules.version} "
                           "reads the flag only where it builds them (fused_moe/oracle select_*_moe_backend): it changes "
                           "nothing")
+    if set(model.architectures) & set(DEEPSEEK_V4_ARCHITECTURES):
+        # models/deepseek_v4/nvidia/model.py (0.33.0) builds its own MoE paths for the mega-MoE backends
+        # (MEGA_MOE_BACKENDS) and its MXFP4 experts ask select_deepseek_v4_mxfp4_moe_backend: not read here
+        return MoeBackend(asked, None, f"--moe-backend {asked}: DeepSeek-V4 picks its MoE kernel in its own model code "
+                          f"in vLLM {rules.version}, which kvplan has not read for the flag; planned as vLLM's automatic "
+                          "choice")
     scheme = moe_scheme(model, args, rules)
     if scheme is None:
         return MoeBackend(asked, None, f"--moe-backend {asked}: kvplan has not read which kernel vLLM {rules.version} "

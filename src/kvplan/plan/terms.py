@@ -785,7 +785,7 @@ _FP8_BLOCK_ASKED = {"triton": "fp8_block_triton", "deep_gemm": "fp8_block_deepge
 
 
 def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: VersionRules, width: float,
-                           hidden: int) -> tuple[str, int, int]:
+                           hidden: int, model: ModelSpec | None = None) -> tuple[str, int, int]:
     """Block FP8 ([128, 128]) experts by GPU class, in fused_moe/oracle/fp8.py select_fp8_moe_backend's order (0.17.0,
     0.19.1, 0.20.0, 0.22.1, 0.23.0, 0.24.0, 0.27.1, 0.28.0, 0.29.0, 0.33.0 wheels: AITER, FLASHINFER_TRTLLM,
     FLASHINFER_CUTLASS, DEEPGEMM, VLLM_CUTLASS, TRITON, MARLIN, the first whose experts class supports the device and
@@ -802,7 +802,7 @@ def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: Version
     "fp8_block_flashinfer" (Hopper with EP, Blackwell 10.x: the workspace inside flashinfer) and "fp8_block_marlin"
     (below cc 8.9, TritonExperts needing current_platform.supports_fp8(): no startup to check it on). VLLM_USE_DEEP_GEMM
     or VLLM_MOE_USE_DEEP_GEMM set to 1 forces DeepGEMM, set to 0 removes it."""
-    asked = moe_backend_for(args, rules, "fp8")
+    asked = moe_backend_for(model, args, rules, "fp8")
     if asked in _FP8_BLOCK_ASKED:
         # --moe-backend (0.17 on): select_fp8_moe_backend takes the backend asked for ahead of its priority list and
         # of VLLM_USE_DEEP_GEMM (fused_moe/oracle/fp8.py map_fp8_backend; plan.serve_flags.moe_backend refuses where it cannot run)
@@ -863,9 +863,9 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
         # allow_vllm_cutlass=True adds nothing for block scales (CutlassExpertsFp8._supports_quant_scheme: per-tensor
         # and per-channel only). 0.13.0 calls fused_experts() per call, like Fp8MoEMethod there (rules
         # moe_quant_workspace, from 0.14)
-        return _fp8_block_moe_experts(gpu.cc, args, rules, width, model.hidden_size)
+        return _fp8_block_moe_experts(gpu.cc, args, rules, width, model.hidden_size, model)
     nvfp4 = q.bits == 4 and "nvfp4" in str(q.scheme or "") and q.method in ("modelopt", "compressed-tensors")
-    if nvfp4 and (10, 0) <= gpu.cc < (13, 0) and moe_backend_for(args, rules, "nvfp4") == "cutlass":
+    if nvfp4 and (10, 0) <= gpu.cc < (13, 0) and moe_backend_for(model, args, rules, "nvfp4") == "cutlass":
         # --moe-backend cutlass: NvFp4MoeBackend.VLLM_CUTLASS (CutlassExpertsFp4: families 100, 110, 120), whatever
         # the activation (fused_moe/oracle/nvfp4.py map_nvfp4_backend, 0.17.0-0.34.0); its buffers: cutlass_fp4_moe_bytes
         return ("nvfp4_vllm_cutlass", int(width), model.hidden_size)
@@ -875,7 +875,7 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
         # (rules nvfp4_gelu_vllm_cutlass; the RTX 5090 0.20.2 start logs "Using 'VLLM_CUTLASS' NvFp4 MoE backend");
         # its buffers: cutlass_fp4_moe_bytes
         return ("nvfp4_vllm_cutlass", int(width), model.hidden_size)
-    wna16_asked = moe_backend_for(args, rules, "wna16") if is_ct_wna16(q) else None
+    wna16_asked = moe_backend_for(model, args, rules, "wna16") if is_ct_wna16(q) else None
     if wna16_asked not in (None, "marlin"):
         return None  # --moe-backend triton / humming / flashinfer_trtllm (0.25 on): no Marlin workspace (not read)
     if (is_ct_wna16(q) and q.bits == 4 and (7, 5) <= gpu.cc
@@ -892,8 +892,8 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
         return ("ct_wna16_marlin", n, model.hidden_size)
     if q.method != "mxfp4":
         return None
-    backend = mxfp4_moe_backend(gpu.cc, rules.mxfp4_hopper_backend, mxfp4_marlin_forced(args, rules, gpu.cc),
-                                rules.mxfp4_triton_cc_majors, mxfp4_triton_forced(args, rules, gpu.cc))
+    backend = mxfp4_moe_backend(gpu.cc, rules.mxfp4_hopper_backend, mxfp4_marlin_forced(args, rules, gpu.cc, model),
+                                rules.mxfp4_triton_cc_majors, mxfp4_triton_forced(args, rules, gpu.cc, model))
     if backend != "marlin":
         return (f"mxfp4_{backend}", int(width), model.hidden_size)
     i_align, h_align = MXFP4_MARLIN_ALIGN
