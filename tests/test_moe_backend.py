@@ -185,13 +185,15 @@ def test_a_record_with_it_is_validated_with_it():
     assert clean_record({"args": {"moe_backend": " Marlin "}})["args"]["moe_backend"] == "marlin"
 
 
-@pytest.mark.parametrize("kw", [dict(moe_backend="cutlass"), dict(model=MOE, version="0.33.0",
-                                                                   moe_backend="flashinfer_trtllm"),
+@pytest.mark.parametrize("kw", [dict(moe_backend="cutlass"),
+                                dict(model=MOE, version="0.33.0", moe_backend="flashinfer_trtllm"),
+                                dict(model=MOE, version="0.34.0", moe_backend="flashinfer_trtllm"),
+                                dict(model=MOE, version="0.18.0", moe_backend="flashinfer_trtllm"),
                                 dict(version="0.32.0", moe_backend="flashinfer_moe_ep_mega_deep_gemm")])
 def test_diagnose_reads_the_refusal_the_plan_predicts(kw):
     from kvplan.diagnose import diagnose
 
-    message = _refusal(**kw).message.split('"')[1]
+    message = _refusal(**{"max_model_len": 8192, **kw}).message.split('"')[1]
     top = diagnose([f"(EngineCore_DP0 pid=1) ERROR 12-02 01:00:00 [core.py:866] ValueError: {message}"]).top
     assert top is not None and top.symptom == "invalid_engine_flags"
     assert "--moe-backend" in top.fix

@@ -2450,16 +2450,16 @@ SIGNATURES: tuple[Signature, ...] = (
          fix="Drop --moe-backend (auto: vLLM picks the kernel) for any other model.",
          versions="0.29.0-0.34.0", source="vllm/config/kernel.py validate_flashinfer_moe_ep_model (0.29.0-0.34.0)"),
     # the unquantized oracle's refusals, whose backend names hold a space (moe_backend_unsupported reads one word):
-    # 0.20.0-0.33.0 "Unquantized MoE backend FlashInfer TRTLLM does not support ..." (0.34.0 quotes it: the generic
-    # signature), 0.17.0-0.19.0 "FlashInfer TRTLLM MoE backend is not available for this configuration."
+    # 0.20.0-0.33.0 "Unquantized MoE backend FlashInfer TRTLLM does not support ...", 0.34.0 the same in quotes
+    # (oracle/base.py), 0.17.0-0.19.0 "FlashInfer TRTLLM MoE backend is not available for this configuration."
     _sig("src_moe_backend_unquantized_refused", "moe backend",
-         r"(?:Unquantized MoE backend (?P<backend>FlashInfer TRTLLM|FlashInfer CUTLASS|ROCm AITER) does not support the "
+         r"(?:Unquantized MoE backend '?(?P<backend>FlashInfer TRTLLM|FlashInfer CUTLASS|ROCm AITER)'? does not support the "
          r"deployment configuration|(?P<old>FlashInfer TRTLLM|FlashInfer CUTLASS|ROCm AITer) MoE backend is not available for "
          r"this configuration)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="--moe-backend asked for a kernel the unquantized MoE experts cannot run on this GPU or build (FlashInfer TRTLLM: Blackwell 10.x only; ROCm AITER: ROCm only).",
          fix="Drop --moe-backend (auto: vLLM picks the kernel) or pass --moe-backend triton, which runs on every CUDA GPU.",
-         versions="0.17.0-0.33.0", source="vllm/model_executor/layers/fused_moe/oracle/unquantized.py select_unquantized_moe_backend (0.20.0-0.33.0; 0.17.0-0.19.0 say 'is not available')"),
+         versions="0.17.0-0.34.0", source="vllm/model_executor/layers/fused_moe/oracle/unquantized.py select_unquantized_moe_backend (0.20.0-0.33.0; 0.17.0-0.19.0 say 'is not available'; 0.34.0 oracle/base.py quotes the name)"),
     _sig("gdn_prefill_backend_fallback", "gdn prefill backend '",
          r"GDN prefill backend '(?P<backend>\w+)' (?:was requested but .*|is selected but cannot use this kernel .*)Falling back to Triton/FLA", WARNING,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.2,
