@@ -110,6 +110,15 @@ def test_a_kernel_that_does_not_run_on_the_gpu_is_refused_with_vllms_message(kw,
     assert text in _refusal(**{"max_model_len": 8192, **kw}).message
 
 
+def test_the_fix_names_the_values_that_run_there():
+    fix = _refusal(version="0.33.0", moe_backend="flashinfer_trtllm").fix
+    assert fix.startswith("drop --moe-backend (auto: vLLM picks the kernel) or give another value the MXFP4 MoE oracle maps:")
+    offered = fix.split("maps: ")[1].split(", ")
+    assert "marlin" in offered and "triton" in offered
+    assert "flashinfer_trtllm" not in offered and "aiter" not in offered  # the one refused, and ROCm's
+    assert "flashinfer_trtllm_afp8" not in offered  # not an argparse choice
+
+
 def test_the_flashinfer_moe_ep_megakernels_are_deepseek_v4_only():
     err = _refusal(version="0.32.0", moe_backend="flashinfer_moe_ep_mega_deep_gemm")
     assert ("moe_backend='flashinfer_moe_ep_mega_deep_gemm' is only supported for DeepSeek-V4 models "

@@ -87,9 +87,9 @@ from kvplan.errors import RefusedByVLLMError
 from kvplan.plan.args import EngineArgs, speculative_object
 from kvplan.plan.kv import experts_quant, prefix_caching_on
 from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec, is_ct_wna16
-from kvplan.versions import (LOAD_FORMATS, LOAD_FORMATS_OLDEST_READ, VersionRules, canonical_quant, first_release_where,
-                             DEEPSEEK_V4_ARCHITECTURES, load_formats_at, moe_backend_oracle, moe_backend_oracle_since,
-                             release_text, rules_for)
+from kvplan.versions import (DEEPSEEK_V4_ARCHITECTURES, LOAD_FORMATS, LOAD_FORMATS_OLDEST_READ, VersionRules,
+                             canonical_quant, first_release_where, load_formats_at, moe_backend_oracle,
+                             moe_backend_oracle_since, moe_backend_taken, release_text, rules_for)
 from kvplan.weights import mxfp4_moe_backend
 
 
@@ -442,6 +442,7 @@ class MoeBackend:
     scheme: str | None
     note: str
     refusal: str | None = None
+    fix: str = "drop --moe-backend (auto: vLLM picks the kernel) or give one the message lists that runs on this GPU"
 
 
 def moe_scheme(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str | None:
@@ -559,11 +560,12 @@ def moe_backend(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Version
         return None
     if args.enable_lora and asked in rules.moe_backend_lora_refused:  # VllmConfig checks LoRA first
         return MoeBackend(asked, None, "", refusal=(f"LoRA is not supported with moe_backend={asked!r}. Disable LoRA or "
-                                                    "select a MoE backend that supports LoRA."))
+                                                    "select a MoE backend that supports LoRA."),
+                          fix="drop --enable-lora, or --moe-backend (auto: vLLM picks the kernel)")
     if asked in rules.moe_backend_deepseek_v4_only and not set(model.architectures) & set(DEEPSEEK_V4_ARCHITECTURES):
         return MoeBackend(asked, None, "", refusal=(
             f"moe_backend={asked!r} is only supported for DeepSeek-V4 models ({list(DEEPSEEK_V4_ARCHITECTURES)}), but the "
-            f"model is {list(model.architectures)}."))
+            f"model is {list(model.architectures)}."), fix="drop --moe-backend (auto: vLLM picks the kernel)")
     if not model.is_moe:
         return MoeBackend(asked, None, f"--moe-backend {asked}: the model has no MoE layers, and vLLM {rules.version} "
                           "reads the flag only where it builds them (fused_moe/oracle select_*_moe_backend): it changes "
@@ -591,7 +593,10 @@ def moe_backend(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Version
                                                       f"Expected one of {list(keys)}."))
     refused = _device_refusal(scheme, asked, gpu, rules)
     if refused:
-        return MoeBackend(asked, scheme, "", refusal=refused)
+        return MoeBackend(asked, scheme, "", refusal=refused, fix=f"drop --moe-backend (auto: vLLM picks the kernel) or "
+                          f"give another value the {label} MoE oracle maps: " + ", ".join(
+                              k for k in keys if k != asked and moe_backend_taken(k, rules.release)
+                              and _device_refusal(scheme, k, gpu, rules) is None))
     kernel = KERNELS.get(asked, asked)
     if scheme == "mxfp4" and asked == "triton":
         kernel = "the OAI Triton MXFP4 kernels (triton_kernels)"
@@ -605,8 +610,7 @@ def moe_backend_refusal(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules:
     choice = moe_backend(model, gpu, args, rules)
     if choice is not None and choice.refusal:
         raise RefusedByVLLMError("--moe-backend", f"vLLM {rules.version} stops while it builds the model: "
-                                 f"\"{choice.refusal}\"", "drop --moe-backend (auto: vLLM picks the kernel) or give "
-                                 "one the message lists that runs on this GPU", rule="moe_backend")
+                                 f"\"{choice.refusal}\"", choice.fix, rule="moe_backend")
 
 
 def moe_backend_says(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> list[str]:
