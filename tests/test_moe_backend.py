@@ -105,9 +105,22 @@ def test_a_value_the_experts_format_does_not_map_is_refused_with_vllms_message()
      "FlashInfer TRTLLM MoE backend is not available for this configuration."),
     (dict(model=NVFP4, tensor_parallel_size=4, version="0.33.0", moe_backend="cutlass"),
      "NvFp4 MoE backend 'VLLM_CUTLASS' does not support"),
+    (dict(model=MOE, gpu="A100-80GB", version="0.33.0", moe_backend="flashinfer_cutlass"),
+     "Unquantized MoE backend FlashInfer CUTLASS does not support"),
+    # 0.17-0.19: FlashInfer CUTLASS for unquantized experts only with expert parallelism (use_ep and not use_dp)
+    (dict(model=MOE, version="0.18.0", moe_backend="flashinfer_cutlass"),
+     "FlashInfer CUTLASS MoE backend is not available for this configuration."),
 ])
 def test_a_kernel_that_does_not_run_on_the_gpu_is_refused_with_vllms_message(kw, text):
     assert text in _refusal(**{"max_model_len": 8192, **kw}).message
+
+
+def test_flashinfer_cutlass_on_unquantized_experts_under_expert_parallelism():
+    kw = dict(model=MOE, version="0.18.0", max_model_len=8192, tensor_parallel_size=2, enable_expert_parallel=True)
+    asked = _fit(**kw, moe_backend="flashinfer_cutlass")
+    assert asked.num_gpu_blocks == _fit(**kw).num_gpu_blocks  # the Triton workspace kvplan charges is kept
+    assert any("runs the unquantized MoE experts on FlashInfer CUTLASS" in n and "unchanged" in n
+               for n in asked.assumptions)
 
 
 def test_the_fix_names_the_values_that_run_there():

@@ -918,6 +918,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # Mxfp4MoeBackend's value for --moe-backend aiter, which a refusal names: "AITER" (0.20.0 wheel), "AITER_MXFP4_BF16"
     # from 0.21.0 (its W4A16 CK kernel beside the new AITER_MXFP4_FP8; fused_moe/oracle/mxfp4.py)
     "mxfp4_aiter_backend_value": [((0, 0, 0), "AITER"), ((0, 21, 0), "AITER_MXFP4_BF16")],
+    # FlashInferExperts._supports_current_device (fused_moe/flashinfer_cutlass_moe.py 0.17.0, experts/
+    # flashinfer_cutlass_moe.py 0.20.0-0.34.0), the kernel --moe-backend flashinfer_cutlass names for FP8, NVFP4, MXFP4
+    # and (0.20 on) unquantized experts: cc 9.0 and families 100 and 120, and 110 up to 0.20.x ("SM110 excluded:
+    # flashinfer-ai/flashinfer#3134" from 0.21.0 on)
+    "flashinfer_cutlass_moe_sm110": [((0, 0, 0), True), ((0, 21, 0), False)],
     # --moe-backend values refused with --enable-lora: config/lora.py LoRAConfig.verify_with_kernel_config (0.33.0 and
     # 0.34.0 wheels; absent from 0.32.0's), called from VllmConfig.__post_init__ before KernelConfig
     # .set_platform_defaults: MEGA_MOE_BACKENDS (deep_gemm_mega_moe and the FlashInfer MoE-EP backends) and
@@ -2599,6 +2604,7 @@ class VersionRules:
     moe_backend_refusal_text: str
     mxfp4_triton_cc_until: tuple[int, int]
     mxfp4_aiter_backend_value: str
+    flashinfer_cutlass_moe_sm110: bool
     moe_backend_lora_refused: tuple[str, ...]
     moe_backend_deepseek_v4_only: tuple[str, ...]
     nvfp4_gelu_vllm_cutlass: bool

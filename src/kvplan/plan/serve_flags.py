@@ -482,9 +482,12 @@ def _unsupported(scheme: str, asked: str, rules: VersionRules, device: str) -> s
             f"{device}.")
 
 
-def _device_refusal(scheme: str, asked: str, gpu: GPUSpec, rules: VersionRules) -> str | None:
+def _device_refusal(scheme: str, asked: str, gpu: GPUSpec, rules: VersionRules,
+                    args: EngineArgs | None = None) -> str | None:
     """vLLM's refusal where the backend's experts class does not run on `gpu` (the _supports_current_device of the
-    classes read in the 0.17.0 and 0.33.0 wheels), None where it runs or kvplan has not read it."""
+    classes read in the 0.17.0 and 0.33.0 wheels), None where it runs or kvplan has not read it. 0.17.0-0.19.0's
+    unquantized oracle takes FlashInfer CUTLASS only with expert parallelism over several ranks and no data
+    parallelism on cc >= 9.0 (oracle/unquantized.py flashinfer_cutlass_available, use_ep and not use_dp; `args`)."""
     if gpu.vendor not in ("NVIDIA", "AMD"):
         return None
     device = "cuda" if gpu.vendor == "NVIDIA" else "rocm"
@@ -500,6 +503,12 @@ def _device_refusal(scheme: str, asked: str, gpu: GPUSpec, rules: VersionRules) 
     ok = True
     if asked == "flashinfer_trtllm":
         ok = (10, 0) <= cc < (11, 0)  # TrtLlm*Experts: p.is_device_capability_family(100)
+    elif asked == "flashinfer_cutlass" and scheme == "unquantized" and rules.moe_backend_refusal_text == "unavailable":
+        ep = bool(args and args.enable_expert_parallel and args.tensor_parallel_size * (args.data_parallel_size or 1) > 1)
+        ok = ep and (args.data_parallel_size or 1) == 1 and cc >= (9, 0)
+    elif asked == "flashinfer_cutlass":
+        # FlashInferExperts: 9.0, families 100 and 120, 110 up to 0.20 (rules flashinfer_cutlass_moe_sm110)
+        ok = cc == (9, 0) or cc[0] in (10, 12) or (cc[0] == 11 and rules.flashinfer_cutlass_moe_sm110)
     elif asked == "marlin":
         ok = cc >= (7, 5)  # MarlinExpertsBase: p.has_device_capability((7, 5))
     elif asked == "deep_gemm" and scheme == "fp8":
@@ -591,12 +600,12 @@ def moe_backend(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Version
     if asked not in keys:
         return MoeBackend(asked, scheme, "", refusal=(f"moe_backend='{asked}' is not supported for {label} MoE. "
                                                       f"Expected one of {list(keys)}."))
-    refused = _device_refusal(scheme, asked, gpu, rules)
+    refused = _device_refusal(scheme, asked, gpu, rules, args)
     if refused:
         return MoeBackend(asked, scheme, "", refusal=refused, fix=f"drop --moe-backend (auto: vLLM picks the kernel) or "
                           f"give another value the {label} MoE oracle maps: " + ", ".join(
                               k for k in keys if k != asked and moe_backend_taken(k, rules.release)
-                              and _device_refusal(scheme, k, gpu, rules) is None))
+                              and _device_refusal(scheme, k, gpu, rules, args) is None))
     kernel = KERNELS.get(asked, asked)
     if scheme == "mxfp4" and asked == "triton":
         kernel = "the OAI Triton MXFP4 kernels (triton_kernels)"
