@@ -107,6 +107,9 @@ def test_a_value_the_experts_format_does_not_map_is_refused_with_vllms_message()
      "NvFp4 MoE backend 'VLLM_CUTLASS' does not support"),
     (dict(model=MOE, gpu="A100-80GB", version="0.33.0", moe_backend="flashinfer_cutlass"),
      "Unquantized MoE backend FlashInfer CUTLASS does not support"),
+    # TritonExperts takes FP8 only where the platform supports it (cc >= 8.9): the scheme is the reason
+    (dict(model=FP8, gpu="A100-80GB", version="0.33.0", moe_backend="triton"), "FP8 MoE backend TRITON does not "
+     "support the deployment configuration since kernel does not support quantization scheme"),
     # 0.17-0.19: FlashInfer CUTLASS for unquantized experts only with expert parallelism (use_ep and not use_dp)
     (dict(model=MOE, version="0.18.0", moe_backend="flashinfer_cutlass"),
      "FlashInfer CUTLASS MoE backend is not available for this configuration."),

@@ -511,6 +511,12 @@ def _device_refusal(scheme: str, asked: str, gpu: GPUSpec, rules: VersionRules,
         ok = cc == (9, 0) or cc[0] in (10, 12) or (cc[0] == 11 and rules.flashinfer_cutlass_moe_sm110)
     elif asked == "marlin":
         ok = cc >= (7, 5)  # MarlinExpertsBase: p.has_device_capability((7, 5))
+    elif asked == "triton" and scheme == "fp8" and cc < (8, 9):
+        # TritonExperts._supports_quant_scheme lists the FP8 schemes only where current_platform.supports_fp8()
+        # (CUDA cc >= 8.9; fused_moe.py 0.17.0 / 0.20.0, experts/triton_moe.py 0.25.0-0.34.0): the quantization scheme
+        # is the reason, its QuantKeys printed after it
+        return _unsupported(scheme, asked, rules, device).replace(
+            "current device cuda.", "quantization scheme {the experts' weight x activation QuantKeys}.")
     elif asked == "deep_gemm" and scheme == "fp8":
         # DeepGemmExperts: is_deep_gemm_supported (9.0, family 100; family 120 from 0.24: rules deep_gemm_sm12x)
         ok = cc == (9, 0) or (10, 0) <= cc < (11, 0) or (cc[0] == 12 and rules.deep_gemm_sm12x)
