@@ -1060,6 +1060,7 @@ class FitFlags:
     kv_cache_memory_bytes: Optional[str] = None  # read as vllm serve reads it: 8G = 8 GiB, 8g = 8e9
     enable_extensible_kv_cache: Optional[bool] = None
     gdn_prefill_backend: Optional[str] = None
+    moe_backend: Optional[str] = None
     enable_lora: bool = False
     max_loras: Optional[int] = None
     max_lora_rank: Optional[int] = None
@@ -1161,6 +1162,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("kv_cache_memory_bytes", Optional[str], None, ("--kv-cache-memory-bytes",), "The KV-cache pool per GPU in bytes (vLLM >= 0.10.2; 8G = 8 GiB, 8g = 8e9), taken as given: gpu_memory_utilization no longer sizes it.", "vllm serve flags"),
     FitParam("enable_extensible_kv_cache", Optional[bool], None, ("--enable-extensible-kv-cache/--no-enable-extensible-kv-cache",), "vLLM >= 0.34: the extensible KV cache, on by default on CUDA and ROCm (gpu_memory_utilization then defaults to 1.0): the pool is what the memory measured after warmup and CUDA-graph capture leaves, less a margin; off, it is the profile's estimate at 0.92. --kv-cache-memory-bytes turns it off.", "vllm serve flags"),
     FitParam("gdn_prefill_backend", Optional[str], None, ("--gdn-prefill-backend",), "vLLM >= 0.18: the prefill kernel of Qwen's Gated DeltaNet layers (Qwen3-Next, Qwen3.5+ hybrids): flashinfer, triton, cutedsl (0.22+), aiter_flydsl (0.32+, ROCm), sycl (0.33+, XPU), hip (0.34+, ROCm). Default: vLLM's choice, FlashInfer where it runs (SM 9.0; SM 10.x/12.x with 128-wide keys), whose prefill checkpoints put a hybrid's block size on a 64-token grid with prefix caching from 0.33; triton keeps it off that grid. A backend of another platform is refused as vLLM refuses it.", "vllm serve flags"),
+    FitParam("moe_backend", Optional[str], None, ("--moe-backend",), "vLLM >= 0.17: the kernel the MoE experts run on (KernelConfig.moe_backend; lower-cased, '-' read as '_'): auto, triton, deep_gemm, cutlass, flashinfer_trtllm, flashinfer_cutlass, flashinfer_cutedsl, marlin, aiter, and the later releases' values. Planned as the environment variable it stands for: marlin on MXFP4 experts as VLLM_MXFP4_USE_MARLIN=1 (Marlin's padding and workspace), triton / deep_gemm / marlin / flashinfer_* on block-FP8 experts, cutlass on NVFP4 (vLLM's CUTLASS buffers), marlin on WNA16. A value the experts' quantization does not take, or one whose kernel does not run on the GPU, is refused with vLLM's message; a model without MoE layers ignores it.", "vllm serve flags"),
     FitParam("enable_lora", bool, False, ("--enable-lora",), "Serve LoRA adapters: vLLM allocates max_loras slots on every supported layer at startup.", "vllm serve flags"),
     FitParam("max_loras", Optional[int], None, ("--max-loras",), "LoRA adapters in one batch (vLLM default 1).", "vllm serve flags"),
     FitParam("max_lora_rank", Optional[int], None, ("--max-lora-rank",), "Largest adapter rank (vLLM default 16).", "vllm serve flags"),

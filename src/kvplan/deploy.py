@@ -555,6 +555,10 @@ def spec_from_plan(
     if mconv and mconv != "auto":
         flags.append(Flag("--mamba-cache-dtype", str(mconv), "the recurrent layers' conv state (and their SSM state "
                           "where nothing else sets it), as planned"))
+    moe_backend = _get(a, "moe_backend")
+    if moe_backend and moe_backend != "auto":
+        flags.append(Flag("--moe-backend", str(moe_backend), "the MoE experts' kernel, as planned (its padding and "
+                          "workspace where it moves them)"))
     gdn_backend = _get(a, "gdn_prefill_backend")
     if gdn_backend:
         flags.append(Flag("--gdn-prefill-backend", str(gdn_backend), "the GDN prefill kernel, as planned (FlashInfer's "

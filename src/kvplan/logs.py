@@ -2445,6 +2445,32 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="--gdn-prefill-backend {backend} names a GDN prefill kernel of another platform, or one this build or GPU lacks (ROCm's aiter_flydsl needs VLLM_ROCM_USE_AITER=1, a CDNA 3+ GPU and an AITER exporting it; hip an RDNA3.5 build; sycl Intel XPU).",
          fix="Drop --gdn-prefill-backend (vLLM picks the kernel itself) or pass --gdn-prefill-backend triton, which runs everywhere.",
          versions="0.32.0, 0.33.0, 0.34.0", source="vllm/model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py _resolve_gdn_prefill_backend (0.32.0-0.34.0)"),
+    # --moe-backend naming a backend the experts' quantization has no kernel for: the select_*_moe_backend oracle's
+    # map_*_backend raises while the MoE layers are built (versions.MOE_BACKEND_ORACLES; plan.serve_flags.moe_backend)
+    _sig("src_moe_backend_not_for_scheme", "moe_backend='",
+         r"moe_backend='(?P<backend>\w+)' is not supported for (?P<fmt>[\w ]+?) MoE\. Expected one of", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="--moe-backend {backend} names a kernel this release has no {fmt} MoE experts for: the oracle of the checkpoint's expert quantization does not map it.",
+         fix="Drop --moe-backend (auto: vLLM picks the kernel) or pass one of the values the message lists.",
+         versions="0.17.0-0.34.0", source="vllm/model_executor/layers/fused_moe/oracle/fp8.py map_fp8_backend, nvfp4.py, mxfp4.py, unquantized.py, int_wna16.py (0.20.0-0.34.0 wheels; fp8, nvfp4, unquantized from 0.17.0)"),
+    # KernelConfig.set_platform_defaults: the FlashInfer MoE-EP megakernels run DeepSeek-V4 alone
+    _sig("src_moe_backend_deepseek_v4_only", "moe_backend=",
+         r"moe_backend='(?P<backend>\w+)' is only supported for DeepSeek-V4 models", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="--moe-backend {backend} is FlashInfer's MoE-EP megakernel, which this release builds for DeepSeek-V4 only.",
+         fix="Drop --moe-backend (auto: vLLM picks the kernel) for any other model.",
+         versions="0.29.0-0.34.0", source="vllm/config/kernel.py validate_flashinfer_moe_ep_model (0.29.0-0.34.0)"),
+    # the unquantized oracle's refusals, whose backend names hold a space (moe_backend_unsupported reads one word):
+    # 0.20.0-0.33.0 "Unquantized MoE backend FlashInfer TRTLLM does not support ...", 0.34.0 the same in quotes
+    # (oracle/base.py), 0.17.0-0.19.0 "FlashInfer TRTLLM MoE backend is not available for this configuration."
+    _sig("src_moe_backend_unquantized_refused", "moe backend",
+         r"(?:Unquantized MoE backend '?(?P<backend>FlashInfer TRTLLM|FlashInfer CUTLASS|ROCm AITER)'? does not support the "
+         r"deployment configuration|(?P<old>FlashInfer TRTLLM|FlashInfer CUTLASS|ROCm AITer) MoE backend is not available for "
+         r"this configuration)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="--moe-backend asked for a kernel the unquantized MoE experts cannot run on this GPU or build (FlashInfer TRTLLM: Blackwell 10.x only; ROCm AITER: ROCm only).",
+         fix="Drop --moe-backend (auto: vLLM picks the kernel) or pass --moe-backend triton, which runs on every CUDA GPU.",
+         versions="0.17.0-0.34.0", source="vllm/model_executor/layers/fused_moe/oracle/unquantized.py select_unquantized_moe_backend (0.20.0-0.33.0; 0.17.0-0.19.0 say 'is not available'; 0.34.0 oracle/base.py quotes the name)"),
     _sig("gdn_prefill_backend_fallback", "gdn prefill backend '",
          r"GDN prefill backend '(?P<backend>\w+)' (?:was requested but .*|is selected but cannot use this kernel .*)Falling back to Triton/FLA", WARNING,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.2,
@@ -3162,6 +3188,9 @@ class StartupLog:
                 args[name] = self.arg(name)
         if self.arg("allow_deprecated_quantization"):  # a deprecated method the server was let start with
             args["allow_deprecated_quantization"] = True
+        moe = str(self.arg("moe_backend") or "").strip().strip("'\"")
+        if moe and moe != "auto":  # the MoE experts' kernel asked for (plan.serve_flags.moe_backend): Marlin's padding and workspace
+            args["moe_backend"] = moe
         if self.arg("gdn_prefill_backend"):  # the GDN prefill kernel asked for: FlashInfer's checkpoints set a hybrid's
             # block size (plan.kv.gdn_prefill)
             args["gdn_prefill_backend"] = self.arg("gdn_prefill_backend")

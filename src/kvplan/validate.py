@@ -40,7 +40,8 @@ ARG_FIELDS = RECORD_ARG_NAMES + (
     "lora_target_modules", "cpu_offload_gb",
     "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
     "expert_placement_strategy", "enable_eplb", "num_redundant_experts", "eplb_config", "all2all_backend",
-    "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "mamba_cache_dtype", "gdn_prefill_backend", "skip_mm_profiling",
+    "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "mamba_cache_dtype", "gdn_prefill_backend",
+    "moe_backend", "skip_mm_profiling",
     "enable_sleep_mode", "disable_custom_all_reduce", "load_format", "allow_deprecated_quantization",
     "performance_mode", "async_scheduling", "disable_hybrid_kv_cache_manager", "disable_sliding_window",
     "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta")
@@ -575,7 +576,7 @@ def clean_record(rec: dict) -> dict:
         if k in args:
             args[k] = _as_bool(args[k], f"args.{k}")
     for k in ("dtype", "kv_cache_dtype", "quantization", "runner", "entrypoint", "mamba_ssm_cache_dtype", "performance_mode",
-              "gdn_prefill_backend", "mamba_cache_dtype"):
+              "gdn_prefill_backend", "mamba_cache_dtype", "moe_backend"):
         if k in args:
             args[k] = str(args[k]).strip().replace("torch.", "")
             if k != "quantization":

@@ -904,6 +904,45 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # up to 0.23.0, family 120 too from 0.24.0 (read in the 0.22.1, 0.23.0, 0.24.0, 0.25.0, 0.26.0, 0.27.1 and 0.33.0
     # wheels); with VLLM_USE_DEEP_GEMM at its default (1) block FP8 MoE then runs TritonOrDeepGemmExperts there
     "deep_gemm_sm12x": [((0, 0, 0), False), ((0, 24, 0), True)],
+    # --moe-backend, where a select_*_moe_backend oracle refuses the backend asked for (plan.serve_flags.moe_backend): the text of
+    # its ValueError. "quoted": "{Label} MoE backend '{VALUE}' does not support the deployment configuration since
+    # {reason}." for NvFp4 / Mxfp4 / WNA16, unquoted "{Label} MoE backend {VALUE} ..." for FP8 and Unquantized (each
+    # oracle's _make_log_unsupported / _return_or_raise, 0.20.0-0.33.0 wheels; 0.17.0-0.19.0's unquantized oracle says
+    # "FlashInfer TRTLLM MoE backend is not available for this configuration." instead); "base": 0.34.0's shared
+    # MoEBackendSelector.make_log_unsupported (fused_moe/oracle/base.py), "{name} MoE backend '{VALUE}' ...", the name
+    # Fp8 / NvFp4 / Mxfp4 / WNA16 / Unquantized. The reason for a device: FusedMoEExperts.is_supported_config's
+    # "kernel does not support current device {current_platform.device_name}" ("cuda", "rocm"; modular_kernel.py,
+    # 0.17.0-0.34.0)
+    # "unavailable" (0.17.0-0.19.0): the formats' oracles say "quoted" already, the unquantized one its own text
+    "moe_backend_refusal_text": [((0, 0, 0), "unavailable"), ((0, 20, 0), "quoted"), ((0, 34, 0), "base")],
+    # Mxfp4MoeBackend's value for --moe-backend aiter, which a refusal names: "AITER" (0.20.0 wheel), "AITER_MXFP4_BF16"
+    # from 0.21.0 (its W4A16 CK kernel beside the new AITER_MXFP4_FP8; fused_moe/oracle/mxfp4.py)
+    "mxfp4_aiter_backend_value": [((0, 0, 0), "AITER"), ((0, 21, 0), "AITER_MXFP4_BF16")],
+    # FlashInferExperts._supports_current_device (fused_moe/flashinfer_cutlass_moe.py 0.17.0, experts/
+    # flashinfer_cutlass_moe.py 0.20.0-0.34.0), the kernel --moe-backend flashinfer_cutlass names for FP8, NVFP4, MXFP4
+    # and (0.20 on) unquantized experts: cc 9.0 and families 100 and 120, and 110 up to 0.20.x ("SM110 excluded:
+    # flashinfer-ai/flashinfer#3134" from 0.21.0 on)
+    "flashinfer_cutlass_moe_sm110": [((0, 0, 0), True), ((0, 21, 0), False)],
+    # --moe-backend values refused with --enable-lora: config/lora.py LoRAConfig.verify_with_kernel_config (0.33.0 and
+    # 0.34.0 wheels; absent from 0.32.0's), called from VllmConfig.__post_init__ before KernelConfig
+    # .set_platform_defaults: MEGA_MOE_BACKENDS (deep_gemm_mega_moe and the FlashInfer MoE-EP backends) and
+    # aiter_mega_moe, "LoRA is not supported with moe_backend={value!r}. Disable LoRA or select a MoE backend that
+    # supports LoRA."
+    "moe_backend_lora_refused": [((0, 0, 0), ()),
+                                 ((0, 33, 0), ("deep_gemm_mega_moe", "flashinfer_moe_ep_cutedsl",
+                                               "flashinfer_moe_ep_mega_deep_gemm", "aiter_mega_moe"))],
+    # The compute capabilities gpt-oss's OAI Triton MXFP4 experts run on (BaseOAITritonExperts._supports_current_device,
+    # fused_moe/gpt_oss_triton_kernels_moe.py 0.19.0, experts/gpt_oss_triton_kernels_moe.py 0.20.0-0.31.0: 9.0 <= cc <
+    # 11.0; _triton_kernel_moe_supports_current_device 9.0 <= cc < 13.0 from 0.32.0 to 0.34.0): --moe-backend triton
+    # on MXFP4 experts elsewhere is refused (plan.serve_flags.moe_backend)
+    "mxfp4_triton_cc_until": [((0, 0, 0), (11, 0)), ((0, 32, 0), (13, 0))],
+    # --moe-backend values KernelConfig.set_platform_defaults refuses for any model but DeepSeek-V4 (config/kernel.py
+    # validate_flashinfer_moe_ep_model: FLASHINFER_MOE_EP_BACKENDS in 0.29.0-0.31.0, FLASHINFER_MOE_EP_DEEP_GEMM alone
+    # from 0.32.0 to 0.34.0; FLASHINFER_MOE_EP_ARCHITECTURES DeepseekV4ForCausalLM, DeepSeekV4MTPModel), MoE or not:
+    # "moe_backend={value!r} is only supported for DeepSeek-V4 models ([...]), but the model is [...]."
+    "moe_backend_deepseek_v4_only": [((0, 0, 0), ()),
+                                     ((0, 29, 0), ("flashinfer_moe_ep_mega_deep_gemm", "flashinfer_moe_ep_mega_cutedsl")),
+                                     ((0, 32, 0), ("flashinfer_moe_ep_mega_deep_gemm",))],
     # NVFP4 experts with a gated GELU (Gemma 4's MoE: FusedMoE(..., activation="gelu"), models/gemma4.py Gemma4MoE,
     # 0.20.2 wheel) on Blackwell (cc 10.x-12.x) run vLLM's own CUTLASS kernel (CutlassExpertsFp4): select_nvfp4_moe_backend
     # (fused_moe/oracle/nvfp4.py, 0.20.2) tries FLASHINFER_TRTLLM and the two CUTEDSL kernels (family 100 only, SiLU /
@@ -1744,7 +1783,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # class TrtLlmFp8Experts (experts/trtllm_fp8_moe.py _supports_parallel_config: not enable_eplb), whose
     # FusedMoEExperts.is_supported_config (modular_kernel.py) words the reason "kernel does not support parallel config
     # {moe_config.moe_parallel_config}", the rank's FusedMoEParallelConfig printed). None: no such check (from 0.24.0
-    # select_fp8_moe_backend reads neither variable: a backend is asked for with --moe-backend, which kvplan does not read)
+    # select_fp8_moe_backend reads neither variable: a backend is asked for with --moe-backend; kvplan reads it
+    # (plan.serve_flags.moe_backend) but does not refuse flashinfer_trtllm under EPLB: 0.33's TRTLLM FP8 experts hold a
+    # monolithic class that refuses EPLB and a modular one whose parallel check was not read)
     "eplb_fp8_flashinfer_trtllm": [((0, 0, 0), None), ((0, 13, 0), "forward"), ((0, 15, 0), "load"),
                                    ((0, 17, 0), "load_repr"), ((0, 24, 0), None)],
     # ... the EPLB state (distributed/eplb/eplb_state.py EplbState.build / add_model): the load window and pass buffer
@@ -2583,6 +2624,12 @@ class VersionRules:
     ct_fp8_block_w8a16_checked: bool
     moe_quant_workspace: tuple[str, ...]
     deep_gemm_sm12x: bool
+    moe_backend_refusal_text: str
+    mxfp4_triton_cc_until: tuple[int, int]
+    mxfp4_aiter_backend_value: str
+    flashinfer_cutlass_moe_sm110: bool
+    moe_backend_lora_refused: tuple[str, ...]
+    moe_backend_deepseek_v4_only: tuple[str, ...]
     nvfp4_gelu_vllm_cutlass: bool
     fp8_block_hopper_triton: bool
     v0_long_context_chunked_skips: tuple[str, ...] | None
@@ -3213,6 +3260,10 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # 0.11.0's, where the backend is the VLLM_ALL2ALL_BACKEND environment variable)
     "--enable-eplb": (0, 9, 2), "--num-redundant-experts": (0, 9, 2), "--eplb-config": (0, 10, 2),
     "--all2all-backend": (0, 11, 1),
+    # KernelConfig.moe_backend as --moe-backend (vllm/config/kernel.py MoEBackend Literal, engine/arg_utils.py
+    # kernel_group.add_argument("--moe-backend", ...)): absent from the 0.16.0 wheel's engine/arg_utils.py, present in
+    # 0.17.0's and every later one read (0.18.0-0.34.0); its values grow: MOE_BACKENDS below
+    "--moe-backend": (0, 17, 0),
     # ModelConfig.override_pooler_config as --override-pooler-config: absent from the 0.6.3.post1 wheel's
     # engine/arg_utils.py, present in 0.6.4's to 0.11.2's (gone from 0.12.0: SERVE_FLAG_UNTIL); ModelConfig.pooler_config
     # as --pooler-config: absent from the 0.10.2 wheel's, present in 0.11.0's and every later one read (0.11.1-0.34.0)
@@ -3309,6 +3360,10 @@ SERVE_FLAG_BEFORE: dict[str, list[tuple[V, str]]] = {
     # ParallelConfig.all2all_backend came in 0.11.1: envs.py's VLLM_ALL2ALL_BACKEND chooses it before (0.10.1, 0.11.0
     # wheels)
     "--all2all-backend": [((0, 0, 0), "the environment variable VLLM_ALL2ALL_BACKEND chooses the backend there")],
+    # KernelConfig.moe_backend came in 0.17.0: before it environment variables steer the MoE kernel (0.16.0 wheel,
+    # vllm/envs.py: VLLM_USE_FLASHINFER_MOE_FP8 / _FP4 / _FP16, VLLM_MXFP4_USE_MARLIN, VLLM_USE_DEEP_GEMM)
+    "--moe-backend": [((0, 0, 0), "the MoE kernel is steered by environment variables there (VLLM_USE_FLASHINFER_MOE_FP8 "
+                                  "/ _FP4 / _FP16, VLLM_MXFP4_USE_MARLIN, VLLM_USE_DEEP_GEMM)")],
     # ModelConfig.pooler_config came in 0.11.0 beside the override it replaced (0.6.4-0.11.x)
     "--pooler-config": [((0, 6, 4), "give the same JSON as --override-pooler-config (0.6.4-0.11.x)")],
 }
@@ -3478,6 +3533,131 @@ def all2all_backends_of(release: V) -> list[str]:
     return [name for name in ALL2ALL_BACKENDS if _all2all_in_wheel(name, read)]
 
 
+# --moe-backend's choices: the MoEBackend Literal of vllm/config/kernel.py (KernelConfig.moe_backend, default "auto"),
+# which EngineArgs' argparse takes as its choices after lower-casing the value and turning '-' into '_'
+# (engine/arg_utils.py add_cli_args: moe_backend_kwargs["type"] = lambda s: s.lower().replace("-", "_")), read from the
+# wheels of MOE_BACKEND_WHEELS_READ (0.16.0's has no flag: SERVE_FLAG_SINCE). Each value with the spans of releases
+# read that hold it (first read holding it, first read no longer holding it or None): flashinfer_moe_ep_mega_cutedsl
+# is in 0.29.0-0.31.0 only.
+MOE_BACKEND_WHEELS_READ: tuple[V, ...] = ((0, 17, 0), (0, 18, 0), (0, 19, 0), (0, 20, 0), (0, 20, 1), (0, 21, 0),
+                                          (0, 22, 0), (0, 23, 0), (0, 24, 0), (0, 25, 0), (0, 26, 0), (0, 27, 0),
+                                          (0, 28, 0), (0, 29, 0), (0, 30, 0), (0, 31, 0), (0, 32, 0), (0, 33, 0),
+                                          (0, 34, 0))
+MOE_BACKENDS: dict[str, tuple[tuple[V, V | None], ...]] = {
+    **{name: (((0, 17, 0), None),) for name in ("auto", "triton", "deep_gemm", "cutlass", "flashinfer_trtllm",
+                                                 "flashinfer_cutlass", "flashinfer_cutedsl", "marlin", "aiter")},
+    **{name: (((0, 20, 0), None),) for name in ("deep_gemm_mega_moe", "emulation")},
+    **{name: (((0, 21, 0), None),) for name in ("humming", "triton_unfused")},
+    "flashinfer_b12x": (((0, 22, 0), None),), "flydsl": (((0, 24, 0), None),), "hpc": (((0, 25, 0), None),),
+    "batched_triton": (((0, 27, 0), None),),
+    **{name: (((0, 29, 0), None),) for name in ("b12x", "flashinfer_moe_ep_mega_deep_gemm")},
+    "flashinfer_moe_ep_mega_cutedsl": (((0, 29, 0), (0, 32, 0)),),
+    **{name: (((0, 30, 0), None),) for name in ("aiter_triton_mxfp4_bf16", "rdna3")},
+    **{name: (((0, 32, 0), None),) for name in ("flashinfer_moe_ep_cutedsl", "aiter_mega_moe")},
+    "aiter_triton_mxfp4_mxfp4": (((0, 33, 0), None),),
+}
+
+
+def _moe_backend_in_wheel(name: str, release: V) -> bool:
+    return any(first <= release and (until is None or release < until) for first, until in MOE_BACKENDS.get(name, ()))
+
+
+def moe_backend_taken(name: str, release: V) -> bool | None:
+    """Whether vLLM `release`'s --moe-backend takes `name` (already lower-cased, '-' as '_'; MOE_BACKENDS); None where
+    it is not known: a release older than the flag (its own check), or one between two wheels read that differ."""
+    if release < MOE_BACKEND_WHEELS_READ[0]:
+        return None
+    before = max(r for r in MOE_BACKEND_WHEELS_READ if r <= release)
+    after = min((r for r in MOE_BACKEND_WHEELS_READ if r >= release), default=before)
+    taken = {_moe_backend_in_wheel(name, before), _moe_backend_in_wheel(name, after)}
+    return taken.pop() if len(taken) == 1 else None
+
+
+def moe_backends_of(release: V) -> list[str]:
+    """The --moe-backend values of the newest wheel read at or before `release`, as its Literal orders them."""
+    read = max(r for r in MOE_BACKEND_WHEELS_READ if r <= release)
+    return [name for name in MOE_BACKENDS if _moe_backend_in_wheel(name, read)]
+
+
+# Which MoE experts read --moe-backend, and the values each maps: the select_*_moe_backend oracles of
+# vllm/model_executor/layers/fused_moe/oracle/ map KernelConfig.moe_backend (anything but "auto") with their
+# map_*_backend dict, and a value missing from it raises ValueError "moe_backend='{value}' is not supported for {label}
+# MoE. Expected one of [{the dict's keys}]." while the model's MoE layers are built. Per scheme: (its label in that
+# message, [(first release, the dict's keys in order), ...]), read from the 0.17.0-0.34.0 wheels (every minor .0 and
+# 0.20.1). "unquantized": oracle/unquantized.py (UnquantizedFusedMoEMethod, 0.17.0 on). "fp8": oracle/fp8.py
+# (Fp8MoEMethod, the online FP8 method, compressed-tensors / ModelOpt FP8 experts; 0.17.0 on). "nvfp4": oracle/nvfp4.py
+# (ModelOpt and compressed-tensors NVFP4 experts, 0.17.0 on). "mxfp4": oracle/mxfp4.py from 0.19.0 (0.17.0 and 0.18.0
+# pick gpt-oss's MXFP4 kernel in quantization/mxfp4.py get_mxfp4_backend, which reads no moe_backend: the flag is
+# ignored there). "wna16": oracle/int_wna16.py select_wna16_moe_backend, which GPTQ / AWQ / compressed-tensors int4
+# and int8 weight-only experts ask from 0.20.0 (gptq_marlin.py, awq_marlin.py, auto_gptq.py) and which maps
+# moe_backend from 0.25.0 (0.20.0-0.24.0: ignored). Keys that are not argparse choices (flashinfer_trtllm_afp8, ck,
+# xpu, cpu, ...) cannot be given on the command line; they are listed because vLLM's message lists them.
+_MXFP4_022 = ("deep_gemm", "flashinfer_trtllm", "flashinfer_trtllm_afp8", "flashinfer_cutlass",
+              "flashinfer_cutlass_afp8", "triton", "triton_unfused", "humming", "marlin", "aiter", "aiter_mxfp4_fp8",
+              "aiter_mxfp4_mxfp4", "xpu", "cpu", "emulation")
+MOE_BACKEND_ORACLES: dict[str, tuple[str, list[tuple[V, tuple[str, ...]]]]] = {
+    "unquantized": ("unquantized", [
+        ((0, 17, 0), ("triton", "flashinfer_trtllm", "flashinfer_cutlass", "aiter")),
+        ((0, 27, 0), ("triton", "batched_triton", "flashinfer_trtllm", "flashinfer_cutlass", "aiter"))]),
+    "fp8": ("FP8", [
+        ((0, 17, 0), ("triton", "deep_gemm", "cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "marlin", "aiter")),
+        ((0, 25, 0), ("triton", "deep_gemm", "cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "marlin", "humming",
+                      "aiter", "hpc"))]),
+    "nvfp4": ("NvFP4", [
+        ((0, 17, 0), ("cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_cutedsl", "marlin")),
+        ((0, 20, 0), ("cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_cutedsl", "marlin",
+                      "emulation")),
+        ((0, 22, 0), ("cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_cutedsl", "flashinfer_b12x",
+                      "marlin", "emulation")),
+        ((0, 25, 0), ("cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_cutedsl", "flashinfer_b12x",
+                      "marlin", "humming", "emulation")),
+        ((0, 29, 0), ("b12x", "cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_cutedsl",
+                      "flashinfer_b12x", "marlin", "humming", "emulation")),
+        ((0, 32, 0), ("b12x", "cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_cutedsl",
+                      "flashinfer_moe_ep_cutedsl", "flashinfer_b12x", "marlin", "humming", "emulation"))]),
+    "mxfp4": ("MXFP4", [
+        ((0, 19, 0), ("flashinfer_trtllm", "flashinfer_trtllm_afp8", "flashinfer_cutlass", "flashinfer_cutlass_afp8",
+                      "triton", "marlin", "ck", "xpu")),
+        ((0, 20, 0), ("deep_gemm", "flashinfer_trtllm", "flashinfer_trtllm_afp8", "flashinfer_cutlass",
+                      "flashinfer_cutlass_afp8", "triton", "triton_unfused", "marlin", "aiter", "xpu", "emulation")),
+        ((0, 21, 0), ("deep_gemm", "flashinfer_trtllm", "flashinfer_trtllm_afp8", "flashinfer_cutlass",
+                      "flashinfer_cutlass_afp8", "triton", "triton_unfused", "humming", "marlin", "aiter",
+                      "aiter_mxfp4_fp8", "xpu", "emulation")),
+        ((0, 22, 0), _MXFP4_022),
+        ((0, 29, 0), ("b12x",) + _MXFP4_022),
+        ((0, 30, 0), ("b12x",) + _MXFP4_022[:10] + ("aiter_triton_mxfp4_bf16",) + _MXFP4_022[10:]),
+        ((0, 32, 0), ("b12x",) + _MXFP4_022[:5] + ("flashinfer_moe_ep_cutedsl", "flashinfer_moe_ep_mega_deep_gemm")
+         + _MXFP4_022[5:10] + ("aiter_triton_mxfp4_bf16",) + _MXFP4_022[10:]),
+        ((0, 33, 0), ("b12x",) + _MXFP4_022[:5] + ("flashinfer_moe_ep_cutedsl", "flashinfer_moe_ep_mega_deep_gemm")
+         + _MXFP4_022[5:10] + ("aiter_triton_mxfp4_bf16", "aiter_mxfp4_fp8", "aiter_triton_mxfp4_mxfp4")
+         + _MXFP4_022[11:])]),
+    "wna16": ("WNA16", [
+        ((0, 25, 0), ("marlin", "humming", "flashinfer_trtllm")),
+        ((0, 26, 0), ("marlin", "humming", "flashinfer_trtllm", "emulation")),
+        ((0, 27, 0), ("triton", "marlin", "humming", "flashinfer_trtllm", "emulation")),
+        ((0, 30, 0), ("triton", "marlin", "humming", "flashinfer_trtllm", "emulation", "rdna3"))]),
+}
+
+
+# DeepSeek-V4's architectures (config/kernel.py FLASHINFER_MOE_EP_ARCHITECTURES, 0.29.0-0.34.0): the only models the
+# FlashInfer MoE-EP megakernels take; their model code (models/deepseek_v4/) picks the MoE kernel itself
+DEEPSEEK_V4_ARCHITECTURES = ("DeepSeekV4MTPModel", "DeepseekV4ForCausalLM")  # as sorted() orders them in vLLM's message
+
+
+def moe_backend_oracle_since(scheme: str) -> V | None:
+    """The first release whose experts of `scheme` read --moe-backend (MOE_BACKEND_ORACLES), None for a scheme none do."""
+    row = MOE_BACKEND_ORACLES.get(scheme)
+    return row[1][0][0] if row else None
+
+
+def moe_backend_oracle(scheme: str, release: V) -> tuple[str, tuple[str, ...]] | None:
+    """(label, the values its map_*_backend takes) of the oracle that reads --moe-backend for experts of `scheme`
+    (MOE_BACKEND_ORACLES) in vLLM `release`; None where that release's experts of the scheme do not read the flag."""
+    row = MOE_BACKEND_ORACLES.get(scheme)
+    keys = _value_at(row[1], release) if row else None
+    return (row[0], keys) if keys else None
+
+
 # --block-size's argparse choices, release by release (engine/arg_utils.py choices up to 0.8.4, the BlockSize Literal
 # of vllm/config.py / vllm/config/cache.py from 0.8.5; 0.6.5's wheel is back to 8-32; 256 joins the Literal in 0.11.1:
 # 0.11.0's config/cache.py ends at 128, 0.11.1's and 0.11.2's hold 256); () from 0.18: any positive int
@@ -3622,6 +3802,22 @@ def check_serve_values(values, version: str) -> None:
                          f"{backend!r}: its argparse would refuse the launch command",
                          (f"did you mean {near[0]}? " if near else "") + "give one of them, or drop --all2all-backend "
                          "for vLLM's default")
+    moe = values.get("--moe-backend")
+    if moe is not None and moe_backend_taken(moe, release) is False:
+        import difflib
+
+        taken = moe_backends_of(release)
+        known = MOE_BACKENDS.get(moe)
+        why = ""
+        if known and release < known[0][0]:
+            why = f" ({moe} is first in vLLM {release_text(known[0][0])})"
+        elif known and known[-1][1] is not None and release >= known[-1][1]:
+            why = f" ({moe} was removed in vLLM {release_text(known[-1][1])})"
+        near = difflib.get_close_matches(moe, taken, n=1, cutoff=0.6)
+        raise InputError("--moe-backend", f"vLLM {version}'s --moe-backend takes {', '.join(taken)}, not {moe!r}{why}: "
+                         f"its argparse would refuse the launch command (\"argument --moe-backend: invalid choice: "
+                         f"'{moe}'\")", (f"did you mean {near[0]}? " if near else "") + "give one of them, or drop "
+                         "--moe-backend (auto: vLLM picks the kernel)")
     for name, value in values.items():
         first = SERVE_VALUE_SINCE.get(name, {}).get(value)
         if first is not None and release < first:

@@ -1420,16 +1420,20 @@ def _marlin_mlp_factor(params: int, hidden: int, tp: int, gated: bool, group: in
 
 
 def mxfp4_moe_backend(gpu_cc: tuple[int, int] | None, hopper_backend: str = "triton",
-                      marlin_forced: bool = False, triton_cc_majors: tuple[int, ...] = ()) -> str | None:
+                      marlin_forced: bool = False, triton_cc_majors: tuple[int, ...] = (),
+                      triton_forced: bool = False) -> str | None:
     """The kernel family that runs MXFP4 MoE experts on a CUDA GPU (quantization/mxfp4.py get_mxfp4_backend 0.16-0.18,
     fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend 0.19.1-0.34.0): "flashinfer" on Blackwell 10.x, "triton" on
     Hopper where the release ships the Triton kernels (rules mxfp4_hopper_backend) and on the compute-capability
     majors where the release puts them before Marlin (`triton_cc_majors`, rules mxfp4_triton_cc_majors: 11.x in
     0.33.0), "marlin" on every other GPU and wherever VLLM_MXFP4_USE_MARLIN=1 forces it (`marlin_forced`,
-    plan.mxfp4_marlin_forced); None without a GPU.
+    plan.mxfp4_marlin_forced); "triton" wherever --moe-backend triton asks for it (`triton_forced`,
+    plan.mxfp4_triton_forced, on the GPUs the Triton kernels take); None without a GPU.
     The weights' layout (mxfp4_expert_layout) and the experts' workspace (plan.quantized_moe_experts) both follow it."""
     if gpu_cc is None:
         return None
+    if triton_forced:
+        return "triton"
     if (10, 0) <= gpu_cc < (11, 0) and not marlin_forced:
         return "flashinfer"
     if gpu_cc == (9, 0) and hopper_backend == "triton" and not marlin_forced:
@@ -1452,7 +1456,8 @@ class Mxfp4Layout:
 
 def mxfp4_expert_layout(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None, hopper_backend: str = "triton",
                         keeps_scales: bool = False, swizzle_align: int = 1, dtype_bytes: int = 2,
-                        marlin_forced: bool = False, triton_cc_majors: tuple[int, ...] = ()) -> Mxfp4Layout | None:
+                        marlin_forced: bool = False, triton_cc_majors: tuple[int, ...] = (),
+                        triton_forced: bool = False) -> Mxfp4Layout | None:
     """How the MXFP4 MoE backend the GPU gets lays out one expert (None without a GPU; `marlin_forced`:
     VLLM_MXFP4_USE_MARLIN=1 where the release reads it, plan.mxfp4_marlin_forced).
 
@@ -1478,7 +1483,7 @@ def mxfp4_expert_layout(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None
     """
     i, h = spec.moe_intermediate_size, spec.hidden_size
     i_rank = i // tp
-    backend = mxfp4_moe_backend(gpu_cc, hopper_backend, marlin_forced, triton_cc_majors)
+    backend = mxfp4_moe_backend(gpu_cc, hopper_backend, marlin_forced, triton_cc_majors, triton_forced)
     if backend is None or not i_rank or not h:
         return None
     unpadded = 3 * h * i_rank * (0.5 + 1 / 32)
@@ -1612,7 +1617,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True, dp: int = 1,
                      mxfp4_hopper_backend: str = "triton", mxfp4_triton_cc_majors: tuple[int, ...] = (),
                      mxfp4_triton_keeps_scales: bool = False,
-                     mxfp4_triton_swizzle_align: int = 1, mxfp4_marlin_forced: bool = False, mrope_cache_factor: int = 4,
+                     mxfp4_triton_swizzle_align: int = 1, mxfp4_marlin_forced: bool = False,
+                     mxfp4_triton_forced: bool = False, mrope_cache_factor: int = 4,
                      bnb_nested_absmax: str = "float32", bnb_experts: bool = True,
                      stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False,
                      module_paths: tuple = (), exclude_split: bool = False,
@@ -1711,7 +1717,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     physical = (spec.num_experts or 0) + max(0, int(redundant_experts))  # EPLB's physical experts per MoE layer
     layout = (mxfp4_expert_layout(spec, 1 if ep > 1 else moe_tp, gpu_cc, mxfp4_hopper_backend,
                                   mxfp4_triton_keeps_scales, mxfp4_triton_swizzle_align, db,
-                                  marlin_forced=mxfp4_marlin_forced, triton_cc_majors=mxfp4_triton_cc_majors)
+                                  marlin_forced=mxfp4_marlin_forced, triton_cc_majors=mxfp4_triton_cc_majors,
+                                  triton_forced=mxfp4_triton_forced)
               if quant is not None and quant.method == "mxfp4" else None)
     pad, pad_note = (layout.factor, f"MXFP4 {layout.backend}: experts held as {layout.i_pad} x {layout.h_pad} per rank "
                      f"(x{layout.factor:.4f} on their weights and scales)") if layout is not None else (1.0, "")

@@ -24,7 +24,8 @@ The stage's modules, in the order vLLM's startup meets them (each imports only t
     kvplan.plan.kv          KV specs and groups: pipeline stages, rank weights, build_groups (DeepSeek-V4 and
                             sparse-MLA groups included), kept windows, mamba pages, blocks per group
     kvplan.plan.serve_flags the serve flags resolved and checked on their own: --enable-sleep-mode, --load-format,
-                            --[no-]async-scheduling (vLLM's refusals, the plan's notes, the resolved async flag)
+                            --[no-]async-scheduling, --moe-backend (vLLM's refusals, the plan's notes, the resolved
+                            async flag, the experts' kernel)
     kvplan.plan.eplb        expert-parallel load balancing: the redundant experts a release builds, its refusals,
                             the balancer's state on every rank
     kvplan.plan.cudagraphs  the model runner (v1 / v2), CUDA-graph capture sizes, CudaGraphPlan, and the cold

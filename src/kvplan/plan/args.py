@@ -21,8 +21,8 @@ from typing import Collection, Sequence
 from kvplan.calibration import GIB
 from kvplan.errors import InputError
 from kvplan.resolve import MAX_MEMORY_BYTES, ST_POOLING_NOTE, GPUSpec, ModelSpec, served_as_pooling
-from kvplan.versions import (GDN_PREFILL_BACKENDS, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, canonical_quant,
-                             first_release_where)
+from kvplan.versions import (GDN_PREFILL_BACKENDS, MOE_BACKENDS, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine,
+                             canonical_quant, first_release_where, moe_backend_oracle)
 
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
@@ -425,8 +425,11 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
                 notes.append(f"environment {name}=1: vLLM {rules.version} logs '{name}=1 is redundant and can be unset: "
                              "Model Runner V1 has been removed.'")
             continue  # otherwise _plan says which runner it selects, and why (model_runner_choice)
+        # where the variable is gone but the MXFP4 oracle reads --moe-backend (0.24 on), say which flag stands for it
+        instead = (" (--moe-backend marlin puts the MXFP4 experts on Marlin there)"
+                   if unread and moe_backend_oracle("mxfp4", rules.release) else "")
         notes.append(f"environment {name}={value}" + (f": no effect in vLLM {rules.version}, which has one engine" if inert
-                                                      else f": not read by vLLM {rules.version}" if unread else ""))
+                                                      else f": not read by vLLM {rules.version}{instead}" if unread else ""))
     for name in INT_READ_ENV:
         value = args.env_value(name)
         if value is None or (name == "VLLM_MXFP4_USE_MARLIN" and not rules.mxfp4_marlin_env):
@@ -546,7 +549,8 @@ ENV_EFFECTS = {
     "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "1 keeps chunked local attention as windows in 0.10.1-0.13",
     "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0 leaves CUDA-graph memory out of the budget where it is subtracted",
     "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding and workspace) for MXFP4 experts: on any GPU in 0.10.1 and "
-                             "0.19-0.23, on Hopper in 0.11.1-0.18; not read in 0.10.2-0.11.0 nor from 0.24",
+                             "0.19-0.23, on Hopper in 0.11.1-0.18; not read in 0.10.2-0.11.0 nor from 0.24 "
+                             "(--moe-backend marlin does the same from 0.19)",
     "VLLM_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
     "VLLM_MOE_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
     "VLLM_PP_LAYER_PARTITION": "the decoder layers of each pipeline stage (its weights and KV layers), e.g. 16,32",
@@ -778,6 +782,9 @@ class EngineArgs:
     # vLLM's --gdn-prefill-backend (>= 0.18): the prefill kernel of Qwen's Gated DeltaNet layers, one of
     # versions.GDN_PREFILL_BACKENDS; None, vLLM's own choice (plan.kv.gdn_prefill decides what runs)
     gdn_prefill_backend: str | None = None
+    # vLLM's --moe-backend (>= 0.17, KernelConfig.moe_backend): the kernel the MoE experts run on, as argparse reads it
+    # (lower-cased, '-' as '_'); None or "auto", vLLM's own choice (plan.serve_flags.moe_backend: what it selects, refuses, sizes)
+    moe_backend: str | None = None
     allow_long_max_model_len: bool = False     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope-scaling override)
     speculative_config: str | dict | None = None  # vLLM's --speculative-config JSON: {"method": ..., "num_speculative_tokens": N}
     compilation_config: str | dict | None = None  # vLLM's --compilation-config JSON; kvplan reads its cudagraph_mode
@@ -851,6 +858,8 @@ class EngineArgs:
     rope_theta: float | None = None
 
     def __post_init__(self):
+        if isinstance(self.moe_backend, str):  # argparse's type: lambda s: s.lower().replace("-", "_") (arg_utils.py)
+            object.__setattr__(self, "moe_backend", self.moe_backend.strip().lower().replace("-", "_") or None)
         if isinstance(self.cudagraph_capture_sizes, list):  # as JSON gives it: kept hashable, as a frozen dataclass is
             object.__setattr__(self, "cudagraph_capture_sizes", tuple(self.cudagraph_capture_sizes))
         if isinstance(self.cuda_graph_sizes, list):
@@ -1059,6 +1068,11 @@ class EngineArgs:
         _check_choice("--gdn-prefill-backend", self.gdn_prefill_backend, GDN_PREFILL_BACKENDS,
                       "GDN prefill backend", ": vllm serve's argparse would refuse it",
                       ", or leave it out for vLLM's own choice")
+        # --moe-backend: any value of the MoEBackend Literal of some release (versions.MOE_BACKENDS); which release takes
+        # which is checked with the release (versions.check_serve_values)
+        _check_choice("--moe-backend", self.moe_backend, MOE_BACKENDS, "MoE backend",
+                      ": no vLLM release's --moe-backend takes it (argparse would refuse it)",
+                      " (auto: vLLM's own choice)")
         # --eplb-config's counts are whole numbers (as vLLM's EPLBConfig types them); the bounds each release holds them
         # to (num_redundant_experts >= 0, window_size > 0) are checked with the release (plan.eplb.resolve_eplb, rules
         # eplb_config_bounds)

@@ -17,8 +17,8 @@ from kvplan.errors import InputError
 from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGroup, cdiv
 from kvplan.plan.multimodal import _text_only, mrope_cache_factor
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16, once
-from kvplan.versions import (GDN_FLASHINFER_FALLBACK_WARNING, GDN_PREFILL_ROCM_MISSING, VersionRules, canonical_quant,
-                             release_from)
+from kvplan.versions import (DEEPSEEK_V4_ARCHITECTURES, GDN_FLASHINFER_FALLBACK_WARNING, GDN_PREFILL_ROCM_MISSING,
+                             VersionRules, canonical_quant, moe_backend_oracle, release_from)
 from kvplan.weights import (RankWeights, ct_experts_module, ct_module_scheme, kv_dtype_bytes, moe_layers, pp_layer_split,
                             splits_exclude_list, weights_per_rank)
 
@@ -110,13 +110,14 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                   mxfp4_triton_cc_majors=rules.mxfp4_triton_cc_majors,
                   mxfp4_triton_keeps_scales=rules.mxfp4_triton_keeps_scales,
                   mxfp4_triton_swizzle_align=rules.mxfp4_triton_swizzle_align,
-                  mxfp4_marlin_forced=mxfp4_marlin_forced(args, rules, gpu.cc),
+                  mxfp4_marlin_forced=mxfp4_marlin_forced(args, rules, gpu.cc, model),
+                  mxfp4_triton_forced=mxfp4_triton_forced(args, rules, gpu.cc, model),
                   mrope_cache_factor=mrope_cache_factor(model, rules),
                   bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts,
                   module_paths=rules.layer_module_paths, exclude_split=split,
                   stages=pp_stages(model, args, rules) if pp > 1 else None,
                   mla_kv_b_copy=rules.mla_kv_b_copy,
-                  marlin_moe=marlin_moe_experts(model, gpu, rules, quant),
+                  marlin_moe=marlin_moe_experts(model, gpu, rules, quant, args),
                   marlin_dense=marlin_dense_group(model, gpu, rules, quant),
                   dense_zeros_freed=gptq_zero_points_freed(model, gpu, args, rules, quant),
                   mtp_fc_unquantized=(model.model_type.startswith(rules.mtp_fc_unquantized)
@@ -168,7 +169,8 @@ def dense_quants(model: ModelSpec, quant: QuantSpec | None) -> tuple[QuantSpec, 
     return (quant,)
 
 
-def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quant: QuantSpec | None) -> tuple[int, bool] | None:
+def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quant: QuantSpec | None,
+                       args: EngineArgs | None = None) -> tuple[int, bool] | None:
     """Where the routed experts run on Marlin's fused MoE in a release whose weight prep pads them to its thread tiles
     (rules marlin_moe_tile_pad, from 0.25.0): (the group size, -1 per channel; whether the method checks the shape
     first), for weights.marlin_moe_width. None elsewhere. The experts' own scheme decides (experts_quant: a
@@ -184,7 +186,9 @@ def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quan
     which takes symmetric int4 in groups of 32 on Blackwell 10.x alone, trtllm_mxint4_moe.py; then MARLIN). In
     "no_actorder" releases an act-order checkpoint (GPTQ desc_act, compressed-tensors actorder group / dynamic) keeps
     the strict check, so it is never padded. MXFP4 experts have their own layout (weights.mxfp4_expert_layout);
-    NVFP4's Marlin prep does not pad (marlin_utils_fp4.py, 0.25.0-0.33.0)."""
+    NVFP4's Marlin prep does not pad (marlin_utils_fp4.py, 0.25.0-0.33.0).
+    --moe-backend (`args`) moves the experts where the oracle reads it (moe_backend_for): marlin puts FP8 experts on
+    Marlin on any cc >= 7.5 and keeps WNA16 ones off FlashInfer TRTLLM; another value keeps them off Marlin."""
     scope = rules.marlin_moe_tile_pad
     if not scope or not model.num_experts:
         return None
@@ -192,8 +196,11 @@ def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quan
     if quant is None or gpu.vendor != "NVIDIA" or gpu.cc is None or gpu.cc < (7, 5) or not quant.bits:
         return None
     fp8 = quant.bits == 8 and (quant.method in ("fp8", "modelopt") or "fp8" in str(quant.scheme or ""))
+    asked = moe_backend_for(model, args, rules, "fp8" if fp8 else "wna16") if args is not None else None
+    if asked not in (None, "marlin"):
+        return None
     if fp8:
-        if gpu.cc >= (8, 9):
+        if gpu.cc >= (8, 9) and asked != "marlin":
             return None
         return (quant.weight_block[1] if quant.weight_block else -1, False)
     qc = _quantization_config(model)
@@ -207,7 +214,7 @@ def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quan
         actorder = quant.act_order
     else:
         return None
-    if (10, 0) <= gpu.cc < (11, 0) and quant.bits == 4 and group == 32 and not quant.zero_points:
+    if (10, 0) <= gpu.cc < (11, 0) and quant.bits == 4 and group == 32 and not quant.zero_points and asked != "marlin":
         return None  # FlashInfer TRTLLM's MXINT4 experts may take it: not Marlin
     if not marlin_moe_padded(scope, actorder):
         return None
@@ -361,13 +368,41 @@ def gptq_zero_points_freed(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rul
     return kernel == "marlin"
 
 
-def mxfp4_marlin_forced(args: EngineArgs, rules: VersionRules, cc: tuple[int, int] | None) -> bool:
+def moe_backend_for(model: ModelSpec | None, args: EngineArgs, rules: VersionRules, scheme: str) -> str | None:
+    """The --moe-backend value the release's oracle for experts of `scheme` ("unquantized", "fp8", "nvfp4", "mxfp4",
+    "wna16": versions.MOE_BACKEND_ORACLES) selects with: the value given, where that oracle reads the flag and maps it;
+    None for "auto", no flag, a release whose experts of the scheme ignore it, a value it refuses
+    (plan.serve_flags.moe_backend refuses those), or DeepSeek-V4, whose model code picks its MoE kernel itself (not read)."""
+    asked = args.moe_backend
+    if not asked or asked == "auto":
+        return None
+    if model is not None and set(model.architectures) & set(DEEPSEEK_V4_ARCHITECTURES):
+        return None
+    oracle = moe_backend_oracle(scheme, rules.release)
+    return asked if oracle and asked in oracle[1] else None
+
+
+def mxfp4_marlin_forced(args: EngineArgs, rules: VersionRules, cc: tuple[int, int] | None,
+                        model: ModelSpec | None = None) -> bool:
     """Whether --env VLLM_MXFP4_USE_MARLIN=1 puts MXFP4 experts on Marlin on a GPU of compute capability `cc` where
     the release would pick another kernel (rules row mxfp4_marlin_env: any GPU in 0.10.1, not read in 0.10.2-0.11.0,
-    Hopper only in 0.11.1-0.18, any GPU in 0.19-0.23, not read from 0.24); the weights' padding and the experts'
-    workspace both follow it."""
+    Hopper only in 0.11.1-0.18, any GPU in 0.19-0.23, not read from 0.24), or --moe-backend marlin does where the
+    MXFP4 oracle reads it (0.19 on: fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend maps "marlin" to
+    Mxfp4MoeBackend.MARLIN ahead of any priority list, and another value over the variable); the weights' padding and
+    the experts' workspace both follow it."""
+    asked = moe_backend_for(model, args, rules, "mxfp4")
+    if asked is not None:  # the oracle reads moe_backend before the variable (oracle/mxfp4.py 0.19.0-0.23.0)
+        return cc is not None and asked == "marlin"
     scope = rules.mxfp4_marlin_env
     return bool(scope and cc is not None and args.env_on("VLLM_MXFP4_USE_MARLIN") and (scope == "any" or cc == (9, 0)))
+
+
+def mxfp4_triton_forced(args: EngineArgs, rules: VersionRules, cc: tuple[int, int] | None,
+                        model: ModelSpec | None = None) -> bool:
+    """Whether --moe-backend triton puts MXFP4 experts on the OAI Triton kernels (0.19 on), on a GPU whose compute
+    capability they take (rules mxfp4_triton_cc_until; plan.serve_flags.moe_backend refuses the others)."""
+    return bool(cc is not None and (9, 0) <= cc < rules.mxfp4_triton_cc_until
+                and moe_backend_for(model, args, rules, "mxfp4") == "triton")
 
 
 def _v0_mamba_cache_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> int:

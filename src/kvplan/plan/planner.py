@@ -34,7 +34,8 @@ from kvplan.plan.eplb import eplb_state_bytes, resolve_eplb
 from kvplan.plan.kv import (cross_attention_tokens, window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, gdn_prefill, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
-from kvplan.plan.serve_flags import (load_format_refusal, load_format_says, resolve_async_scheduling, sleep_mode_refusal,
+from kvplan.plan.serve_flags import (load_format_refusal, load_format_says, moe_backend_refusal, moe_backend_says,
+                                     resolve_async_scheduling, sleep_mode_refusal,
                                      sleep_mode_says, sleep_pool_keeps_block_rounding)
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
                                check_flashinfer_sampler_env, computed_profile_terms, custom_allreduce_says, measured_terms,
@@ -367,6 +368,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
                             "--mamba-cache-dtype": args.mamba_cache_dtype,
                             "--gdn-prefill-backend": args.gdn_prefill_backend,
+                            "--moe-backend": args.moe_backend,
                             "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
                             "--enable-extensible-kv-cache": True if args.enable_extensible_kv_cache else None,
                             "--no-enable-extensible-kv-cache": True if args.enable_extensible_kv_cache is False else None,
@@ -643,6 +645,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         # record without a version stands for an era: a log that ran with it was not refused)
         sleep_mode_refusal(gpu, resolved, rules)
         load_format_refusal(model, args, rules)  # vLLM's refusals of --load-format (plan.serve_flags)
+        moe_backend_refusal(model, gpu, resolved, rules)  # --moe-backend: vLLM's refusals (plan.serve_flags)
     requested_graphs = adaptive_verification_refusal(model, gpu, resolved, rules)  # the capture request it read
     check_flashinfer_sampler_env(model, gpu, rules)
     runner, runner_why = model_runner_choice(model, resolved, rules)
@@ -656,6 +659,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         env_notes = env_notes + [f"model runner {runner}: {runner_why}"]
     notes = list(extra_assumptions) + list(rules.notes) + env_notes + notes + list(model.notes)
     notes += load_format_says(model, args, rules)  # --load-format: the loader; the same weights on the GPU
+    notes += moe_backend_says(model, gpu, resolved, rules)  # --moe-backend: the experts' kernel, what kvplan sizes
     beyond = newer_than_read(rules)
     if resolved.overhead_gb is not None:  # the seed's arithmetic has no warnings: said among its assumptions
         _refuse_what_the_seed_ignores(model, args)

@@ -1,5 +1,5 @@
 """The vllm serve flags the planner resolves and checks on their own, each against its release's rows in versions.py:
---enable-sleep-mode, --load-format and --[no-]async-scheduling. What they move is small or nothing (the weights' block
+--enable-sleep-mode, --load-format, --[no-]async-scheduling and --moe-backend. What they move is small or nothing (the weights' block
 rounding under sleep mode, a sliding-window request's in-flight tokens under async scheduling); what they decide is
 which starts vLLM refuses and what the plan says. One section each.
 
@@ -58,16 +58,39 @@ What the resolved value moves: from 0.26 the tokens a sliding-window / chunked-l
 (VllmConfig.max_in_flight_tokens = max_concurrent_batches x max_num_batched_tokens: 2 at PP 1 with async on model
 runner v1, pp + 1 on v2, else pp; plan.kv.window_extra_tokens), and the simulator's one-step scheduling lag
 (simulate.SchedulerRules.async_scheduling). The planner keeps it in EngineArgs.async_scheduling_resolved.
+
+## --moe-backend
+
+vLLM's --moe-backend (KernelConfig.moe_backend, 0.17.0 on): which kernel the MoE experts run on, which values a
+release refuses for the experts' quantization or the GPU (with vLLM's text), and what it changes of what kvplan sizes.
+
+vLLM reads the flag in the select_*_moe_backend oracle of the experts' scheme (vllm/model_executor/layers/fused_moe/
+oracle/unquantized.py, fp8.py, nvfp4.py, mxfp4.py, int_wna16.py), while the model's MoE layers are built: a value the
+oracle maps (versions.MOE_BACKEND_ORACLES) is taken ahead of its priority list and of the environment variables that
+steer the automatic choice (VLLM_USE_FLASHINFER_MOE_*, VLLM_MXFP4_USE_MARLIN, VLLM_USE_DEEP_GEMM); a value it does not
+map raises "moe_backend='X' is not supported for {label} MoE. Expected one of [...]"; a backend whose experts class does
+not run on the GPU raises "... MoE backend 'X' does not support the deployment configuration since kernel does not
+support current device cuda." (FusedMoEExperts.is_supported_config). A model without MoE layers never asks an oracle.
+
+The memory it moves is planned as the equivalent environment variable is (plan.kv.moe_backend_for is read by
+plan.kv.mxfp4_marlin_forced / mxfp4_triton_forced / marlin_moe_experts and plan.terms._fp8_block_moe_experts /
+quantized_moe_experts): MXFP4 experts on Marlin (VLLM_MXFP4_USE_MARLIN's padding and workspace) or on the Triton
+kernels; block-FP8 experts on Triton (its workspace), DeepGEMM, FlashInfer or Marlin; NVFP4 experts on vLLM's CUTLASS
+kernel (cutlass_fp4_moe_bytes); WNA16 experts on Marlin or off it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from kvplan.errors import RefusedByVLLMError
 from kvplan.plan.args import EngineArgs, speculative_object
-from kvplan.plan.kv import prefix_caching_on
-from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec
-from kvplan.versions import (LOAD_FORMATS, LOAD_FORMATS_OLDEST_READ, VersionRules, canonical_quant, first_release_where,
-                             load_formats_at, release_text, rules_for)
+from kvplan.plan.kv import experts_quant, prefix_caching_on
+from kvplan.resolve import GPUSpec, ModelSpec, QuantSpec, is_ct_wna16
+from kvplan.versions import (DEEPSEEK_V4_ARCHITECTURES, LOAD_FORMATS, LOAD_FORMATS_OLDEST_READ, VersionRules,
+                             canonical_quant, first_release_where, load_formats_at, moe_backend_oracle,
+                             moe_backend_oracle_since, moe_backend_taken, release_text, rules_for)
+from kvplan.weights import mxfp4_moe_backend
 
 
 # ====================================================================================================
@@ -379,3 +402,233 @@ def resolve_async_scheduling(model: ModelSpec, args: EngineArgs, rules: VersionR
                      "(\"Async scheduling ... will be disabled\")")
         return False
     return True
+
+
+# ====================================================================================================
+# --moe-backend
+# ====================================================================================================
+
+# What each value runs, as the oracles' backend_to_kernel_cls name the experts classes (0.33.0 wheel)
+KERNELS = {
+    "triton": "Triton fused MoE (TritonExperts)", "batched_triton": "batched Triton fused MoE (BatchedTritonExperts)",
+    "deep_gemm": "DeepGEMM", "cutlass": "vLLM's CUTLASS grouped GEMM", "flashinfer_trtllm": "FlashInfer TRTLLM-GEN",
+    "flashinfer_cutlass": "FlashInfer CUTLASS", "flashinfer_cutedsl": "FlashInfer CuteDSL",
+    "flashinfer_b12x": "FlashInfer b12x", "b12x": "b12x", "marlin": "Marlin (weight-only, activations in the model "
+    "dtype)", "humming": "Humming", "triton_unfused": "the unfused OAI Triton kernels", "aiter": "ROCm AITER",
+    "emulation": "emulation (dequantized weights)",
+}
+# the oracle's enum value a device refusal names (Enum.value), per scheme; the others are the value upper-cased
+_ENUM = {
+    ("unquantized", "flashinfer_trtllm"): "FlashInfer TRTLLM", ("unquantized", "flashinfer_cutlass"): "FlashInfer CUTLASS",
+    ("unquantized", "aiter"): "ROCm AITER", ("fp8", "deep_gemm"): "DEEPGEMM", ("fp8", "cutlass"): "VLLM_CUTLASS",
+    ("nvfp4", "cutlass"): "VLLM_CUTLASS", ("mxfp4", "flashinfer_trtllm"): "FLASHINFER_TRTLLM_MXFP4_BF16",
+    ("mxfp4", "flashinfer_cutlass"): "FLASHINFER_CUTLASS_MXFP4_BF16", ("mxfp4", "deep_gemm"): "DEEPGEMM_MXFP4",
+}
+# the oracle's name in its refusal, before 0.34 ("quoted": whether the value is in quotes) and in 0.34's base.py
+_NAMES = {"unquantized": ("Unquantized", False, "Unquantized"), "fp8": ("FP8", False, "Fp8"),
+          "nvfp4": ("NvFp4", True, "NvFp4"), "mxfp4": ("Mxfp4", True, "Mxfp4"), "wna16": ("WNA16", True, "WNA16")}
+# 0.17.0-0.19.0's unquantized oracle checks availability itself (oracle/unquantized.py select_unquantized_moe_backend)
+_UNQUANTIZED_OLD = {"flashinfer_trtllm": "FlashInfer TRTLLM MoE backend is not available for this configuration.",
+                    "flashinfer_cutlass": "FlashInfer CUTLASS MoE backend is not available for this configuration.",
+                    "aiter": "ROCm AITer MoE backend is not available for this configuration."}
+
+
+@dataclass(frozen=True)
+class MoeBackend:
+    """--moe-backend as the release and the model take it: `scheme`, the oracle that reads it (None: none does);
+    `note`, what it runs and what kvplan sizes with it; `refusal`, vLLM's message where it stops (else None)."""
+
+    asked: str
+    scheme: str | None
+    note: str
+    refusal: str | None = None
+    fix: str = "drop --moe-backend (auto: vLLM picks the kernel) or give one the message lists that runs on this GPU"
+
+
+def moe_scheme(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str | None:
+    """Which oracle the routed experts ask (versions.MOE_BACKEND_ORACLES' schemes), None where kvplan has not read it
+    (bitsandbytes, GGUF, INT8 W8A8, ModelOpt mixed precision, ...)."""
+    q = experts_quant(model, model.quant, rules)
+    if q is None:
+        if model.quant is None and args.quantization:
+            # online quantization: --quantization fp8 builds Fp8OnlineMoEMethod, which asks select_fp8_moe_backend
+            return "fp8" if canonical_quant(args.quantization) == "fp8" else None
+        return "unquantized"
+    scheme = str(q.scheme or "")
+    if q.method == "mxfp4":
+        return "mxfp4"
+    if scheme.startswith("nvfp4"):
+        return "nvfp4"
+    if q.bits == 8 and scheme.startswith("fp8"):
+        return "fp8"
+    if (q.method in ("gptq", "awq", "gptq_marlin", "awq_marlin") and q.bits in (4, 8)) or is_ct_wna16(q):
+        return "wna16"
+    return None
+
+
+def _unsupported(scheme: str, asked: str, rules: VersionRules, device: str) -> str:
+    """The oracle's ValueError for a backend whose experts class does not run on `device` ("cuda", "rocm")."""
+    if rules.moe_backend_refusal_text == "unavailable" and scheme == "unquantized" and asked in _UNQUANTIZED_OLD:
+        return _UNQUANTIZED_OLD[asked]
+    old, quoted, new = _NAMES[scheme]
+    value = _ENUM.get((scheme, asked), asked.upper())
+    if (scheme, asked) == ("mxfp4", "aiter"):
+        value = rules.mxfp4_aiter_backend_value
+    if rules.moe_backend_refusal_text == "base":
+        head = f"{new} MoE backend '{value}'"
+    else:
+        head = f"{old} MoE backend " + (f"'{value}'" if quoted else value)
+    return (f"{head} does not support the deployment configuration since kernel does not support current device "
+            f"{device}.")
+
+
+def _device_refusal(scheme: str, asked: str, gpu: GPUSpec, rules: VersionRules,
+                    args: EngineArgs | None = None) -> str | None:
+    """vLLM's refusal where the backend's experts class does not run on `gpu` (the _supports_current_device of the
+    classes read in the 0.17.0 and 0.33.0 wheels), None where it runs or kvplan has not read it. 0.17.0-0.19.0's
+    unquantized oracle takes FlashInfer CUTLASS only with expert parallelism over several ranks and no data
+    parallelism on cc >= 9.0 (oracle/unquantized.py flashinfer_cutlass_available, use_ep and not use_dp; `args`)."""
+    if gpu.vendor not in ("NVIDIA", "AMD"):
+        return None
+    device = "cuda" if gpu.vendor == "NVIDIA" else "rocm"
+    cc = gpu.cc
+    if gpu.vendor == "AMD":
+        # FlashInfer, Marlin, DeepGEMM and vLLM's CUTLASS kernels check p.is_cuda() first
+        cuda_only = ("flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_cutedsl", "marlin", "deep_gemm", "cutlass")
+        return _unsupported(scheme, asked, rules, device) if asked in cuda_only else None
+    if asked == "aiter" or asked.startswith("aiter_"):
+        return _unsupported(scheme, asked, rules, device)  # rocm_aiter_ops: ROCm only
+    if cc is None:
+        return None
+    ok = True
+    if asked == "flashinfer_trtllm":
+        ok = (10, 0) <= cc < (11, 0)  # TrtLlm*Experts: p.is_device_capability_family(100)
+    elif asked == "flashinfer_cutlass" and scheme == "unquantized" and rules.moe_backend_refusal_text == "unavailable":
+        ep = bool(args and args.enable_expert_parallel and args.tensor_parallel_size * (args.data_parallel_size or 1) > 1)
+        ok = ep and (args.data_parallel_size or 1) == 1 and cc >= (9, 0)
+    elif asked == "flashinfer_cutlass":
+        # FlashInferExperts: 9.0, families 100 and 120, 110 up to 0.20 (rules flashinfer_cutlass_moe_sm110)
+        ok = cc == (9, 0) or cc[0] in (10, 12) or (cc[0] == 11 and rules.flashinfer_cutlass_moe_sm110)
+    elif asked == "marlin":
+        ok = cc >= (7, 5)  # MarlinExpertsBase: p.has_device_capability((7, 5))
+    elif asked == "triton" and scheme == "fp8" and cc < (8, 9):
+        # TritonExperts._supports_quant_scheme lists the FP8 schemes only where current_platform.supports_fp8()
+        # (CUDA cc >= 8.9; fused_moe.py 0.17.0 / 0.20.0, experts/triton_moe.py 0.25.0-0.34.0): the quantization scheme
+        # is the reason, its QuantKeys printed after it
+        return _unsupported(scheme, asked, rules, device).replace(
+            "current device cuda.", "quantization scheme {the experts' weight x activation QuantKeys}.")
+    elif asked == "deep_gemm" and scheme == "fp8":
+        # DeepGemmExperts: is_deep_gemm_supported (9.0, family 100; family 120 from 0.24: rules deep_gemm_sm12x)
+        ok = cc == (9, 0) or (10, 0) <= cc < (11, 0) or (cc[0] == 12 and rules.deep_gemm_sm12x)
+    elif asked == "cutlass" and scheme == "nvfp4":
+        ok = cc[0] in (10, 11, 12)  # CutlassExpertsFp4: families 100, 110, 120
+    elif asked == "triton" and scheme == "mxfp4":
+        ok = (9, 0) <= cc < rules.mxfp4_triton_cc_until  # the OAI Triton kernels' device gate
+    return None if ok else _unsupported(scheme, asked, rules, device)
+
+
+def _auto_kernel(scheme: str, gpu: GPUSpec, rules: VersionRules) -> str:
+    """vLLM's automatic choice as kvplan plans it, for the notes."""
+    if scheme == "mxfp4":
+        auto = mxfp4_moe_backend(gpu.cc, rules.mxfp4_hopper_backend, False, rules.mxfp4_triton_cc_majors)
+        return {"flashinfer": "FlashInfer", "triton": "the OAI Triton kernels", "marlin": "Marlin"}.get(auto or "", "?")
+    return {"unquantized": "Triton fused MoE", "wna16": "Marlin"}.get(scheme, "its priority list's first")
+
+
+def _sizes(scheme: str, asked: str, model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> str:
+    """What the backend changes of what kvplan sizes, in words (the arithmetic is in plan.kv and plan.terms)."""
+    q = experts_quant(model, model.quant, rules)
+    if scheme == "mxfp4":
+        if asked == "marlin":
+            return ("as VLLM_MXFP4_USE_MARLIN=1 is planned: Marlin's padding (the expert's width to 128, the hidden size "
+                    "to 256) and its workspace")
+        if asked == "triton":
+            return "the Triton kernels' layout (the width padded to 64, swizzled weights and scales)"
+        if asked == "flashinfer_trtllm":
+            return "FlashInfer's layout (both dims padded to 256), as vLLM's own choice on this GPU"
+        return (f"kvplan has not read how {asked} lays out MXFP4 experts: planned with the layout of vLLM's automatic "
+                f"choice ({_auto_kernel(scheme, gpu, rules)})")
+    if scheme == "fp8" and q is not None and q.weight_block:
+        return {"triton": "TritonExperts' workspace (N = 2 x the expert's width)",
+                "marlin": "Marlin's tile padding (from 0.25); no workspace charged",
+                "deep_gemm": "DeepGEMM's buffers are not counted", "flashinfer_trtllm": "FlashInfer's workspace lives "
+                "inside flashinfer: not counted", "flashinfer_cutlass": "FlashInfer's workspace lives inside "
+                "flashinfer: not counted"}.get(asked, "unchanged")
+    if scheme == "fp8" and asked == "marlin":
+        return "Marlin's tile padding of the experts (from 0.25)"
+    if scheme == "nvfp4" and asked == "cutlass":
+        return "vLLM's CUTLASS FP4 buffers (its workspace and its row-shuffled copies of the input)"
+    if scheme == "wna16":
+        return ("Marlin's tile padding and workspace" if asked == "marlin" else
+                "no Marlin padding or workspace (this kernel's buffers are not read)")
+    if scheme == "unquantized":
+        return ("the Triton fused-MoE workspace kvplan charges (as for vLLM's automatic choice)" if asked == "triton"
+                else "unchanged: the Triton fused-MoE workspace kvplan charges for vLLM's automatic choice is kept "
+                "(this kernel's own buffers are not read)")
+    return "unchanged"
+
+
+def moe_backend(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> MoeBackend | None:
+    """--moe-backend as vLLM `rules.release` takes it for `model` on `gpu` (None: not given, or "auto")."""
+    asked = args.moe_backend
+    if not asked or asked == "auto":
+        return None
+    if args.enable_lora and asked in rules.moe_backend_lora_refused:  # VllmConfig checks LoRA first
+        return MoeBackend(asked, None, "", refusal=(f"LoRA is not supported with moe_backend={asked!r}. Disable LoRA or "
+                                                    "select a MoE backend that supports LoRA."),
+                          fix="drop --enable-lora, or --moe-backend (auto: vLLM picks the kernel)")
+    if asked in rules.moe_backend_deepseek_v4_only and not set(model.architectures) & set(DEEPSEEK_V4_ARCHITECTURES):
+        return MoeBackend(asked, None, "", refusal=(
+            f"moe_backend={asked!r} is only supported for DeepSeek-V4 models ({list(DEEPSEEK_V4_ARCHITECTURES)}), but the "
+            f"model is {list(model.architectures)}."), fix="drop --moe-backend (auto: vLLM picks the kernel)")
+    if not model.is_moe:
+        return MoeBackend(asked, None, f"--moe-backend {asked}: the model has no MoE layers, and vLLM {rules.version} "
+                          "reads the flag only where it builds them (fused_moe/oracle select_*_moe_backend): it changes "
+                          "nothing")
+    if set(model.architectures) & set(DEEPSEEK_V4_ARCHITECTURES):
+        # models/deepseek_v4/nvidia/model.py (0.33.0) builds its own MoE paths for the mega-MoE backends
+        # (MEGA_MOE_BACKENDS) and its MXFP4 experts ask select_deepseek_v4_mxfp4_moe_backend: not read here
+        return MoeBackend(asked, None, f"--moe-backend {asked}: DeepSeek-V4 picks its MoE kernel in its own model code "
+                          f"in vLLM {rules.version}, which kvplan has not read for the flag; planned as vLLM's automatic "
+                          "choice")
+    scheme = moe_scheme(model, args, rules)
+    if scheme is None:
+        return MoeBackend(asked, None, f"--moe-backend {asked}: kvplan has not read which kernel vLLM {rules.version} "
+                          "then runs for these experts' quantization; planned as vLLM's automatic choice")
+    oracle = moe_backend_oracle(scheme, rules.release)
+    if oracle is None:
+        since = moe_backend_oracle_since(scheme)
+        first = release_text(since) if since and since > rules.release else None
+        return MoeBackend(asked, scheme, f"--moe-backend {asked}: vLLM {rules.version}'s {scheme} MoE experts do not read "
+                          "the flag (" + (f"they do from {first}" if first else "no oracle maps it") + "): vLLM picks "
+                          "their kernel as without it")
+    label, keys = oracle
+    if asked not in keys:
+        return MoeBackend(asked, scheme, "", refusal=(f"moe_backend='{asked}' is not supported for {label} MoE. "
+                                                      f"Expected one of {list(keys)}."))
+    refused = _device_refusal(scheme, asked, gpu, rules, args)
+    if refused:
+        return MoeBackend(asked, scheme, "", refusal=refused, fix=f"drop --moe-backend (auto: vLLM picks the kernel) or "
+                          f"give another value the {label} MoE oracle maps: " + ", ".join(
+                              k for k in keys if k != asked and moe_backend_taken(k, rules.release)
+                              and _device_refusal(scheme, k, gpu, rules, args) is None))
+    kernel = KERNELS.get(asked, asked)
+    if scheme == "mxfp4" and asked == "triton":
+        kernel = "the OAI Triton MXFP4 kernels (triton_kernels)"
+    return MoeBackend(asked, scheme, f"--moe-backend {asked}: vLLM {rules.version} runs the {label} MoE experts on "
+                      f"{kernel} (select_{scheme}_moe_backend takes it ahead of its automatic choice); what kvplan sizes: "
+                      f"{_sizes(scheme, asked, model, gpu, rules)}")
+
+
+def moe_backend_refusal(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> None:
+    """RefusedByVLLMError where vLLM `rules.release` stops on --moe-backend for this model and GPU (moe_backend)."""
+    choice = moe_backend(model, gpu, args, rules)
+    if choice is not None and choice.refusal:
+        raise RefusedByVLLMError("--moe-backend", f"vLLM {rules.version} stops while it builds the model: "
+                                 f"\"{choice.refusal}\"", choice.fix, rule="moe_backend")
+
+
+def moe_backend_says(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> list[str]:
+    """The plan's note on --moe-backend ([] where not given)."""
+    choice = moe_backend(model, gpu, args, rules)
+    return [choice.note] if choice is not None and choice.note else []

@@ -21,7 +21,8 @@ from kvplan.plan.cudagraphs import (_FULL_DECODE_MODES, _NO_COMPILATION_MODES, C
                                     MRV2_FULL_SAMPLES, model_runner, mrv2_graph_estimate_bytes, rocm_graph_units,
                                     sizes_left)
 from kvplan.plan.kv import (_attention_page_per_token, _sparse_mla_latent_bytes, drafter_kv_layers, experts_quant,
-                            marlin_method, marlin_moe_experts, mxfp4_marlin_forced, stage_cache_layers)
+                            marlin_method, marlin_moe_experts, moe_backend_for, mxfp4_marlin_forced,
+                            mxfp4_triton_forced, stage_cache_layers)
 from kvplan.plan.multimodal import SKIP_MM_PROFILING_NOTE, _multimodal_profile_bytes, mm_profiling_skipped
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16
 from kvplan.versions import INTEGRATED_MEMORY_CC, VersionRules, canonical_quant
@@ -778,8 +779,13 @@ def cutlass_fp4_moe_bytes(m: int, top_k: int, n: int, k: int, db: int) -> tuple[
     return float(workspace), float(transient)
 
 
+# --moe-backend values and the block-FP8 expert path each gives (_fp8_block_moe_experts)
+_FP8_BLOCK_ASKED = {"triton": "fp8_block_triton", "deep_gemm": "fp8_block_deepgemm", "marlin": "fp8_block_marlin",
+                    "flashinfer_trtllm": "fp8_block_flashinfer", "flashinfer_cutlass": "fp8_block_flashinfer"}
+
+
 def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: VersionRules, width: float,
-                           hidden: int) -> tuple[str, int, int]:
+                           hidden: int, model: ModelSpec | None = None) -> tuple[str, int, int]:
     """Block FP8 ([128, 128]) experts by GPU class, in fused_moe/oracle/fp8.py select_fp8_moe_backend's order (0.17.0,
     0.19.1, 0.20.0, 0.22.1, 0.23.0, 0.24.0, 0.27.1, 0.28.0, 0.29.0, 0.33.0 wheels: AITER, FLASHINFER_TRTLLM,
     FLASHINFER_CUTLASS, DEEPGEMM, VLLM_CUTLASS, TRITON, MARLIN, the first whose experts class supports the device and
@@ -796,6 +802,11 @@ def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: Version
     "fp8_block_flashinfer" (Hopper with EP, Blackwell 10.x: the workspace inside flashinfer) and "fp8_block_marlin"
     (below cc 8.9, TritonExperts needing current_platform.supports_fp8(): no startup to check it on). VLLM_USE_DEEP_GEMM
     or VLLM_MOE_USE_DEEP_GEMM set to 1 forces DeepGEMM, set to 0 removes it."""
+    asked = moe_backend_for(model, args, rules, "fp8")
+    if asked in _FP8_BLOCK_ASKED:
+        # --moe-backend (0.17 on): select_fp8_moe_backend takes the backend asked for ahead of its priority list and
+        # of VLLM_USE_DEEP_GEMM (fused_moe/oracle/fp8.py map_fp8_backend; plan.serve_flags.moe_backend refuses where it cannot run)
+        return (_FP8_BLOCK_ASKED[asked], int(width), hidden)
     deep_gemm_env = [(n, args.env_value(n)) for n in ("VLLM_USE_DEEP_GEMM", "VLLM_MOE_USE_DEEP_GEMM")]
     deep_gemm_off = any(v is not None and not args.env_on(n) for n, v in deep_gemm_env)
     deep_gemm_forced = not deep_gemm_off and any(v is not None for _, v in deep_gemm_env)
@@ -852,15 +863,23 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
         # allow_vllm_cutlass=True adds nothing for block scales (CutlassExpertsFp8._supports_quant_scheme: per-tensor
         # and per-channel only). 0.13.0 calls fused_experts() per call, like Fp8MoEMethod there (rules
         # moe_quant_workspace, from 0.14)
-        return _fp8_block_moe_experts(gpu.cc, args, rules, width, model.hidden_size)
-    if (q.bits == 4 and "nvfp4" in str(q.scheme or "") and q.method in ("modelopt", "compressed-tensors")
-            and model.model_type.startswith("gemma4") and (10, 0) <= gpu.cc < (13, 0) and rules.nvfp4_gelu_vllm_cutlass):
+        return _fp8_block_moe_experts(gpu.cc, args, rules, width, model.hidden_size, model)
+    nvfp4 = q.bits == 4 and "nvfp4" in str(q.scheme or "") and q.method in ("modelopt", "compressed-tensors")
+    if nvfp4 and (10, 0) <= gpu.cc < (13, 0) and moe_backend_for(model, args, rules, "nvfp4") == "cutlass":
+        # --moe-backend cutlass: NvFp4MoeBackend.VLLM_CUTLASS (CutlassExpertsFp4: families 100, 110, 120), whatever
+        # the activation (fused_moe/oracle/nvfp4.py map_nvfp4_backend, 0.17.0-0.34.0); its buffers: cutlass_fp4_moe_bytes
+        return ("nvfp4_vllm_cutlass", int(width), model.hidden_size)
+    if (nvfp4 and model.model_type.startswith("gemma4") and (10, 0) <= gpu.cc < (13, 0)
+            and rules.nvfp4_gelu_vllm_cutlass):
         # NVFP4 experts with Gemma 4's gated GELU on Blackwell: VLLM_CUTLASS, the first NVFP4 backend that takes GELU
         # (rules nvfp4_gelu_vllm_cutlass; the RTX 5090 0.20.2 start logs "Using 'VLLM_CUTLASS' NvFp4 MoE backend");
         # its buffers: cutlass_fp4_moe_bytes
         return ("nvfp4_vllm_cutlass", int(width), model.hidden_size)
-    if (is_ct_wna16(q) and q.bits == 4
-            and (7, 5) <= gpu.cc and not (10, 0) <= gpu.cc < (11, 0)):
+    wna16_asked = moe_backend_for(model, args, rules, "wna16") if is_ct_wna16(q) else None
+    if wna16_asked not in (None, "marlin"):
+        return None  # --moe-backend triton / humming / flashinfer_trtllm (0.25 on): no Marlin workspace (not read)
+    if (is_ct_wna16(q) and q.bits == 4 and (7, 5) <= gpu.cc
+            and (wna16_asked == "marlin" or not (10, 0) <= gpu.cc < (11, 0))):
         # compressed-tensors int4 weight-only experts: CompressedTensorsWNA16MarlinMoEMethod (compressed_tensors_moe/
         # compressed_tensors_moe_wna16_marlin.py) calls fused_marlin_moe() from apply in 0.22.1 and builds a
         # FusedMoEKernel of MarlinExperts from 0.23.0 (oracle/int_wna16.py select_wna16_moe_backend: FLASHINFER_TRTLLM,
@@ -868,13 +887,13 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
         # expert's width (marlin_moe_intermediate_size), K = hidden. Blackwell 10.x left out (TRTLLM's MXINT4 kernels
         # take some of these checkpoints: not pinned). From 0.25.0 N is the padded width where the weight prep pads it
         # (marlin_moe_experts, weights.marlin_moe_width)
-        marlin = marlin_moe_experts(model, gpu, rules, model.quant)
+        marlin = marlin_moe_experts(model, gpu, rules, model.quant, args)
         n = marlin_moe_width(int(width), model.hidden_size, *marlin) if marlin else int(width)
         return ("ct_wna16_marlin", n, model.hidden_size)
     if q.method != "mxfp4":
         return None
-    backend = mxfp4_moe_backend(gpu.cc, rules.mxfp4_hopper_backend, mxfp4_marlin_forced(args, rules, gpu.cc),
-                                rules.mxfp4_triton_cc_majors)
+    backend = mxfp4_moe_backend(gpu.cc, rules.mxfp4_hopper_backend, mxfp4_marlin_forced(args, rules, gpu.cc, model),
+                                rules.mxfp4_triton_cc_majors, mxfp4_triton_forced(args, rules, gpu.cc, model))
     if backend != "marlin":
         return (f"mxfp4_{backend}", int(width), model.hidden_size)
     i_align, h_align = MXFP4_MARLIN_ALIGN
