@@ -226,3 +226,16 @@ def test_capacity_compares_max_num_seqs(monkeypatch, capsys):
     assert small["varied"] == ["max_num_seqs"]
     rates = {r["max_num_seqs"]: r["rate_per_replica"] for r in small["rows"]}
     assert set(rates) == {8, 256} and rates[8] < rates[256]  # eight sequences a step serve fewer requests per second
+
+
+def test_the_moe_kernel_is_varied_as_fit_plans_each(monkeypatch, capsys):
+    import kvplan
+
+    code, out, err = run_cli(monkeypatch, capsys, "sweep", "openai/gpt-oss-20b", "--gpu", "H100", "--max-model-len",
+                             "16384", "--vary", "moe_backend=marlin,triton", "--json")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    for r in rows:
+        p = kvplan.fit("openai/gpt-oss-20b", "H100", max_model_len=16384, moe_backend=r["moe_backend"], fixes=False)
+        assert r["kv_cache_bytes"] == p.kv_cache_bytes
+    assert rows[0]["kv_cache_bytes"] < rows[1]["kv_cache_bytes"]  # Marlin's padding and workspace

@@ -1226,7 +1226,9 @@ SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cach
              # the scheduler's knobs: what they move is the budget (max_num_seqs, max_num_batched_tokens: the profile
              # run; enforce_eager: the CUDA graphs; block_size: the rounding) or, in `kvplan capacity`, the steps
              "max_num_seqs", "max_num_batched_tokens", "block_size", "enforce_eager", "enable_prefix_caching",
-             "enable_chunked_prefill", "long_prefill_token_threshold", "async_scheduling")
+             "enable_chunked_prefill", "long_prefill_token_threshold", "async_scheduling",
+             # the MoE experts' kernel: its padding and workspace
+             "moe_backend")
 # the on/off flags among them, read by _switch_value
 _SWITCHES = ("enable_extensible_kv_cache", "enforce_eager", "enable_prefix_caching", "enable_chunked_prefill",
              "async_scheduling")
