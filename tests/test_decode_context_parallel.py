@@ -135,3 +135,27 @@ def test_validate_plans_a_record_with_it():
     (r,) = validate_records([rec])
     assert not r.skipped, r.skipped
     assert r.predicted["kv_cache_tokens"] == _v3("0.33.0", 8).kv_cache_tokens
+
+
+def test_reconcile_plans_a_dcp_log_with_it():
+    # a 0.11.0 log's lines as kv_cache_utils.py prints them with -dcp 8; the pool as logged (plan_from_log takes it)
+    from kvplan.api import FitFlags
+    from kvplan.logs import parse_log
+    from kvplan.reconcile import plan_from_log, reconcile
+
+    text = ("INFO 10-20 10:00:01 [api_server.py:1896] vLLM API server version 0.11.0\n"
+            "INFO 10-20 10:00:01 [utils.py:233] non-default args: {'model_tag': 'deepseek-ai/DeepSeek-V3', 'model': "
+            "'deepseek-ai/DeepSeek-V3', 'max_model_len': 131072, 'tensor_parallel_size': 8, "
+            "'decode_context_parallel_size': 8}\n"
+            "(EngineCore_DP0 pid=1) INFO 10-20 10:05:00 [gpu_worker.py:298] Available KV cache memory: 40.84 GiB\n"
+            "(EngineCore_DP0 pid=1) INFO 10-20 10:05:01 [kv_cache_utils.py:1085] Multiplying the GPU KV cache size by "
+            "the dcp_world_size 8.\n"
+            "(EngineCore_DP0 pid=1) INFO 10-20 10:05:01 [kv_cache_utils.py:1087] GPU KV cache size: 4,992,000 tokens\n"
+            "(EngineCore_DP0 pid=1) INFO 10-20 10:05:01 [kv_cache_utils.py:1091] Maximum concurrency for 131,072 tokens "
+            "per request: 38.09x\n")
+    log = parse_log(text)
+    assert not any("Multiplying" in u for u in log.unrecognised)
+    plan, _ = plan_from_log(log, V3, FitFlags(gpu="H200"))
+    assert plan.args.decode_context_parallel_size == 8
+    rows = {r.term: r for r in reconcile(log, plan).rows}
+    assert rows["kv_cache_tokens"].gap == 0 and abs(rows["max_concurrency"].gap) < 0.01

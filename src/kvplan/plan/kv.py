@@ -1003,11 +1003,12 @@ def dcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: 
                              f"a {DCP_FLAG} that divides {q // kv}, or drop it")
     kinds = sorted({g.kind for g in groups} - {"full", "mla"})
     if kinds:
-        # 0.10.2-0.22: asserts in the KV-cache managers ("DCP not support sliding window attn now.", "... mamba now.",
-        # "DCP not support hybrid attn now."); later releases shard some kinds and not others (dcp_sharded specs)
+        # 0.10.2-0.25.x: HybridKVCacheCoordinator asserts "DCP not support hybrid attn now." (kv_cache_coordinator.py);
+        # from 0.26 the specs say which groups DCP shards (dcp_sharded, v1/kv_cache_interface.py 0.34.0): the state and
+        # window groups keep every token on every rank, which kvplan does not model yet
         raise InputError(DCP_FLAG, f"kvplan does not model decode context parallelism beside {'/'.join(kinds)} layers "
-                         f"(vLLM 0.10.2-0.22 asserts \"DCP not support ...\" for them; later releases shard only the "
-                         "attention layers' KV)", f"plan {model.id} without {DCP_FLAG}")
+                         f"(vLLM 0.10.2-0.25 asserts \"DCP not support hybrid attn now.\" for such a model; later "
+                         "releases shard only the attention groups)", f"plan {model.id} without {DCP_FLAG}")
     if mla and rules.dcp_fp8_mla_asserts and (args.kv_cache_dtype or "auto").startswith("fp8"):
         warns.append(f"{DCP_FLAG} {dcp} with --kv-cache-dtype {args.kv_cache_dtype}: vLLM {v}'s MLA decode asserts "
                      "\"DCP not support fp8 kvcache now.\" where it runs fp8 attention (MLA forward_impl, fp8_attention; "
