@@ -85,6 +85,9 @@ ARGS_NOT_MODELLED = {
     "override_attention_dtype": None,
     # (load_format, the loader, is modelled: ARG_FIELDS, plan.serve_flags: the same weights on the GPU, vLLM's refusals)
     "enable_dbo": False,  # (decode_context_parallel_size is modelled: ARG_FIELDS, plan.kv.dcp_checks)
+    # prefill context parallelism (-pcp, 0.12+: more ranks, tokens x pcp x dcp) and where DCP places tokens
+    # (--dcp-kv-cache-interleave-size 0.11.1+, --cp-kv-cache-interleave-size 0.12+: block-size divisibility checks)
+    "prefill_context_parallel_size": 1, "dcp_kv_cache_interleave_size": 1, "cp_kv_cache_interleave_size": 1,
     # (disable_custom_all_reduce is modelled: ARG_FIELDS, plan.terms custom_allreduce_says)
     # (async_scheduling, the tokens in flight per sliding-window request, is modelled: ARG_FIELDS, plan.serve_flags)
     "mm_encoder_tp_mode": "weights", "mm_processor_kwargs": None,
