@@ -71,7 +71,7 @@ def test_gqa_from_0_11_1_with_vllms_head_checks():
         kvplan.fit(GQA, "H100", tensor_parallel_size=4, max_model_len=32768, decode_context_parallel_size=2,
                    vllm_version="0.11.0", fixes=False)
     assert "DCP requires attention impls to return the softmax lse for decode" in str(e.value)
-    assert "in 0.11.0 only the MLA impls" in str(e.value)
+    assert "in 0.11.0 only the FlashMLA, FlashAttention-MLA and CUTLASS-MLA impls return it" in str(e.value)
 
 
 @pytest.mark.parametrize("version, text", [
@@ -176,3 +176,14 @@ def test_prefill_context_parallel_and_interleave_sizes_are_named_as_not_modelled
            "observed": {"fits": True}}
     (r,) = validate_records([rec])
     assert r.skipped and "prefill_context_parallel_size" in r.skipped and "unknown field" not in r.skipped
+
+
+def test_mla_before_0_11_1_needs_flashmla_or_cutlass_mla():
+    # 0.10.2-0.11.0: Triton MLA (pre-Hopper GPUs, GeForce Blackwell, ROCm) does not return the softmax LSE
+    lite = dict(tensor_parallel_size=2, decode_context_parallel_size=2, max_model_len=32768, fixes=False)
+    with pytest.raises(InputError) as e:
+        kvplan.fit("deepseek-ai/DeepSeek-V2-Lite", "A100", vllm_version="0.11.0", **lite)
+    assert "but the impl TritonMLAImpl does not return the softmax lse for decode." in str(e.value)
+    assert "0.11.1" in e.value.fix
+    for gpu, version in (("H100", "0.11.0"), ("B200", "0.10.2"), ("A100", "0.11.1")):
+        assert kvplan.fit("deepseek-ai/DeepSeek-V2-Lite", gpu, vllm_version=version, **lite).kv_cache_tokens > 0

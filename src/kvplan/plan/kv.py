@@ -942,7 +942,7 @@ DCP_FLAG = "--decode-context-parallel-size"
 
 
 def dcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: list[KVGroup], notes: list[str],
-               warns: list[str]) -> None:
+               warns: list[str], gpu: GPUSpec | None = None) -> None:
     """Decode context parallelism (--decode-context-parallel-size D > 1, args resolved): vLLM's refusals, raised as
     InputError with its text, and the note of what DCP changes. Each rank of a DCP group keeps 1/D of every sequence's
     tokens in a full-attention or MLA layer: its pool (bytes, blocks, block bytes) is the one without DCP, a request
@@ -970,13 +970,26 @@ def dcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: 
         raise InputError(DCP_FLAG, f"kvplan does not model decode context parallelism for {model.id}'s sparse / compressed "
                          "attention (its indexer and compressed caches are sharded, or not, per release)",
                          f"plan without {DCP_FLAG}")
+    lse_refusal = ("AssertionError: DCP requires attention impls to return the softmax lse for decode, but the impl {impl} "
+                   "does not return the softmax lse for decode.")
+    if mla and rules.dcp_attention == "mla" and gpu is not None:
+        # 0.10.2-0.11.0 (platforms/cuda.py): CUTLASS MLA on Blackwell (cc 10.x), FlashMLA on Hopper (cc 9.0), else Triton
+        # MLA (FlashMLA and FlashAttention-MLA need sm90), and on ROCm Triton / AITER MLA: neither returns the LSE there
+        cc = gpu.cc or (9, 0)
+        amd = gpu.vendor.upper() == "AMD"
+        if amd or not (cc == (9, 0) or (10, 0) <= cc < (11, 0)):
+            impl = "TritonMLAImpl" if not amd else "TritonMLAImpl (AiterMLAImpl with VLLM_ROCM_USE_AITER=1)"
+            raise InputError(DCP_FLAG, f"vLLM {v} refuses it on {gpu.name}: \"{lse_refusal.format(impl=impl)}\" (in {v} only "
+                             "FlashMLA on Hopper and CUTLASS MLA on Blackwell data-center GPUs return it; this GPU runs "
+                             f"{'ROCm' if amd else 'Triton'} MLA)",
+                             f"vLLM >= 0.11.1 (Triton MLA returns it), a Hopper / B200-class GPU, or drop {DCP_FLAG}")
     if not mla:
         if rules.dcp_attention == "mla":
             # gpu_model_runner.initialize_kv_cache (0.10.2-0.11.0): only the FlashMLA, FlashAttention-MLA and
             # CUTLASS-MLA impls set can_return_lse_for_decode
-            raise InputError(DCP_FLAG, f"vLLM {v} refuses it for a non-MLA model: \"AssertionError: DCP requires attention "
-                             "impls to return the softmax lse for decode, but the impl FlashAttentionImpl does not "
-                             f"return the softmax lse for decode.\" (in {v} only the MLA impls return it)",
+            raise InputError(DCP_FLAG, f"vLLM {v} refuses it for a non-MLA model: \""
+                             + lse_refusal.format(impl="FlashAttentionImpl") + "\" (FlashAttention, NVIDIA's default "
+                             f"backend; in {v} only the FlashMLA, FlashAttention-MLA and CUTLASS-MLA impls return it)",
                              f"vLLM >= 0.11.1 (FlashAttention and FlashInfer return it), or drop {DCP_FLAG}")
         kv, q = model.num_kv_heads, model.num_attention_heads
         old = rules.dcp_refusal_form != "value_error"  # ModelConfig.verify_with_parallel_config: asserts up to 0.26.x

@@ -1067,7 +1067,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     # checkpoints; vLLM's refusal of a backend the platform lacks, or its fallback warning, and what runs (V1)
     gdn_kernel = gdn_prefill(model.layers, gpu, resolved, rules)
     groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu, gdn_kernel)
-    dcp_checks(model, resolved, rules, groups, notes, warns)  # --decode-context-parallel-size: refusals, its note
+    dcp_checks(model, resolved, rules, groups, notes, warns, gpu)  # --decode-context-parallel-size: refusals, its note
     gdn = gdn_kernel if rules.is_v1 else None
     if gdn is not None and gdn.note:
         notes.append(gdn.note)
