@@ -45,6 +45,12 @@ def test_blocks_era_multiplies_the_logged_tokens_by_dcp():
     bs = base.kv_cache_tokens // base.num_gpu_blocks  # FlashMLA's 64
     assert dcp.kv_cache_tokens == dcp.num_gpu_blocks * bs * 4
     assert dcp.max_concurrency == pytest.approx(dcp.num_gpu_blocks / cdiv(cdiv(LEN, 4), bs))
+    # the predicted log carries vLLM's line before the count, in each release's words, up to 0.20.0
+    assert dcp.vllm_log[dcp.vllm_log.index(f"GPU KV cache size: {dcp.kv_cache_tokens:,} tokens") - 1] == (
+        "Multiplying the GPU KV cache size by the dcp_world_size 4.")
+    assert ("Multiplying the GPU KV cache size by the cp_world_size 4 (pcp_world_size 1 * dcp_world_size 4)."
+            in _v3("0.20.0", 4).vllm_log)
+    assert not any("Multiplying" in line for line in _v3("0.20.1", 4).vllm_log + base.vllm_log)
 
 
 def test_a_length_that_does_not_fit_without_dcp_fits_with_it():

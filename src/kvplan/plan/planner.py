@@ -1992,6 +1992,12 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
     elif rules.kv_log_format == "v1-one-line":
         lines.append(f"GPU KV cache size: {tokens:,} tokens, Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
     else:
+        if args.dcp > 1 and rules.tokens_formula == "blocks_per_group_x_block_size":
+            # the tokens counted from blocks, then scaled (v1/core/kv_cache_utils.py: 'dcp_world_size D.' 0.10.2-0.11.x,
+            # 'cp_world_size N (pcp_world_size 1 * dcp_world_size D).' 0.12.0-0.20.0)
+            lines.append(f"Multiplying the GPU KV cache size by the dcp_world_size {args.dcp}." if rules.release < (0, 12, 0)
+                         else f"Multiplying the GPU KV cache size by the cp_world_size {args.dcp} (pcp_world_size 1 * "
+                              f"dcp_world_size {args.dcp}).")
         lines.append(f"GPU KV cache size: {tokens:,} tokens")
         lines.append(f"Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
     if fits:
