@@ -99,6 +99,9 @@ def test_refused_before_its_release_and_beside_state_layers():
     assert e.value.field == "--decode-context-parallel-size" and "recurrent" in str(e.value)
     with pytest.raises(InputError):
         kvplan.fit(V3, "H200", tensor_parallel_size=8, decode_context_parallel_size=0, fixes=False)
+    with pytest.raises(InputError) as e:  # the seed's arithmetic has no DCP: refused, not ignored
+        kvplan.fit(V3, "H200", tensor_parallel_size=8, decode_context_parallel_size=8, overhead_gb=3, fixes=False)
+    assert e.value.field == "--decode-context-parallel-size" and "would be ignored" in str(e.value)
 
 
 def test_fp8_mla_cache_warns_where_the_release_asserts():

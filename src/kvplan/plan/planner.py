@@ -2021,7 +2021,8 @@ def _refuse_what_the_seed_ignores(model: ModelSpec, args: EngineArgs) -> None:
                ("--quantization", args.quantization is not None and model.quant is None,
                 "online quantization (it counts the checkpoint's own weights)"),
                ("--speculative-config", bool(spec and (spec[0] == "mtp" or spec[0] in DRAFT_METHODS)),
-                f"{spec[0] if spec else ''} drafter")]
+                f"{spec[0] if spec else ''} drafter"),
+               ("--decode-context-parallel-size", args.dcp > 1, "decode context parallelism")]
     for flag, given, what in ignored:
         if given:
             raise InputError(flag, f"the seed's arithmetic (--overhead-gb) has no {what}, so {flag} would be ignored",
