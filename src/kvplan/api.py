@@ -1028,6 +1028,7 @@ class FitFlags:
     gpu_memory_utilization: Optional[float] = None
     tensor_parallel_size: Optional[int] = None
     pipeline_parallel_size: Optional[int] = None
+    decode_context_parallel_size: Optional[int] = None
     data_parallel_size: Optional[int] = None
     enable_expert_parallel: bool = False
     expert_placement_strategy: Optional[str] = None
@@ -1130,6 +1131,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("gpu_memory_utilization", Optional[float], None, ("--gpu-memory-utilization",), "Fraction of total GPU memory vLLM may claim (default 0.90 before vLLM 0.20, 0.92 after; from 0.34, 1.0 with its extensible KV cache, whose pool is what the memory measured after warmup leaves: a lower value only caps it, and vLLM warns where one between 0.7 and 1.0 keeps 1 GiB or more of free memory out of it).", "vllm serve flags"),
     FitParam("tensor_parallel_size", Optional[int], None, ("--tensor-parallel-size", "-tp"), "Tensor-parallel ranks.", "vllm serve flags"),
     FitParam("pipeline_parallel_size", Optional[int], None, ("--pipeline-parallel-size", "-pp"), "Pipeline-parallel stages.", "vllm serve flags"),
+    FitParam("decode_context_parallel_size", Optional[int], None, ("--decode-context-parallel-size", "-dcp"), "vLLM >= 0.10.2: decode context parallelism, a divisor of --tensor-parallel-size; each rank of a DCP group keeps 1/dcp of every sequence's tokens in its MLA (GQA from 0.11.1) KV cache, so the same per-rank pool holds dcp x the tokens. MLA models only before 0.11.1; GQA needs TP above the KV heads.", "vllm serve flags"),
     FitParam("data_parallel_size", Optional[int], None, ("--data-parallel-size", "-dp"), "Data-parallel engines (each with its own KV pool).", "vllm serve flags"),
     FitParam("enable_expert_parallel", bool, False, ("--enable-expert-parallel",), "Split MoE experts over TP x DP ranks.", "vllm serve flags"),
     FitParam("expert_placement_strategy", Optional[str], None, ("--expert-placement-strategy",), "vLLM >= 0.11: linear (the default) or round_robin, how whole experts are spread over the EP ranks. With --enable-lora on a MoE model vLLM 0.34 refuses a placement that stays round_robin (EP over more than one rank, a model with several expert groups, no data parallelism).", "vllm serve flags"),

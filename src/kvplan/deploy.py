@@ -514,6 +514,10 @@ def spec_from_plan(
                           + (f"per GPU{experts}" if experts else "fit on one GPU")))
     if dp > 1:
         flags.append(Flag("--data-parallel-size", str(dp), f"{dp} engines, each with its own KV pool"))
+    dcp = _get(a, "decode_context_parallel_size")
+    if dcp and int(dcp) > 1:
+        flags.append(Flag("--decode-context-parallel-size", str(dcp), f"each TP group's ranks in groups of {dcp}, each "
+                          f"keeping 1/{dcp} of every sequence's KV tokens, as planned"))
     if _get(a, "enable_expert_parallel", default=False):
         flags.append(Flag("--enable-expert-parallel", None, "whole experts split over the TP x DP ranks"))
     placement = _get(a, "expert_placement_strategy")

@@ -211,7 +211,9 @@ SIGNATURES: tuple[Signature, ...] = (
                 "every H200 part as NVIDIA_H200)"),
     _sig("chunked_prefill", "chunked prefill is enabled with", r"Chunked prefill is enabled with max_num_batched_tokens=(?P<t>\d+)", FIGURE, source=_MM),
     _sig("encoder_budget", "encoder cache will be initialized", r"Encoder cache will be initialized with a budget of (?P<budget>\d+) tokens, and profiled with (?P<n>\d+) (?P<mod>\w+) items", FIGURE, source=_MM),
-    _sig("cp_multiplier", "multiplying the gpu kv cache size", r"Multiplying the GPU KV cache size by the cp_world_size (?P<n>\d+)", FIGURE, versions=">=0.12", source="vllm/v1/core/kv_cache_utils.py"),
+    # decode (and from 0.12 prefill) context parallelism: 'by the dcp_world_size D.' in 0.10.2-0.11.x, 'by the
+    # cp_world_size N (pcp_world_size P * dcp_world_size D).' in 0.12-0.20.0 (v1/core/kv_cache_utils.py)
+    _sig("cp_multiplier", "multiplying the gpu kv cache size", r"Multiplying the GPU KV cache size by the d?cp_world_size (?P<n>\d+)", FIGURE, versions=">=0.10.2", source="vllm/v1/core/kv_cache_utils.py"),
     _sig("runner_resolved", "to `--runner", r"Resolved `--runner auto` to `--runner (?P<runner>\w+)`", CONTEXT, versions=">=0.10.1", source="vllm/config/model.py (_get_runner_type)"),
     _sig("mm_profiling_skipped", "skipping memory profiling for multimodal encoder", r"Skipping memory profiling for multimodal encoder and encoder cache", CONTEXT, versions="0.10.1-0.33", source="vllm/v1/worker/gpu_model_runner.py profile_run (--skip-mm-profiling, vLLM PR #22950); not in the 0.34.0 wheel (its V1 GPU model runner, v1/worker/gpu_model_runner.py, was removed)"),
     _sig("profile_run_mm", "starting profile run for multi-modal", r"Starting profile run for multi-modal models", CONTEXT, source="vllm/worker/enc_dec_model_runner.py"),
@@ -3220,6 +3222,9 @@ class StartupLog:
             args["enable_chunked_prefill"] = self.arg("enable_chunked_prefill")
         if (as_int(self.arg("data_parallel_size")) or 1) > 1:  # engines, each with its own pool
             args["data_parallel_size"] = as_int(self.arg("data_parallel_size"))
+        if (as_int(self.arg("decode_context_parallel_size")) or 1) > 1:  # -dcp: each rank keeps 1/dcp of the tokens
+            # (the non-default args, the command line, or the engine config line's decode_context_parallel_size=D)
+            args["decode_context_parallel_size"] = as_int(self.arg("decode_context_parallel_size"))
         if self.arg("enable_expert_parallel"):
             args["enable_expert_parallel"] = self.arg("enable_expert_parallel")
         args.update(self.eplb_given())  # EPLB's redundant experts: more experts on every rank, and the balancer's state
@@ -3438,8 +3443,9 @@ def parse_command_args(cmd: str) -> dict:
                 else:
                     value = "True"
             result[name] = _coerce_flag(value)
-        elif tok in ("-tp", "-pp", "-q") and i + 1 < len(tokens):
-            name = {"-tp": "tensor_parallel_size", "-pp": "pipeline_parallel_size", "-q": "quantization"}[tok]
+        elif tok in ("-tp", "-pp", "-q", "-dcp") and i + 1 < len(tokens):
+            name = {"-tp": "tensor_parallel_size", "-pp": "pipeline_parallel_size", "-q": "quantization",
+                    "-dcp": "decode_context_parallel_size"}[tok]
             result[name] = _coerce_flag(tokens[i + 1])
             i += 1
         elif tok.startswith("-tp="):

@@ -30,7 +30,8 @@ KVPLAN_ONLY = frozenset({"gpu", "gpu_gib", "gpu_gb", "wsl2", "num_gpus", "gpu_ki
 # vllm serve's short spellings (vllm/engine/arg_utils.py: -tp, -pp, -dp, -q; logs.parse_command_args reads the first
 # three itself), as their long flags
 SHORT_FLAGS = {"-tp": "--tensor-parallel-size", "-pp": "--pipeline-parallel-size", "-dp": "--data-parallel-size",
-               "-q": "--quantization"}
+               "-q": "--quantization", "-dcp": "--decode-context-parallel-size",
+               "-pcp": "--prefill-context-parallel-size"}
 # spellings vllm serve takes for a FitFlags flag: vLLM's own startup summary suggests `--kv-cache-memory=N` (argparse
 # reads it as --kv-cache-memory-bytes' prefix; other abbreviations are not read: the full flag set decides them)
 ALIASES = {"kv_cache_memory": "kv_cache_memory_bytes"}

@@ -597,6 +597,24 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # cache_config.mamba_block_size = max_model_len in models/config.py MambaModelConfig): 0.10.2 logs blocks x 16
     # for Mamba-Codestral, 0.11-0.20.0 blocks x max_model_len.
     "uniform_spec_tokens_block": [((0, 0, 0), "cache"), ((0, 11, 0), "group")],
+    # Decode context parallelism (--decode-context-parallel-size, vLLM PR #23734; the flag from 0.10.2: SERVE_FLAG_SINCE):
+    # the attention layers whose impl returns the softmax LSE for decode, which DCP needs (can_return_lse_for_decode:
+    # "mla" = the FlashMLA, FlashAttention-MLA and CUTLASS-MLA impls of 0.10.2-0.11.0, where any other impl stops the
+    # KV-cache setup, gpu_model_runner.initialize_kv_cache "DCP requires attention impls to return the softmax lse for
+    # decode"; "mla_gqa" = from 0.11.1 also Triton MLA, FlashAttention and FlashInfer, with ModelConfig's GQA checks,
+    # config/model.py verify_with_parallel_config). "none" before the flag.
+    "dcp_attention": [((0, 0, 0), "none"), ((0, 10, 2), "mla"), ((0, 11, 1), "mla_gqa")],
+    # How a --tensor-parallel-size that DCP does not divide, and a GQA model's DCP checks, are refused: "assert" =
+    # AssertionErrors (EngineArgs.create_engine_config "tp_size=T must be divisible bydcp_size=D." with no space,
+    # 0.10.2-0.25.x; ModelConfig's "tensor parallel size T must be greater than total num kv heads K when enable decode
+    # context parallel for GQA/MQA" 0.11.1-0.26.x); "value_error_tp" = from 0.26.0 ParallelConfig's ValueError
+    # "tp_size=T must be divisible by dcp_size=D." (config/parallel.py), the GQA checks still asserts; "value_error" =
+    # from 0.27.0 the GQA checks are ValueErrors naming the flags ("Decode context parallelism for GQA/MQA requires ...").
+    "dcp_refusal_form": [((0, 0, 0), "assert"), ((0, 26, 0), "value_error_tp"), ((0, 27, 0), "value_error")],
+    # MLA decode under DCP with an fp8 KV cache: asserted in the decode forward ("DCP not support fp8 kvcache now.",
+    # v1/attention/backends/mla/common.py 0.10.2-0.14.x, model_executor/layers/attention/mla_attention.py 0.15-0.24),
+    # gone from 0.25.0's mla_attention.py
+    "dcp_fp8_mla_asserts": [((0, 0, 0), True), ((0, 25, 0), False)],
     # Tokens the sliding window may hold beyond the window: T up to 0.26, then in-flight tokens
     # = 2 x T with async scheduling at PP=1 (section 3.4).
     # (section 3.4: max_concurrent_batches is 2 with async scheduling on MRV1 at PP=1, pp on MRV1 at PP>1,
@@ -2546,6 +2564,9 @@ class VersionRules:
     other_tenants: str
     tokens_formula: str
     uniform_spec_tokens_block: str
+    dcp_attention: str
+    dcp_refusal_form: str
+    dcp_fp8_mla_asserts: bool
     window_inflight: str
     async_scheduling_default: str
     async_scheduling_pp: bool
@@ -3212,7 +3233,10 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     "--distributed-executor-backend": (0, 4, 3), "--cpu-offload-gb": (0, 5, 3), "--limit-mm-per-prompt": (0, 5, 5),
     "--task": (0, 6, 4), "--no-enable-prefix-caching": (0, 6, 5), "--no-enable-chunked-prefill": (0, 8, 5),
     "--enable-expert-parallel": (0, 8, 0), "--speculative-config": (0, 8, 2), "--data-parallel-size": (0, 8, 3),
-    "--mamba-ssm-cache-dtype": (0, 10, 1), "--mamba-cache-dtype": (0, 10, 1), "--runner": (0, 10, 1), "--language-model-only": (0, 17, 0),
+    "--mamba-ssm-cache-dtype": (0, 10, 1), "--mamba-cache-dtype": (0, 10, 1), "--runner": (0, 10, 1),
+    # ParallelConfig.decode_context_parallel_size (-dcp): absent from the 0.10.1.1 wheel's engine/arg_utils.py, present
+    # in 0.10.2's to 0.34.0's
+    "--decode-context-parallel-size": (0, 10, 2), "--language-model-only": (0, 17, 0),
     "--data-parallel-backend": (0, 9, 1),
     # CacheConfig.kv_cache_memory_bytes, vLLM PR #21489 ("Allow users to specify kv cache memory size"): absent from
     # the 0.10.1.1 wheel's engine/arg_utils.py, present in 0.10.2's (docs/vllm-memory-model.md section 1.3). (The

@@ -665,6 +665,7 @@ def env_flag_on(env: Sequence[tuple[str, str]], name: str) -> bool:
 # a value each count flag takes, for its refusal's hint ("e.g. 1" for --block-size named a size no backend takes)
 COUNT_EXAMPLES = {
     "tensor_parallel_size": "e.g. 1, 2, 4 or 8", "pipeline_parallel_size": "e.g. 1 or 2", "data_parallel_size": "e.g. 1 or 2",
+    "decode_context_parallel_size": "e.g. 2, 4 or 8: a divisor of --tensor-parallel-size",
     "max_num_seqs": "e.g. 256", "max_num_batched_tokens": "e.g. 8192", "block_size": "e.g. 16 (vLLM's default up to 0.33; 64 from 0.34)",
     "num_gpus": "e.g. 1", "max_model_len": "e.g. 4096",
 }
@@ -739,6 +740,9 @@ class EngineArgs:
     gpu_memory_utilization: float | None = None
     tensor_parallel_size: int | None = None
     pipeline_parallel_size: int | None = None
+    # vLLM's --decode-context-parallel-size / -dcp (0.10.2+; None or 1: off): the TP group's ranks split into DCP groups
+    # that each shard a sequence's KV along its tokens, 1/dcp per rank (plan.kv, plan.planner._capacity)
+    decode_context_parallel_size: int | None = None
     kv_cache_dtype: str | None = None
     dtype: str | None = None
     quantization: str | None = None
@@ -888,6 +892,13 @@ class EngineArgs:
         between them, else 1, every rank holding each expert sliced by TP (FusedMoEParallelConfig.make: use_ep is
         TP x DP > 1 with expert parallelism asked; at 1 rank the two read the same)."""
         return self.tensor_parallel_size * self.data_parallel_size if self.enable_expert_parallel else 1
+
+    @property
+    def dcp(self) -> int:
+        """The decode-context-parallel group's size: --decode-context-parallel-size, 1 where not given. Each of its
+        ranks keeps 1/dcp of a sequence's tokens in a full-attention / MLA layer (FullAttentionSpec.max_memory_usage_bytes
+        takes cdiv(max_model_len, dcp), v1/kv_cache_interface.py 0.10.2-0.34.0)."""
+        return self.decode_context_parallel_size or 1
 
     @property
     def redundant_experts_given(self) -> int | None:
@@ -1044,7 +1055,8 @@ class EngineArgs:
             fix = (f"a fraction, not a percentage: --gpu-memory-utilization {u / 100:g} for {u:g} %" if 10 <= u <= 100
                    else "e.g. 0.9 (the fraction of total GPU memory vLLM may claim)")
             raise InputError("--gpu-memory-utilization", f"must be in (0, 1], got {u}", fix)
-        for name in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_num_seqs", "max_num_batched_tokens",
+        for name in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "decode_context_parallel_size",
+                     "max_num_seqs", "max_num_batched_tokens",
                      "block_size", "num_gpus", "max_model_len"):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int)):

@@ -973,6 +973,103 @@ def _refuse_ununified(model: ModelSpec, layers: list[LayerSpec], rules: VersionR
                      "leave out --disable-hybrid-kv-cache-manager: this model needs the hybrid manager's groups")
 
 
+DCP_FLAG = "--decode-context-parallel-size"
+
+
+def dcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: list[KVGroup], notes: list[str],
+               warns: list[str], gpu: GPUSpec | None = None) -> None:
+    """Decode context parallelism (--decode-context-parallel-size D > 1, args resolved): vLLM's refusals, raised as
+    InputError with its text, and the note of what DCP changes. Each rank of a DCP group keeps 1/D of every sequence's
+    tokens in a full-attention or MLA layer: its pool (bytes, blocks, block bytes) is the one without DCP, a request
+    holds cdiv(max_model_len, D) of its tokens (FullAttentionSpec.max_memory_usage_bytes, v1/kv_cache_interface.py
+    0.10.2-0.34.0), and the logged token count is D x the local one (_group_blocks, planner._capacity). Read in the
+    0.10.2, 0.11.0, 0.11.1, 0.12.0, 0.14.0, 0.18.0, 0.22.0, 0.26.0, 0.27.0, 0.30.0 and 0.34.0 wheels."""
+    dcp, tp, v = args.dcp, args.tensor_parallel_size, rules.version
+    if dcp <= 1:
+        return
+    if rules.dcp_attention == "none" or rules.engine != "v1":
+        raise InputError(DCP_FLAG, f"vLLM {v} runs this on its V0 engine, which has no decode context parallelism "
+                         "(the V1 engine's KV-cache manager and attention impls carry it)",
+                         f"drop {DCP_FLAG}, or a release that runs it on V1")
+    if tp % dcp:
+        # EngineArgs.create_engine_config (0.10.2-0.25.x, an assert that joins its two f-strings without a space);
+        # ParallelConfig's ValueError from 0.26.0 (config/parallel.py)
+        text = (f"AssertionError: tp_size={tp} must be divisible bydcp_size={dcp}." if rules.dcp_refusal_form == "assert"
+                else f"ValueError: tp_size={tp} must be divisible by dcp_size={dcp}.")
+        fits = [d for d in range(2, tp + 1) if tp % d == 0]
+        raise InputError(DCP_FLAG, f"vLLM {v} refuses it: {text} (DCP splits each TP group of {tp} ranks into groups of "
+                         f"{dcp}; it adds no GPUs)",
+                         f"a divisor of --tensor-parallel-size {tp}: " + (", ".join(map(str, fits)) if fits else "none above 1"))
+    mla = runs_mla(model, args, rules)
+    if model.sparse_mla or model.compressed_attention:
+        raise InputError(DCP_FLAG, f"kvplan does not model decode context parallelism for {model.id}'s sparse / compressed "
+                         "attention (its indexer and compressed caches are sharded, or not, per release)",
+                         f"plan without {DCP_FLAG}")
+    lse_refusal = ("AssertionError: DCP requires attention impls to return the softmax lse for decode, but the impl {impl} "
+                   "does not return the softmax lse for decode.")
+    if mla and rules.dcp_attention == "mla" and gpu is not None:
+        # 0.10.2-0.11.0 (platforms/cuda.py): CUTLASS MLA on Blackwell (cc 10.x), FlashMLA on Hopper (cc 9.0), else Triton
+        # MLA (FlashMLA and FlashAttention-MLA need sm90), and on ROCm Triton / AITER MLA: neither returns the LSE there
+        cc = gpu.cc or (9, 0)
+        amd = gpu.vendor.upper() == "AMD"
+        if amd or not (cc == (9, 0) or (10, 0) <= cc < (11, 0)):
+            impl = "TritonMLAImpl" if not amd else "TritonMLAImpl (AiterMLAImpl with VLLM_ROCM_USE_AITER=1)"
+            raise InputError(DCP_FLAG, f"vLLM {v} refuses it on {gpu.name}: \"{lse_refusal.format(impl=impl)}\" (in {v} only "
+                             "FlashMLA on Hopper and CUTLASS MLA on Blackwell data-center GPUs return it; this GPU runs "
+                             f"{'ROCm' if amd else 'Triton'} MLA)",
+                             f"vLLM >= 0.11.1 (Triton MLA returns it), a Hopper / B200-class GPU, or drop {DCP_FLAG}")
+    if not mla:
+        if rules.dcp_attention == "mla":
+            # gpu_model_runner.initialize_kv_cache (0.10.2-0.11.0): only the FlashMLA, FlashAttention-MLA and
+            # CUTLASS-MLA impls set can_return_lse_for_decode
+            raise InputError(DCP_FLAG, f"vLLM {v} refuses it for a non-MLA model: \""
+                             + lse_refusal.format(impl="FlashAttentionImpl") + "\" (FlashAttention, NVIDIA's default "
+                             f"backend; in {v} only the FlashMLA, FlashAttention-MLA and CUTLASS-MLA impls return it)",
+                             f"vLLM >= 0.11.1 (FlashAttention and FlashInfer return it), or drop {DCP_FLAG}")
+        kv, q = model.num_kv_heads, model.num_attention_heads
+        old = rules.dcp_refusal_form != "value_error"  # ModelConfig.verify_with_parallel_config: asserts up to 0.26.x
+        if tp <= kv:
+            text = (f"AssertionError: tensor parallel size {tp} must be greater than total num kv heads {kv} when enable "
+                    "decode context parallel for GQA/MQA" if old else
+                    f"ValueError: Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` ({tp}) to be "
+                    f"greater than the model's total number of KV heads ({kv}). Increase `--tensor-parallel-size` or set "
+                    "`--decode-context-parallel-size 1`.")
+            raise InputError(DCP_FLAG, f"vLLM {v} refuses it: {text}",
+                             f"--tensor-parallel-size above {kv} (the KV heads), or drop {DCP_FLAG}")
+        if dcp > tp // kv:
+            text = (f"AssertionError: decode context parallel size must less than or equal to (tensor parallel size {tp} "
+                    f"// total num kv heads {kv}) = {tp // kv}, but got {dcp}" if old else
+                    f"ValueError: `--decode-context-parallel-size` ({dcp}) exceeds the maximum supported value "
+                    f"({tp // kv}) for `--tensor-parallel-size` ({tp}) and {kv} model KV heads.")
+            raise InputError(DCP_FLAG, f"vLLM {v} refuses it: {text}", f"{DCP_FLAG} {tp // kv} or less")
+        if (q // kv) % dcp:
+            text = (f"AssertionError: Total number of q per kv attn heads ({q // kv}) must be divisible by dcp world size "
+                    f"when enable decode context parallel for GQA ({dcp})." if old else
+                    f"ValueError: The model's number of query heads per KV head ({q // kv}) must be divisible by "
+                    f"`--decode-context-parallel-size` ({dcp}) for GQA/MQA.")
+            raise InputError(DCP_FLAG, f"vLLM {v} refuses it: {text}",
+                             f"a {DCP_FLAG} that divides {q // kv}, or drop it")
+    kinds = sorted({g.kind for g in groups} - {"full", "mla"})
+    if kinds:
+        # 0.10.2-0.25.x: HybridKVCacheCoordinator asserts "DCP not support hybrid attn now." (kv_cache_coordinator.py);
+        # from 0.26 the specs say which groups DCP shards (dcp_sharded, v1/kv_cache_interface.py 0.34.0): the state and
+        # window groups keep every token on every rank, which kvplan does not model yet
+        raise InputError(DCP_FLAG, f"kvplan does not model decode context parallelism beside {'/'.join(kinds)} layers "
+                         f"(vLLM 0.10.2-0.25 asserts \"DCP not support hybrid attn now.\" for such a model; later "
+                         "releases shard only the attention groups)", f"plan {model.id} without {DCP_FLAG}")
+    if mla and rules.dcp_fp8_mla_asserts and (args.kv_cache_dtype or "auto").startswith("fp8"):
+        warns.append(f"{DCP_FLAG} {dcp} with --kv-cache-dtype {args.kv_cache_dtype}: vLLM {v}'s MLA decode asserts "
+                     "\"DCP not support fp8 kvcache now.\" where it runs fp8 attention (MLA forward_impl, fp8_attention; "
+                     "the assert is gone from 0.25.0): the server may stop at its first decode")
+    notes.append(f"decode context parallelism {dcp} (TP {tp} split into {tp // dcp} DCP group(s) of {dcp}): each rank keeps "
+                 f"1/{dcp} of every sequence's tokens, so its pool (the same bytes and blocks as without DCP) holds {dcp} x "
+                 f"the tokens: a {args.max_model_len:,}-token request takes cdiv({args.max_model_len:,}, {dcp}) tokens' "
+                 f"blocks per rank and vLLM logs the tokens x {dcp} ('Multiplying the GPU KV cache size by the "
+                 "dcp_world_size' up to 0.20.0; max concurrency x max_model_len after)"
+                 + (". The MLA chunked-prefill workspace grows by 1/dcp (its DCP all-gather), made with the attention "
+                    "metadata builders after the pool is sized: not a profile term" if mla else ""))
+
+
 def runs_mla(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
     """Whether vLLM runs an MLA model's attention as MLA: from 0.7.1 (rules row mla_kernels), where 0.7.1 and 0.7.2
     disable it under a quantization other than those of rules row mla_quant_methods, and under compressed-tensors
@@ -1103,7 +1200,10 @@ def _group_blocks(g: KVGroup, num_tokens: int, args: EngineArgs, rules: VersionR
         return cdiv(min(g.window + window_extra_tokens(args, rules), num_tokens), g.block_size)
     if g.kind == "cross":
         return cdiv(cross_attention_tokens(g, args, rules), g.block_size)
-    return cdiv(num_tokens, g.block_size)
+    # a full-attention / MLA group under decode context parallelism keeps cdiv(num_tokens, dcp) tokens per rank:
+    # cdiv(cdiv(n, dcp), block) = cdiv(n, block x dcp), the KV-cache manager's block_size x dcp "virtual" blocks
+    # (FullAttentionSpec.max_memory_usage_bytes, single_type_kv_cache_manager.py, 0.10.2-0.34.0; dcp_checks)
+    return cdiv(num_tokens, g.block_size * args.dcp)
 
 
 def cross_attention_tokens(g: KVGroup, args: EngineArgs, rules: VersionRules) -> int:

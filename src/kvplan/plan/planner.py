@@ -31,7 +31,7 @@ from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes
                                     startup_used_bytes, unified_memory_warning, utilization_text,
                                     utilization_warning)
 from kvplan.plan.eplb import eplb_state_bytes, resolve_eplb
-from kvplan.plan.kv import (cross_attention_tokens, window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
+from kvplan.plan.kv import (cross_attention_tokens, dcp_checks, window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, gdn_prefill, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
 from kvplan.plan.serve_flags import (load_format_refusal, load_format_says, moe_backend_refusal, moe_backend_says,
@@ -367,6 +367,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--lora-target-modules": " ".join(args.lora_targets or ()) or None,
                             "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
                             "--mamba-cache-dtype": args.mamba_cache_dtype,
+                            "--decode-context-parallel-size": (args.decode_context_parallel_size
+                                                               if (args.decode_context_parallel_size or 1) > 1 else None),
                             "--gdn-prefill-backend": args.gdn_prefill_backend,
                             "--moe-backend": args.moe_backend,
                             "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
@@ -1069,6 +1071,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     # checkpoints; vLLM's refusal of a backend the platform lacks, or its fallback warning, and what runs (V1)
     gdn_kernel = gdn_prefill(model.layers, gpu, resolved, rules)
     groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu, gdn_kernel)
+    dcp_checks(model, resolved, rules, groups, notes, warns, gpu)  # --decode-context-parallel-size: refusals, its note
     gdn = gdn_kernel if rules.is_v1 else None
     if gdn is not None and gdn.note:
         notes.append(gdn.note)
@@ -1139,7 +1142,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         per_req_formula = (f"cdiv({' + '.join(f'{b:,} x {g.page_bytes:,} B' for g, b in zip(groups, group_blocks))}, "
                            f"{groups[0].page_bytes:,} B): each group's blocks weighted by its page over the attention group's")
     logged_block = [_logged_block_size(g, max_len, resolved, rules) for g in groups]
-    conc, tokens, conc_formula, tokens_formula = _capacity(groups, num_blocks, per_req, max_len, bs, rules, logged_block)
+    conc, tokens, conc_formula, tokens_formula = _capacity(groups, num_blocks, per_req, max_len, bs, rules, logged_block,
+                                                           resolved.dcp)
 
     kv_per_token, state_per_seq = _per_token_and_state(groups, resolved, rules)
     kv_per_token_formula = _per_token_formula(model, groups, resolved)
@@ -1684,21 +1688,25 @@ def _logged_block_size(g: KVGroup, max_len: int, args: EngineArgs, rules: Versio
 
 
 def _capacity(groups, num_blocks: int, per_req: int, max_len: int, bs: int,
-              rules: VersionRules, logged_block: list[int]) -> tuple[float, int, str, str]:
+              rules: VersionRules, logged_block: list[int], dcp: int = 1) -> tuple[float, int, str, str]:
     """(max concurrency, KV-cache tokens) exactly as the version computes them (section 3.5), each with its formula
-    in words and in the numbers that give it. `logged_block`: each group's spec block size (_logged_block_size)."""
+    in words and in the numbers that give it. `logged_block`: each group's spec block size (_logged_block_size).
+    `dcp`: --decode-context-parallel-size; where the tokens are counted from blocks (0.10.2-0.20.0) vLLM multiplies them
+    by it ("Multiplying the GPU KV cache size by the dcp_world_size", v1/core/kv_cache_utils.py; cp_world_size = pcp x
+    dcp from 0.12.0); from 0.20.1 max concurrency x max_model_len carries it, per_req counting 1/dcp of the tokens."""
     if rules.tokens_formula == "blocks_x_block_size":
         tokens = num_blocks * bs
         return (tokens / max_len, tokens, f"{num_blocks:,} x {bs} / {max_len:,}",
                 f"num_gpu_blocks x block_size = {num_blocks:,} x {bs}")
     conc = num_blocks / per_req if per_req else 0.0
     conc_formula = f"{num_blocks:,} / {per_req:,}"
+    times = f" x dcp {dcp}" if dcp > 1 else ""
     if rules.tokens_formula == "blocks_per_group_x_block_size":
         if len(groups) == 1 and rules.uniform_spec_tokens_block == "cache":  # one spec: the cache's block size
-            return (conc, num_blocks * bs, conc_formula, f"num_gpu_blocks x block_size = {num_blocks:,} x {bs}")
+            return (conc, num_blocks * bs * dcp, conc_formula, f"num_gpu_blocks x block_size{times} = {num_blocks:,} x {bs}{times}")
         min_bs = min(logged_block)
-        return (conc, num_blocks // len(groups) * min_bs, conc_formula,
-                f"num_gpu_blocks // num_groups x min block size = {num_blocks:,} // {len(groups)} x {min_bs}")
+        return (conc, num_blocks // len(groups) * min_bs * dcp, conc_formula,
+                f"num_gpu_blocks // num_groups x min block size{times} = {num_blocks:,} // {len(groups)} x {min_bs}{times}")
     return conc, int(conc * max_len), conc_formula, f"int(max_concurrency x max_model_len) = int({conc_formula} x {max_len:,})"
 
 
@@ -1707,8 +1715,8 @@ def _per_token_and_state(groups, args: EngineArgs, rules: VersionRules) -> tuple
     per_token = 0.0
     state = 0
     for g in groups:
-        if g.kind in ("full", "mla"):
-            per_token += g.num_layers * g.page_bytes / g.block_size
+        if g.kind in ("full", "mla"):  # a DCP rank keeps 1/dcp of the tokens (plan.kv.dcp_checks)
+            per_token += g.num_layers * g.page_bytes / g.block_size / args.dcp
         else:
             state += g.num_layers * g.page_bytes * _group_blocks(g, args.max_model_len, args, rules)
     return per_token, state
@@ -1733,6 +1741,8 @@ def _per_token_formula(model: ModelSpec, groups, args: EngineArgs) -> str:
         heads = heads_per_rank(layer.num_kv_heads, args.tensor_parallel_size)
         how = (f"layers x {heads} KV head(s) per rank x (K {layer.head_dim} + V {layer.head_dim_v or layer.head_dim}) "
                f"x {kvb} B per token")
+    if args.dcp > 1:  # each DCP rank keeps 1/dcp of a sequence's tokens (plan.kv.dcp_checks)
+        return f"({sums}) / dcp {args.dcp}: {how}, 1/{args.dcp} of the tokens on each rank of a DCP group"
     return f"{sums}: {how}"
 
 
@@ -1986,6 +1996,12 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
     elif rules.kv_log_format == "v1-one-line":
         lines.append(f"GPU KV cache size: {tokens:,} tokens, Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
     else:
+        if args.dcp > 1 and rules.tokens_formula == "blocks_per_group_x_block_size":
+            # the tokens counted from blocks, then scaled (v1/core/kv_cache_utils.py: 'dcp_world_size D.' 0.10.2-0.11.x,
+            # 'cp_world_size N (pcp_world_size 1 * dcp_world_size D).' 0.12.0-0.20.0)
+            lines.append(f"Multiplying the GPU KV cache size by the dcp_world_size {args.dcp}." if rules.release < (0, 12, 0)
+                         else f"Multiplying the GPU KV cache size by the cp_world_size {args.dcp} (pcp_world_size 1 * "
+                              f"dcp_world_size {args.dcp}).")
         lines.append(f"GPU KV cache size: {tokens:,} tokens")
         lines.append(f"Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
     if fits:
@@ -2009,7 +2025,8 @@ def _refuse_what_the_seed_ignores(model: ModelSpec, args: EngineArgs) -> None:
                ("--quantization", args.quantization is not None and model.quant is None,
                 "online quantization (it counts the checkpoint's own weights)"),
                ("--speculative-config", bool(spec and (spec[0] == "mtp" or spec[0] in DRAFT_METHODS)),
-                f"{spec[0] if spec else ''} drafter")]
+                f"{spec[0] if spec else ''} drafter"),
+               ("--decode-context-parallel-size", args.dcp > 1, "decode context parallelism")]
     for flag, given, what in ignored:
         if given:
             raise InputError(flag, f"the seed's arithmetic (--overhead-gb) has no {what}, so {flag} would be ignored",
