@@ -179,3 +179,9 @@ def test_mamba_block_size_moves_nothing_in_align_mode_and_is_refused_without_pre
     assert "first in vLLM 0.11.1" in str(e.value)
     with pytest.raises(InputError):
         kvplan.fit(GRANITE, "H100", enable_prefix_caching=True, mamba_block_size=0, **HYB)
+
+
+def test_auto_fit_from_0_21_fits_the_overrides_memory():
+    p = kvplan.fit(QWEN, "L4", vllm_version="0.33.0", max_model_len=-1, num_gpu_blocks_override=200, fixes=False)
+    assert p.fits and p.args.max_model_len == (200 - 1) * 16  # the null block held back (0.29+)
+    assert any("reduced from 32768 to 3184" in line and "(0.04 GiB GPU)" in line for line in p.vllm_log)

@@ -1493,14 +1493,18 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     fitted = _plan(model, gpu, replace(args, max_model_len=full.estimated_max_model_len), rules=rules,
                    extra_assumptions=extra_assumptions, site_offsets=site_offsets, check_architecture=check_architecture,
                    auto_fit=True)
+    fit_bytes = fitted.kv_cache_bytes
+    if args.num_gpu_blocks_override is not None and rules.is_v1 and rules.gpu_blocks_override == "override":
+        # 0.21+: auto-fit reads the override's memory (get_kv_cache_configs), less the null block from 0.29
+        fit_bytes = (fitted.num_gpu_blocks - (1 if rules.null_block_in_fit_check else 0)) * fitted.bytes_per_block
     note = (f"Auto-fit max_model_len: reduced from {limit} to {fitted.args.max_model_len} to fit in available KV cache "
-            f"memory ({fitted.kv_cache_bytes / GIB:.2f} GiB GPU)")
+            f"memory ({fit_bytes / GIB:.2f} GiB GPU)")
     if rules.auto_fit_tentative:
         # 0.34 without the extensible KV cache: the final wording, a warning below 8,192 tokens
         # (AUTO_FIT_SHORT_MAX_MODEL_LEN, v1/core/kv_cache_planning.py _auto_fit_max_model_len)
         fitted_len = fitted.args.max_model_len
         note = _short_auto_fit_warning(f"--max-model-len auto reduced max_model_len from {limit} to {fitted_len} "
-                                       f"({fitted.kv_cache_bytes / GIB:.2f} GiB GPU available for the KV cache).",
+                                       f"({fit_bytes / GIB:.2f} GiB GPU available for the KV cache).",
                                        fitted_len, fitted.args.gpu_memory_utilization)
     log = list(fitted.vllm_log)
     at = next((i for i, line in enumerate(log) if "KV cache size" in line or "Maximum concurrency" in line), len(log))
