@@ -185,3 +185,13 @@ def test_auto_fit_from_0_21_fits_the_overrides_memory():
     p = kvplan.fit(QWEN, "L4", vllm_version="0.33.0", max_model_len=-1, num_gpu_blocks_override=200, fixes=False)
     assert p.fits and p.args.max_model_len == (200 - 1) * 16  # the null block held back (0.29+)
     assert any("reduced from 32768 to 3184" in line and "(0.04 GiB GPU)" in line for line in p.vllm_log)
+
+
+def test_fit_shows_the_blocks_allocated_beside_the_profiled_pool(monkeypatch, capsys):
+    from cli_runner import run_cli
+
+    code, out, _ = run_cli(monkeypatch, capsys, "fit", QWEN, "--gpu", "L4", "--max-model-len", "4096",
+                           "--vllm-version", "0.11.0", "--num-gpu-blocks-override", "2000")
+    text = " ".join(out.split())
+    assert code == 0 and "allocated 0.37 GiB: the 2,000 blocks of --num-gpu-blocks-override" in text
+    assert "KV pool 0.37 GiB" in text
