@@ -48,6 +48,7 @@ def test_opt125m_on_an_h100_starts_with_one_block_before_021_as_issue_27181_logg
     cfg = _opt125m(tmp_path)
     p = kvplan.fit(cfg, "H100", vllm_version="0.11.0", num_gpu_blocks_override=1, fixes=False)
     assert p.fits and p.kv_cache_tokens == 16 and f"{p.max_concurrency:.2f}" == "0.01"
+    assert any("--num-gpu-blocks-override 129 or more holds one" in w for w in p.warnings)
     profiled = next(line for line in p.vllm_log if line.startswith("Overriding"))
     assert abs(int(profiled.split("=")[1].split()[0]) - 125643) / 125643 < 0.01
     # from 0.21 the check reads the override's memory: vLLM's own refusal, naming the length one block holds

@@ -1347,9 +1347,13 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if fits and conc < 1:
         # the release's own check passed (0.14-0.18 count only the first KV group's need), yet its log prints a
         # concurrency below 1x: the pool cannot hold one request of max_model_len in all its groups
+        fix = ("--max-model-len auto --concurrency 1 gives the length that can" if profiled_blocks is None or
+               num_blocks == profiled_blocks else
+               f"--num-gpu-blocks-override {per_req + 1:,} or more holds one beside the null block (vLLM checks the "
+               f"profiled memory, not the override, up to 0.20; vLLM issue #35541 reports such a server hanging)")
         warns.append(f"vLLM {rules.version} starts, but the pool holds {conc:.2f}x of one {max_len:,}-token request "
                      f"({num_blocks:,} of the {per_req:,} blocks it needs): a request that long cannot be held whole; "
-                     "--max-model-len auto --concurrency 1 gives the length that can")
+                     + fix)
     # the budget's terms, the same whichever way the pool is sized
     terms = (
         Term("total", total, "bytes", f"{gpu.name}: {total / GIB:.2f} GiB", gpu.total_source),
