@@ -68,6 +68,9 @@ def test_0_9_1_logs_the_override_and_keeps_the_profiled_pool():
     p = kvplan.fit(QWEN, "L4", vllm_version="0.9.1", num_gpu_blocks_override=200, **KW)
     assert p.num_gpu_blocks == base.num_gpu_blocks and p.fits
     assert any("PR #19503" in a for a in p.assumptions)
+    from kvplan.api import uncertainty_band_of
+
+    assert "validated band" in uncertainty_band_of(p)["text"]  # the profiled pool, banded as without it
 
 
 def test_an_override_beyond_the_card_fails_at_allocation_and_the_fix_names_the_most_that_fits():

@@ -176,7 +176,7 @@ def source_label(source: str) -> str:
 def budget_segments(p: Plan) -> list[tuple[str, float]]:
     """The memory budget as (label, bytes) segments that add up to the GPU's total (per rank)."""
     kv = max(0.0, p.kv_cache_bytes)
-    override = p.args.num_gpu_blocks_override is not None
+    override = p.args.num_gpu_blocks_override is not None and not (p.rules.is_v1 and p.rules.gpu_blocks_override == "ignored")
     if override:  # --num-gpu-blocks-override: the tensors are allocated at the override's size, whatever was profiled
         kv = float(p.num_gpu_blocks * p.bytes_per_block)
     # the extensible KV cache (vLLM >= 0.34) estimates no graphs before the allocation but measures their capture
@@ -374,7 +374,8 @@ def plan_rows(p: Plan, source: Optional[str] = None) -> list[tuple[str, str, tup
                             f"{'budget' if p.mode == 'simple' else 'requested memory'} by {-p.kv_cache_bytes / scale:.2f} {unit}")
     else:
         add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{per_rank}{per_engine_text(p)}{first_start_text(p)}")
-    if a.num_gpu_blocks_override is not None and p.kv_cache_bytes >= 0:  # the blocks allocated, not the profiled pool
+    if (a.num_gpu_blocks_override is not None and p.kv_cache_bytes >= 0  # the blocks allocated, not the profiled pool
+            and not (p.rules.is_v1 and p.rules.gpu_blocks_override == "ignored")):  # (0.9.1 keeps the profiled count)
         add_row("allocated", f"{p.num_gpu_blocks * p.bytes_per_block / scale:.2f} {unit}{per_rank}: the "
                              f"{p.num_gpu_blocks:,} blocks of --num-gpu-blocks-override (the KV cache above is the "
                              "profile's, as logged)")
