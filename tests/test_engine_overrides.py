@@ -199,3 +199,12 @@ def test_fit_shows_the_blocks_allocated_beside_the_profiled_pool(monkeypatch, ca
     text = " ".join(out.split())
     assert code == 0 and "allocated 0.37 GiB: the 2,000 blocks of --num-gpu-blocks-override" in text
     assert "KV pool 0.37 GiB" in text
+
+
+def test_a_gdn_hybrid_before_0_15_loses_prefix_caching_and_then_the_flag_is_refused():
+    # MambaModelConfig turns prefix caching off for a hybrid without Mamba prefix caching in VllmConfig.__post_init__;
+    # the 'after' validator then refuses --mamba-block-size (models/config.py, config/vllm.py, 0.13.0 wheel)
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen3-Next-80B-A3B-Instruct", "H100", vllm_version="0.13.0", tensor_parallel_size=4,
+                   enable_prefix_caching=True, mamba_block_size=512, **HYB)
+    assert "can only be set with --enable-prefix-caching" in str(e.value) and "turns prefix caching off" in e.value.fix

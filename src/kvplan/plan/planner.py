@@ -629,22 +629,28 @@ def mamba_block_size_refusal(model: ModelSpec, args: EngineArgs, rules: VersionR
     (update_block_size_for_backend), and a model without recurrent layers never reads it."""
     given = args.mamba_block_size
     if given is None or given == args.max_model_len:
-        return
+        return None
+    kinds = {l.recurrent.kind for l in model.layers if l.recurrent is not None}
     if not prefix_caching_on(args, rules, hybrid=model.is_hybrid):
         raise RefusedByVLLMError("--mamba-block-size", "--mamba-block-size can only be set with --enable-prefix-caching",
                                  "add --enable-prefix-caching, or drop --mamba-block-size",
                                  rule="mamba_block_size without prefix caching")
-    kinds = {l.recurrent.kind for l in model.layers if l.recurrent is not None}
+    if kinds and rules.mamba_cache_mode == "all_if_supported_else_none" and not kinds <= {"mamba1", "mamba2"}:
+        # 0.11.1-0.14: MambaModelConfig turns prefix caching off for a hybrid without Mamba prefix caching (GDN,
+        # linear attention) in VllmConfig.__post_init__, before the 'after' validator reads it (models/config.py,
+        # config/vllm.py, 0.11.1 and 0.13.0 wheels)
+        raise RefusedByVLLMError("--mamba-block-size", "--mamba-block-size can only be set with --enable-prefix-caching",
+                                 f"drop --mamba-block-size: vLLM {rules.version} turns prefix caching off for "
+                                 f"{model.id} ('Hybrid or mamba-based model detected without support for prefix "
+                                 "caching: disabling.'), then refuses it",
+                                 rule="mamba_block_size without prefix caching")
     if not kinds:
         return (f"--mamba-block-size {given}: {model.id} has no Mamba / linear-attention layers, so nothing reads it "
                 "(vLLM takes it where prefix caching is on)")
     if (kinds <= {"mamba1", "mamba2"} and rules.mamba_cache_mode.startswith("all_if_supported")
             and any(l.is_attention for l in model.layers)):
         return None  # 'all' mode: the block follows it (plan.kv build_groups says how)
-    if rules.mamba_cache_mode == "all_if_supported_else_none" and not kinds <= {"mamba1", "mamba2"}:
-        why = ("prefix caching is turned off for this hybrid, whose layers have no Mamba prefix caching "
-               "(models/config.py MambaModelConfig)")
-    elif not any(l.is_attention for l in model.layers):
+    if not any(l.is_attention for l in model.layers):
         why = "the model has no attention layers whose block it would align"
     else:
         why = ("its 'align' mode sets mamba_block_size to the hybrid's block size whatever is given "
