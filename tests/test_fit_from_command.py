@@ -47,8 +47,8 @@ def test_server_flags_are_noted_not_planned(monkeypatch, capsys):
 
 def test_unmodelled_flags_are_refused_by_name(monkeypatch, capsys):
     text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from",
-                   SERVE + " --num-gpu-blocks-override 100 --kv-sharing-fast-prefill")
-    assert "--num-gpu-blocks-override 100" in text and "--kv-sharing-fast-prefill True" in text
+                   SERVE + " --kv-sharing-fast-prefill")
+    assert "--kv-sharing-fast-prefill True" in text
     assert "kvplan does not model" in text
     # at vLLM's default it changes nothing: planned, and noted
     prov = _json(monkeypatch, capsys, "--from", SERVE + " --model-impl auto", "--gpu", "L4")["from_command"]

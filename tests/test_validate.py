@@ -641,8 +641,7 @@ def test_a_record_with_an_engine_argument_that_leaves_memory_alone_plans_as_with
     assert any(key in n and "put aside" in n for n in notes)
 
 
-@pytest.mark.parametrize("key, value", [("num_gpu_blocks_override", 512), ("calculate_kv_scales", True),
-                                        ("kv_sharing_fast_prefill", "true"), ("max_seq_len_to_capture", 32768),
+@pytest.mark.parametrize("key, value", [("kv_sharing_fast_prefill", "true"), ("max_seq_len_to_capture", 32768),
                                         ("compilation_config", {"cudagraph_capture_sizes": [1, 2, 4]})])
 def test_a_record_with_an_unmodelled_memory_argument_is_skipped_naming_it(records, key, value):
     from kvplan.validate import validate_records
@@ -651,7 +650,7 @@ def test_a_record_with_an_unmodelled_memory_argument_is_skipped_naming_it(record
     rec = json.loads(json.dumps(base))
     rec["args"][key] = value
     at_default = json.loads(json.dumps(base))
-    at_default["args"][key] = {"num_gpu_blocks_override": None, "max_seq_len_to_capture": 8192,
+    at_default["args"][key] = {"max_seq_len_to_capture": 8192,
                                "compilation_config": {}}.get(key, False)
     skipped, kept = validate_records([rec, at_default])
     assert skipped.skipped and skipped.skipped.startswith(f"args.{key}:") and "does not model" in skipped.skipped

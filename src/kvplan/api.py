@@ -416,6 +416,13 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
         return fixes
     if p.failure == "kv_alloc":  # the given pool does not fit on the card: a smaller one, or more room for it
         room = largest_given_pool_bytes(p)
+        if p.args.num_gpu_blocks_override is not None:  # the blocks given: the most the card holds beside the rest
+            blocks = room // p.bytes_per_block if p.bytes_per_block else 0
+            q = _try(p, num_gpu_blocks_override=blocks) if blocks else None
+            if q:
+                fixes.append(_Offer(Fix("lower --num-gpu-blocks-override", {"num_gpu_blocks_override": blocks}, _effect(q),
+                                        q.fits), q))
+            return fixes
         given = f"{room // 2**20}M"  # whole MiB, as vllm serve reads it (M = 2**20)
         q = _try(p, kv_cache_memory_bytes=room) if room else None
         if q:
@@ -1059,6 +1066,9 @@ class FitFlags:
     env: Optional[list[str]] = None
     cpu_offload_gb: Optional[float] = None
     kv_cache_memory_bytes: Optional[str] = None  # read as vllm serve reads it: 8G = 8 GiB, 8g = 8e9
+    num_gpu_blocks_override: Optional[int] = None
+    mamba_block_size: Optional[int] = None
+    calculate_kv_scales: bool = False
     enable_extensible_kv_cache: Optional[bool] = None
     gdn_prefill_backend: Optional[str] = None
     moe_backend: Optional[str] = None
@@ -1162,6 +1172,9 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("env", Optional[list[str]], None, ("--env",), "An environment variable the server runs with, KEY=VALUE (repeatable). Modelled: " + ", ".join(MODELLED_ENV) + "; others are carried into serve.sh.", "vllm serve flags"),
     FitParam("cpu_offload_gb", Optional[float], None, ("--cpu-offload-gb",), "GiB of weights per GPU kept in CPU memory (vLLM's UVA offload): less on the GPU, streamed every forward.", "vllm serve flags"),
     FitParam("kv_cache_memory_bytes", Optional[str], None, ("--kv-cache-memory-bytes",), "The KV-cache pool per GPU in bytes (vLLM >= 0.10.2; 8G = 8 GiB, 8g = 8e9), taken as given: gpu_memory_utilization no longer sizes it.", "vllm serve flags"),
+    FitParam("num_gpu_blocks_override", Optional[int], None, ("--num-gpu-blocks-override",), "The KV pool's block count, replacing the profiled one (vLLM's num_gpu_blocks_override): the blocks are allocated at its size (CUDA out of memory where the card cannot hold them), tokens and concurrency are its; vLLM >= 0.21 (and V0) check one max-length request against it, 0.8-0.20 against the profiled memory. `kvplan simulate` serves this pool.", "vllm serve flags"),
+    FitParam("mamba_block_size", Optional[int], None, ("--mamba-block-size",), "vLLM >= 0.11.1: tokens per Mamba state block under prefix caching (refused without --enable-prefix-caching, as vLLM refuses it). Read by Mamba prefix caching's 'all' mode (Mamba1/2 hybrids, vLLM 0.11.1-0.27), whose block becomes a multiple of it in place of the model's Mamba chunk size; 'align' mode (GDN hybrids, every hybrid from 0.28) sets it to the block size, so nothing moves.", "vllm serve flags"),
+    FitParam("calculate_kv_scales", bool, False, ("--calculate-kv-scales",), "vLLM 0.7.0-0.27.x: fp8 KV-cache scales computed on the first forward (deprecated from 0.19, removed in 0.28). Moves no startup memory figure: planned as without it, and said.", "vllm serve flags"),
     FitParam("enable_extensible_kv_cache", Optional[bool], None, ("--enable-extensible-kv-cache/--no-enable-extensible-kv-cache",), "vLLM >= 0.34: the extensible KV cache, on by default on CUDA and ROCm (gpu_memory_utilization then defaults to 1.0): the pool is what the memory measured after warmup and CUDA-graph capture leaves, less a margin; off, it is the profile's estimate at 0.92. --kv-cache-memory-bytes turns it off.", "vllm serve flags"),
     FitParam("gdn_prefill_backend", Optional[str], None, ("--gdn-prefill-backend",), "vLLM >= 0.18: the prefill kernel of Qwen's Gated DeltaNet layers (Qwen3-Next, Qwen3.5+ hybrids): flashinfer, triton, cutedsl (0.22+), aiter_flydsl (0.32+, ROCm), sycl (0.33+, XPU), hip (0.34+, ROCm). Default: vLLM's choice, FlashInfer where it runs (SM 9.0; SM 10.x/12.x with 128-wide keys), whose prefill checkpoints put a hybrid's block size on a 64-token grid with prefix caching from 0.33; triton keeps it off that grid. A backend of another platform is refused as vLLM refuses it.", "vllm serve flags"),
     FitParam("moe_backend", Optional[str], None, ("--moe-backend",), "vLLM >= 0.17: the kernel the MoE experts run on (KernelConfig.moe_backend; lower-cased, '-' read as '_'): auto, triton, deep_gemm, cutlass, flashinfer_trtllm, flashinfer_cutlass, flashinfer_cutedsl, marlin, aiter, and the later releases' values. Planned as the environment variable it stands for: marlin on MXFP4 experts as VLLM_MXFP4_USE_MARLIN=1 (Marlin's padding and workspace), triton / deep_gemm / marlin / flashinfer_* on block-FP8 experts, cutlass on NVFP4 (vLLM's CUTLASS buffers), marlin on WNA16. A value the experts' quantization does not take, or one whose kernel does not run on the GPU, is refused with vLLM's message; a model without MoE layers ignores it.", "vllm serve flags"),

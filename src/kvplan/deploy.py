@@ -661,6 +661,15 @@ def spec_from_plan(
     if pool is not None:
         flags.append(Flag("--kv-cache-memory-bytes", str(pool), f"the KV pool, {pool / 2**30:.2f} GiB per GPU, as planned: "
                           "gpu_memory_utilization no longer sizes it"))
+    blocks = _get(a, "num_gpu_blocks_override")
+    if blocks is not None:
+        flags.append(Flag("--num-gpu-blocks-override", str(blocks), "the KV pool's blocks, as planned: they replace the "
+                          "profiled count and are allocated at this size"))
+    mbs = _get(a, "mamba_block_size")
+    if mbs is not None:
+        flags.append(Flag("--mamba-block-size", str(mbs), "tokens per Mamba state block under prefix caching, as planned"))
+    if _get(a, "calculate_kv_scales", default=False):
+        flags.append(Flag("--calculate-kv-scales", None, "fp8 KV scales from the first forward (no memory moves)"))
     offload = _get(a, "cpu_offload_gb")
     if offload:
         flags.append(Flag("--cpu-offload-gb", f"{offload:g}", "weights kept in CPU memory and streamed every forward: slower decode"))

@@ -3211,6 +3211,17 @@ class StartupLog:
                 # attention, the window dropped for a config's sliding_window 0): window layers as full attention
                 # (plan.kv._windows_kept, plan.planner.sliding_window_disabled)
                 args[name] = True
+        override = as_int(self.given_arg("num_gpu_blocks_override"))
+        if override is None and self.overridden_gpu_blocks:  # the 'Overriding num_gpu_blocks=N with
+            # num_gpu_blocks_override=M' line of a sized pool (0.18+'s minimal profiling cache reads 0 and is left out)
+            override = as_int(self.num_gpu_blocks)
+        if override is not None:  # the blocks given: the pool's count, replacing the profiled one (plan.planner)
+            args["num_gpu_blocks_override"] = override
+        mamba_block = as_int(self.given_arg("mamba_block_size"))
+        if mamba_block is not None:  # a Mamba / GDN state block's tokens under prefix caching (plan.kv)
+            args["mamba_block_size"] = mamba_block
+        if str(self.given_arg("calculate_kv_scales")).strip().lower() == "true":  # said, moves nothing (plan.planner)
+            args["calculate_kv_scales"] = True
         load_format = self.given_load_format
         if load_format and load_format != "auto":  # the loader (plan.serve_flags): vLLM's refusals, the plan's notes
             args["load_format"] = load_format

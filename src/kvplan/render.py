@@ -176,6 +176,9 @@ def source_label(source: str) -> str:
 def budget_segments(p: Plan) -> list[tuple[str, float]]:
     """The memory budget as (label, bytes) segments that add up to the GPU's total (per rank)."""
     kv = max(0.0, p.kv_cache_bytes)
+    override = p.args.num_gpu_blocks_override is not None and not (p.rules.is_v1 and p.rules.gpu_blocks_override == "ignored")
+    if override:  # --num-gpu-blocks-override: the tensors are allocated at the override's size, whatever was profiled
+        kv = float(p.num_gpu_blocks * p.bytes_per_block)
     # the extensible KV cache (vLLM >= 0.34) estimates no graphs before the allocation but measures their capture
     # after warmup: the captured pool is what they hold beside the KV cache
     graphs = float(p.cudagraph_capture_bytes if p.kv_cache_capacity_bytes is not None else p.cudagraph_bytes)
@@ -185,7 +188,7 @@ def budget_segments(p: Plan) -> list[tuple[str, float]]:
     # the card's unclaimed rest is the headroom (total - the others - the pool), not total - requested
     # (so is the extensible KV cache's, sized from the free memory measured after warmup, not from the requested memory)
     headroom = (p.total_bytes - used - kv if p.args.kv_cache_memory_bytes is not None or p.kv_cache_capacity_bytes is not None
-                else p.total_bytes - p.requested_bytes - over)
+                or override else p.total_bytes - p.requested_bytes - over)
     return [
         ("weights", float(p.weights_bytes)),
         ("activation", float(p.activation_peak_bytes)),
@@ -373,6 +376,11 @@ def plan_rows(p: Plan, source: Optional[str] = None) -> list[tuple[str, str, tup
                             f"{'budget' if p.mode == 'simple' else 'requested memory'} by {-p.kv_cache_bytes / scale:.2f} {unit}")
     else:
         add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{per_rank}{per_engine_text(p)}{first_start_text(p)}")
+    if (a.num_gpu_blocks_override is not None and p.kv_cache_bytes >= 0  # the blocks allocated, not the profiled pool
+            and not (p.rules.is_v1 and p.rules.gpu_blocks_override == "ignored")):  # (0.9.1 keeps the profiled count)
+        add_row("allocated", f"{p.num_gpu_blocks * p.bytes_per_block / scale:.2f} {unit}{per_rank}: the "
+                             f"{p.num_gpu_blocks:,} blocks of --num-gpu-blocks-override (the KV cache above is the "
+                             "profile's, as logged)")
     if p.kv_cache_capacity_bytes is not None:  # the extensible KV cache (vLLM >= 0.34): the profile's figure is the capacity
         add_row("capacity", f"{p.kv_cache_capacity_bytes / scale:.2f} {unit} reserved (logged 'Available KV cache memory'); "
                             "the pool above is what is left after warmup and CUDA-graph capture")

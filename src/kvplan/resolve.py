@@ -892,6 +892,9 @@ class RecurrentSpec:
     head_dim: int = 0           # mamba2 P, gdn Dv, linear D
     key_heads: int = 0          # gdn Hk
     key_head_dim: int = 0       # gdn Dk
+    # the Mamba SSD kernel's chunk size (ModelConfig.get_mamba_chunk_size: mamba_chunk_size, else chunk_size, else
+    # 2048; config/model.py, 0.11.1-0.27.0 wheels): the block alignment of "all" mode (plan.kv)
+    chunk_size: int = 2048
 
     def shapes(self, tp: int, spec_tokens: int = 0) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """(conv state shape, ssm state shape) on one of `tp` ranks; speculative tokens lengthen the conv state
@@ -2647,6 +2650,12 @@ def _layer_kind_list(text: dict, model_type: str, n_layers: int) -> list[str]:
 
 
 def _recurrent_spec(text: dict, model_type: str) -> RecurrentSpec:
+    spec = _recurrent_spec_of(text, model_type)
+    chunk = _get(text, "mamba_chunk_size", "chunk_size")
+    return replace(spec, chunk_size=int(chunk)) if isinstance(chunk, int) and chunk > 0 else spec
+
+
+def _recurrent_spec_of(text: dict, model_type: str) -> RecurrentSpec:
     hidden = int(text["hidden_size"])
     if "linear_num_value_heads" in text:  # Gated DeltaNet (Qwen3-Next, Qwen3.5/3.6/3.8)
         return RecurrentSpec(kind="gdn", conv_kernel=int(text.get("linear_conv_kernel_dim", 4)),

@@ -44,7 +44,8 @@ ARG_FIELDS = RECORD_ARG_NAMES + (
     "moe_backend", "skip_mm_profiling",
     "enable_sleep_mode", "disable_custom_all_reduce", "load_format", "allow_deprecated_quantization",
     "performance_mode", "async_scheduling", "disable_hybrid_kv_cache_manager", "disable_sliding_window",
-    "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta")
+    "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta",
+    "num_gpu_blocks_override", "mamba_block_size", "calculate_kv_scales")
 
 # Other vLLM engine arguments a record may carry (EngineArgs in vllm/engine/arg_utils.py, 0.11.0; the OpenAI server's
 # own flags in vllm/entrypoints/openai/cli_args.py, same release; a few older ones where marked), by what they do to
@@ -70,12 +71,12 @@ ARGS_WITHOUT_MEMORY_EFFECT = frozenset({
 # EngineArgs 0.11.0 unless marked) has no prediction to score, and is skipped naming it. The ones kvplan models are in
 # ARG_FIELDS and pass through to the planner (kv_cache_memory_bytes, mamba_ssm_cache_dtype, cpu_offload_gb, ...).
 ARGS_NOT_MODELLED = {
-    "num_gpu_blocks_override": None,  # the pool's block count, replacing the profiled one
-    "calculate_kv_scales": False,  # fp8 KV scales computed on the first forward
+    # (num_gpu_blocks_override, calculate_kv_scales and mamba_block_size are modelled: ARG_FIELDS, plan.planner
+    # _override_note / calculate_kv_scales_says, plan.kv)
     # (disable_sliding_window and disable_hybrid_kv_cache_manager are modelled: ARG_FIELDS, plan.planner
     # sliding_window_disabled, plan.kv._windows_kept)
     "kv_sharing_fast_prefill": False,
-    "mamba_block_size": None,  # (mamba_cache_dtype is modelled: ARG_FIELDS, plan.kv._conv_dtype)
+    # (mamba_cache_dtype is modelled: ARG_FIELDS, plan.kv._conv_dtype)
     # --cudagraph-capture-sizes / --max-cudagraph-capture-size (0.11.1+) and 0.9.0-0.12.x's --cuda-graph-sizes are
     # modelled (ARG_FIELDS, plan.given_capture_sizes)
     "compilation_config": None,
@@ -445,7 +446,7 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
 _BOOL_ARGS = ("enforce_eager", "enable_prefix_caching", "enable_lora", "fully_sharded_loras", "language_model_only",
               "enable_expert_parallel", "enable_eplb", "enable_chunked_prefill", "skip_mm_profiling",
               "enable_sleep_mode", "disable_custom_all_reduce", "allow_deprecated_quantization", "async_scheduling",
-              "disable_hybrid_kv_cache_manager", "disable_sliding_window")
+              "disable_hybrid_kv_cache_manager", "disable_sliding_window", "calculate_kv_scales")
 _FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency",
                    "transient_kept_gib")  # (the last: vLLM >= 0.34's extensible KV cache, its 'Memory after warmup' line)
 _INT_OBSERVED = ("num_gpu_blocks", "kv_cache_tokens")

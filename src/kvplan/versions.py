@@ -517,6 +517,21 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # Worker._compile_or_warm_up_model -> v1/worker/gpu/warmup.py run_kv_cache_sizing_warmup, 0.34.0 wheel; absent
     # from the 0.33.0 wheel): a phase of the startup-time model (kvplan.startup, plan.extensible.kv_sizing_warmup_steps)
     "kv_cache_sizing_warmup": [((0, 0, 0), False), ((0, 34, 0), True)],
+    # --num-gpu-blocks-override (CacheConfig.num_gpu_blocks_override): the pool is the override's blocks, allocated at its
+    # size whatever the profile left (V1: kv_cache_utils.py may_override_num_blocks / get_num_blocks, logged "Overriding
+    # num_gpu_blocks=%d with num_gpu_blocks_override=%d"; V0: engine/llm_engine.py _initialize_kv_caches, 0.6.4 wheel).
+    # "ignored" in 0.9.1: its new get_num_blocks logs the override line and returns the profiled count, so the pool,
+    # tokens and concurrency are the profile's (kv_cache_utils.py, 0.9.1 wheel; the 0.9.0 and 0.9.2 wheels assign it,
+    # vLLM PR #19503 "[Bugfix] Respect num-gpu-blocks-override in v1", merged 2025-06-11, whose 'Before' log reads
+    # "Overriding num_gpu_blocks=333325 with num_gpu_blocks_override=100 ... GPU KV cache size: 5,333,200 tokens").
+    # Which count the one-request check reads: "profiled" where V1 checks the profiled memory before the override
+    # replaces the count (kv_cache_utils.py get_kv_cache_config(s): check_enough_kv_cache_memory(available_memory),
+    # 0.8.5-0.20.0 wheels), "override" from 0.21.0, whose get_kv_cache_configs sets available_memory to override x
+    # bytes per block before auto-fit and the check (0.21.0-0.27.0 kv_cache_utils.py, 0.33.0-0.34.0
+    # kv_cache_planning.py). V0 always checks the override (worker/worker.py raise_if_cache_size_invalid after
+    # initialize_cache, 0.6.4 wheel): the planner reads "override" for a V0 engine whatever the row says.
+    "gpu_blocks_override": [((0, 0, 0), "profiled"), ((0, 9, 1), "ignored"), ((0, 9, 2), "profiled"),
+                            ((0, 21, 0), "override")],
     # gpu_memory_utilization's default where the extensible KV cache is on: 1.0 (CacheConfig.
     # resolved_gpu_memory_utilization, config/cache.py in the 0.34.0 wheel: the given value, else 1.0 with the extensible
     # KV cache, else DEFAULT_GPU_MEMORY_UTILIZATION 0.92, the row above); None before it exists
@@ -2550,6 +2565,7 @@ class VersionRules:
     default_gpu_memory_utilization: float
     kv_pool_sizing: str
     kv_cache_sizing_warmup: bool
+    gpu_blocks_override: str
     extensible_gpu_memory_utilization: float | None
     requested_is_ceil: bool
     cudagraph_subtracted: bool
@@ -3242,6 +3258,15 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # the 0.10.1.1 wheel's engine/arg_utils.py, present in 0.10.2's (docs/vllm-memory-model.md section 1.3). (The
     # --mamba-ssm-cache-dtype step above is vLLM PR #22928, whose MambaDType is in the 0.10.1 wheel's config.)
     "--kv-cache-memory-bytes": (0, 10, 2),
+    # --num-gpu-blocks-override: in the oldest wheel read (0.4.2's engine/arg_utils.py) and every one after, 0.34.0 too
+    "--num-gpu-blocks-override": (0, 4, 2),
+    # --mamba-block-size (CacheConfig.mamba_block_size, Field(gt=0)): absent from the 0.11.0 wheel's engine/arg_utils.py,
+    # present in 0.11.1's to 0.34.0's
+    "--mamba-block-size": (0, 11, 1),
+    # --calculate-kv-scales (CacheConfig.calculate_kv_scales): absent from 0.6.6.post1's engine/arg_utils.py, present in
+    # 0.7.0's; deprecated from 0.19.0 (config/cache.py _warn_deprecated_calculate_kv_scales), gone from 0.28.0's
+    # (SERVE_FLAG_UNTIL)
+    "--calculate-kv-scales": (0, 7, 0),
     # CacheConfig.enable_extensible_kv_cache, a BooleanOptionalAction (--enable-extensible-kv-cache and
     # --no-enable-extensible-kv-cache): absent from the 0.33.0 wheel's engine/arg_utils.py, present in 0.34.0's
     "--enable-extensible-kv-cache": (0, 34, 0), "--no-enable-extensible-kv-cache": (0, 34, 0),
@@ -3340,6 +3365,11 @@ SERVE_FLAG_UNTIL: dict[str, tuple[V, str]] = {
     # branch): EngineArgs has it in the 0.15.0-0.17.1 wheels and not from 0.18.0 (unslothai/unsloth-zoo issue #1210,
     # which read inspect.signature(EngineArgs) in every release 0.15.0-0.29.0)
     "--swap-space": ((0, 18, 0), "drop it: the V1 engine preempts by recomputing and keeps no CPU swap"),
+    # --calculate-kv-scales: "The `--calculate-kv-scales` option is deprecated and will be removed in v0.19. The scales
+    # will be loaded from the model checkpoint if available, otherwise they default to 1.0." (config/cache.py, 0.19.0-
+    # 0.27.0 wheels); CacheConfig and EngineArgs have no calculate_kv_scales from the 0.28.0 wheel
+    "--calculate-kv-scales": ((0, 28, 0), "drop it: the fp8 KV scales are loaded from the checkpoint if it has them, "
+                                          "otherwise they default to 1.0"),
     "--cuda-graph-sizes": ((0, 13, 0), "use --cudagraph-capture-sizes (the sizes) or --max-cudagraph-capture-size N "
                                        "(the grid up to N); from Python, cudagraph_capture_sizes=[...] or "
                                        "max_cudagraph_capture_size=N"),

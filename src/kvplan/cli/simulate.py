@@ -77,6 +77,16 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, json_out: boo
         flags = replace(flags, enable_prefix_caching=prefix_caching)
         err_console.print(f"note: {old} is the old spelling of --{'' if prefix_caching else 'no-'}enable-prefix-caching "
                           "(vllm serve's flag, which sets the plan and the simulated cache alike)", highlight=False)
+    override = flags.num_gpu_blocks_override
+    if num_gpu_blocks is not None and override is not None and num_gpu_blocks != override:
+        # one pool, two spellings: vllm serve's --num-gpu-blocks-override plans it (the plan's blocks, which the
+        # simulation serves), --num-gpu-blocks takes a logged pool as given
+        raise InputError("--num-gpu-blocks", f"{num_gpu_blocks:,} contradicts --num-gpu-blocks-override {override:,}: both "
+                         "name the KV pool's blocks", "give one of them (--num-gpu-blocks-override N plans the pool as "
+                         "vllm serve sizes it and simulates it; --num-gpu-blocks N simulates a logged pool as given)")
+    if override is not None and override < 2:
+        raise InputError("--num-gpu-blocks-override", f"{override} leaves no usable block to simulate",
+                         "vLLM needs >= 2 (one is the null block)")
     p = plan_from_flags(model, flags, gpu_auto=True, simulable=True)
     if num_gpu_blocks is None and not p.fits:
         if json_out:  # the same JSON as `kvplan fit --json` for these flags (plan_json: the band included)
@@ -328,7 +338,7 @@ def _note_bare_slo(slo_spec) -> None:
 @option_group(_WORKLOAD_PARAMS, _workload_spec, "workload_spec")
 def simulate(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
-    num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool (e.g. from vLLM's startup log) instead of the plan's.", rich_help_panel=_SIM),
+    num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool (e.g. from vLLM's startup log) instead of the plan's, as given (--num-gpu-blocks-override N plans that pool as vllm serve sizes it, then simulates it).", rich_help_panel=_SIM),
     prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_ALIAS, hidden=True),
     max_num_partial_prefills: Optional[int] = typer.Option(None, "--max-num-partial-prefills", help="vLLM 0.7.3-0.26 (default 1): concurrent partial prefills. 1 is what is simulated; other values are refused, as vLLM 0.11-0.26 refuse them (V0, which ran them up to 0.10, is not simulated).", rich_help_panel=_SIM),
     max_long_partial_prefills: Optional[int] = typer.Option(None, "--max-long-partial-prefills", help="vLLM 0.7.3-0.26 (default 1): of those, how many may be long. As --max-num-partial-prefills: only 1 is simulated.", rich_help_panel=_SIM),
@@ -425,7 +435,7 @@ def capacity(
     percentile: float = typer.Option(99.0, "--percentile", help="Which percentile must meet the SLO.", rich_help_panel=_SIM),
     target_rate: Optional[float] = typer.Option(None, "--target-rate", help="Also size the fleet for this many req/s.", rich_help_panel=_SIM),
     router: str = typer.Option("round-robin", "--router", help="round-robin | least-loaded (across replicas).", rich_help_panel=_SIM),
-    num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool instead of the plan's.", rich_help_panel=_SIM),
+    num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool instead of the plan's, as given (--num-gpu-blocks-override N plans it as vllm serve does).", rich_help_panel=_SIM),
     prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_ALIAS, hidden=True),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
     vary: List[str] = typer.Option([], "--vary", help="Compare deployments: NAME=v1,v2,... as kvplan sweep --vary takes it (e.g. gpu=L4,L40S,H100 and tensor_parallel_size=1,2,4; one or two names), one capacity search and one row per combination; or flags paired, one row per tuple: gpu,tensor_parallel_size=L4:4,L40S:2,H100:1 (4 x L4 vs 2 x L40S vs 1 x H100). A value holding ',' or ':' goes in quotes or escapes them with a backslash: model,gpu=\"/ckpt/qwen:8b\":H100 or /ckpt/qwen\\:8b:H100.", rich_help_panel=_SIM),

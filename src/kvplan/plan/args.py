@@ -780,6 +780,15 @@ class EngineArgs:
     all2all_backend: str | None = None
     overhead_gb: float | None = None
     kv_cache_memory_bytes: int | None = None  # vLLM's --kv-cache-memory-bytes (>= 0.10.2): the pool, exactly
+    # vLLM's --num-gpu-blocks-override (CacheConfig.num_gpu_blocks_override): the pool's block count, replacing the
+    # profiled one (plan.planner._override_blocks; rules row override_fit_check)
+    num_gpu_blocks_override: int | None = None
+    # vLLM's --mamba-block-size (CacheConfig.mamba_block_size, >= 0.11.1): the tokens a Mamba / GDN state page stands for
+    # under prefix caching's 'align' mode (plan.kv; rules rows mamba_block_size_*)
+    mamba_block_size: int | None = None
+    # vLLM's --calculate-kv-scales (CacheConfig.calculate_kv_scales, 0.7.0-0.27.x): fp8 KV scales from the first
+    # forward; no startup figure moves (plan.planner notes it)
+    calculate_kv_scales: bool = False
     # vLLM's --enable-extensible-kv-cache / --no-enable-extensible-kv-cache (>= 0.34): None, the release's default (on
     # on CUDA and ROCm where nothing rules it out: plan.extensible.extensible_kv_cache)
     enable_extensible_kv_cache: bool | None = None
@@ -1104,6 +1113,8 @@ class EngineArgs:
             raise InputError("--long-prefill-token-threshold", f"must be a whole number >= 0, got {lpt!r}",
                              "0 (no cap) or a token count such as 2048")
         for name, example in (("max_loras", "e.g. 4"), ("max_lora_rank", "e.g. 4"), ("max_cpu_loras", "e.g. 32"),
+                              ("num_gpu_blocks_override", "e.g. 2000 (the KV pool's blocks, as a startup log's 'num_gpu_blocks')"),
+                              ("mamba_block_size", "e.g. 256 (tokens per Mamba state block, a multiple of the attention block)"),
                               ("max_cudagraph_capture_size", "e.g. 64 (graphs at batch sizes 1, 2, 4, 8, ... 64)")):
             v = getattr(self, name)
             # a whole max_cudagraph_capture_size below 1 is vLLM's to refuse where it captures graphs

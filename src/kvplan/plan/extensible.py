@@ -72,7 +72,7 @@ STARTUP_USED_PARALLEL_BYTES = int(1.5 * GIB)
 def extensible_kv_cache(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[bool, str]:
     """(whether vLLM `rules.version` sizes the pool with the extensible KV cache, why not where it does not): on by
     default from 0.34.0 on CUDA and ROCm (config/vllm.py VllmConfig._resolve_extensible_kv_cache); off with
-    --no-enable-extensible-kv-cache, --kv-cache-memory-bytes, another platform, and where the driver lacks virtual
+    --no-enable-extensible-kv-cache, --kv-cache-memory-bytes, --num-gpu-blocks-override, another platform, and where the driver lacks virtual
     memory management (gpu_worker.py extensible_kv_cache_unsupported_reason -> utils/vmm_driver.py
     vmm_unavailable_reason, whose probe covers WSL2: core.py _initialize_kv_caches then falls back with a warning).
     --enable-extensible-kv-cache where the config rules it out is vLLM's ValueError."""
@@ -85,10 +85,14 @@ def extensible_kv_cache(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> 
         unsupported = "it is only supported on CUDA and ROCm"
     elif args.kv_cache_memory_bytes is not None:
         unsupported = "it sizes the KV cache from measured memory, which kv_cache_memory_bytes overrides"
+    elif args.num_gpu_blocks_override is not None:  # config/vllm.py _resolve_extensible_kv_cache, 0.34.0
+        unsupported = "it sizes the KV cache from measured memory, which num_gpu_blocks_override overrides"
     if asked and unsupported:
         raise RefusedByVLLMError("--enable-extensible-kv-cache", f"enable_extensible_kv_cache: {unsupported}.",
                                  "drop --enable-extensible-kv-cache" + (" or --kv-cache-memory-bytes"
-                                                                        if args.kv_cache_memory_bytes is not None else ""),
+                                                                        if args.kv_cache_memory_bytes is not None else
+                                                                        " or --num-gpu-blocks-override"
+                                                                        if args.num_gpu_blocks_override is not None else ""),
                                  rule="the extensible KV cache where the config rules it out")
     if asked is False:
         return False, "--no-enable-extensible-kv-cache"

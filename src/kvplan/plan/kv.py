@@ -692,7 +692,23 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
                 # align mode with GDN prefill checkpoints: blocks also land on the checkpoint alignment (rules row
                 # gdn_checkpoint_block_alignment_tokens; _gdn_exports_checkpoints says when all layers export them)
                 align = math.lcm(align, rules.gdn_checkpoint_block_alignment_tokens)
-            bs = align * cdiv(mamba_page, align * per_token)
+            all_mode = (rec[0].recurrent is not None and rec[0].recurrent.kind in ("mamba1", "mamba2")
+                        and rules.mamba_cache_mode.startswith("all_if_supported")
+                        and prefix_caching_on(args, rules, hybrid=True))
+            if all_mode:
+                # "all" mode (a Mamba1/2 family under prefix caching, 0.11.1-0.27): the block lands on the SSD
+                # kernel's chunk, --mamba-block-size where given, else the model's (get_mamba_chunk_size), in lcm with
+                # the kernel block (models/config.py HybridAttentionMambaModelConfig, 0.11.1-0.18.0 wheels;
+                # platforms/interface.py update_block_size_for_backend, 0.27.0)
+                base = args.mamba_block_size or rec[0].recurrent.chunk_size
+                chunk = math.lcm(base, align)
+                bs = chunk * cdiv(cdiv(mamba_page, per_token), chunk)
+                notes.append(f"Mamba prefix caching ('all' mode, vLLM {rules.version}): the block is a multiple of "
+                             f"lcm({base}, {align}) = {chunk} tokens, the " + (
+                                 f"--mamba-block-size {base}" if args.mamba_block_size else
+                                 f"model's Mamba chunk size {base}") + " and the kernel block")
+            else:
+                bs = align * cdiv(mamba_page, align * per_token)
             notes.append(f"hybrid model: attention block size raised to {bs} tokens so one attention page "
                          f"({bs} x {per_token:,} B) holds one sequence's recurrent state ({mamba_page:,} B)")
             pad = bs * per_token - mamba_page

@@ -32,7 +32,7 @@ from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes
                                     utilization_warning)
 from kvplan.plan.eplb import eplb_state_bytes, resolve_eplb
 from kvplan.plan.kv import (cross_attention_tokens, dcp_checks, window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
-                            build_groups, gdn_prefill, mamba_cache_mode, rank_weights)
+                            build_groups, gdn_prefill, mamba_cache_mode, prefix_caching_on, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
 from kvplan.plan.serve_flags import (load_format_refusal, load_format_says, moe_backend_refusal, moe_backend_says,
                                      resolve_async_scheduling, sleep_mode_refusal,
@@ -372,6 +372,9 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--gdn-prefill-backend": args.gdn_prefill_backend,
                             "--moe-backend": args.moe_backend,
                             "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
+                            "--num-gpu-blocks-override": args.num_gpu_blocks_override,
+                            "--mamba-block-size": args.mamba_block_size,
+                            "--calculate-kv-scales": True if args.calculate_kv_scales else None,
                             "--enable-extensible-kv-cache": True if args.enable_extensible_kv_cache else None,
                             "--no-enable-extensible-kv-cache": True if args.enable_extensible_kv_cache is False else None,
                             "--skip-mm-profiling": True if args.skip_mm_profiling else None,
@@ -417,7 +420,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
               site_offsets=site_offsets, check_architecture=check_architecture)
     if applied is not None:
         p = replace(p, config_overrides=applied, warnings=p.warnings + tuple(override_warnings))
-    if p.fits and p.args.kv_cache_memory_bytes is not None and not pool_given:
+    if p.fits and ((p.args.kv_cache_memory_bytes is not None and not pool_given)
+                   or p.args.num_gpu_blocks_override is not None):
         p = _given_pool_allocation(p)
     # the flags as given (-1 too), not what an auto-fit planned with; the site calibration, for replans
     return replace(p, given_args=args, site_offsets=site_offsets or None)
@@ -588,6 +592,98 @@ def largest_given_pool_bytes(p: Plan) -> int:
     return max(0, int(room) // 2**20 * 2**20)
 
 
+# --calculate-kv-scales is deprecated from this release (config/cache.py _warn_deprecated_calculate_kv_scales, 0.19.0
+# wheel; absent from 0.18.0's), which also turns it off for attention + Mamba/GDN hybrids (models/config.py); gone
+# from 0.28.0 (versions.SERVE_FLAG_UNTIL)
+CALCULATE_KV_SCALES_DEPRECATED: tuple[int, int, int] = (0, 19, 0)
+
+
+def calculate_kv_scales_says(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[str, str | None]:
+    """(note, warning or None) for --calculate-kv-scales (CacheConfig.calculate_kv_scales, 0.7.0-0.27.x). No startup
+    figure moves: each Attention layer keeps its q/k/v scale tensors with or without it (attention/layer.py, 0.7.0-
+    0.12.0; model_executor/layers/attention/attention.py, 0.18.0-0.27.0), and the first forward (V1: the profile run's
+    dummy batch) sets them from torch.abs(q/k/v).max() (calc_kv_scales), temporaries of one layer's q, k or v, below
+    the MLP activations that set the profile's peak; V1 runs that one step without CUDA graphs (gpu_model_runner.py,
+    0.12.0-0.27.0), and captures its graphs as without the flag."""
+    fp8 = (args.kv_cache_dtype or "auto").startswith("fp8")
+    where = ("" if fp8 else "; with kv_cache_dtype auto the KV cache is stored unscaled and the scales go unused")
+    recurrent = "recurrent" in model.cache_kinds and not model.is_attention_free
+    hybrid = (f" (vLLM {rules.version} turns it off for this hybrid: 'Disabling calculate_kv_scales for hybrid model', "
+              "HybridAttentionMambaModelConfig, model_executor/models/config.py, 0.19.0-0.27.0)"
+              if recurrent and rules.release >= CALCULATE_KV_SCALES_DEPRECATED else "")
+    note = ("--calculate-kv-scales: no startup memory figure moves (planned as without it): the fp8 KV scales are taken "
+            "from the first forward's q/k/v maxima, in V1 the profile run's dummy batch, with temporaries smaller than the "
+            "MLP activations that set the peak; the scale tensors exist either way, and the CUDA graphs are captured as "
+            f"without it{where}{hybrid}")
+    warning = None
+    if rules.release >= CALCULATE_KV_SCALES_DEPRECATED:
+        warning = ("The `--calculate-kv-scales` option is deprecated and will be removed in v0.19. The scales will be "
+                   "loaded from the model checkpoint if available, otherwise they default to 1.0. (vLLM's warning, "
+                   f"{rules.version}; the flag is gone from 0.28.0)")
+    return note, warning
+
+
+def mamba_block_size_refusal(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str | None:
+    """vLLM's refusal of --mamba-block-size (>= 0.11.1) where prefix caching is off: VllmConfig.validate_mamba_block_size
+    (config/vllm.py, 0.11.1-0.34.0 wheels) raises "--mamba-block-size can only be set with --enable-prefix-caching" for
+    a value other than max_model_len (the value vLLM itself gives it without prefix caching). Prefix caching as
+    resolved: on by default for a model without recurrent layers, off for a hybrid before 0.26 (plan.kv
+    prefix_caching_on). What the value moves (plan.kv build_groups): the block of 'all' mode (a Mamba1/2 family under
+    prefix caching, 0.11.1-0.27); align mode sets mamba_block_size to the block size whatever is given
+    (update_block_size_for_backend), and a model without recurrent layers never reads it."""
+    given = args.mamba_block_size
+    if given is None or given == args.max_model_len:
+        return None
+    kinds = {l.recurrent.kind for l in model.layers if l.recurrent is not None}
+    if not prefix_caching_on(args, rules, hybrid=model.is_hybrid):
+        raise RefusedByVLLMError("--mamba-block-size", "--mamba-block-size can only be set with --enable-prefix-caching",
+                                 "add --enable-prefix-caching, or drop --mamba-block-size",
+                                 rule="mamba_block_size without prefix caching")
+    if kinds and rules.mamba_cache_mode == "all_if_supported_else_none" and not kinds <= {"mamba1", "mamba2"}:
+        # 0.11.1-0.14: MambaModelConfig turns prefix caching off for a hybrid without Mamba prefix caching (GDN,
+        # linear attention) in VllmConfig.__post_init__, before the 'after' validator reads it (models/config.py,
+        # config/vllm.py, 0.11.1 and 0.13.0 wheels)
+        raise RefusedByVLLMError("--mamba-block-size", "--mamba-block-size can only be set with --enable-prefix-caching",
+                                 f"drop --mamba-block-size: vLLM {rules.version} turns prefix caching off for "
+                                 f"{model.id} ('Hybrid or mamba-based model detected without support for prefix "
+                                 "caching: disabling.'), then refuses it",
+                                 rule="mamba_block_size without prefix caching")
+    if not kinds:
+        return (f"--mamba-block-size {given}: {model.id} has no Mamba / linear-attention layers, so nothing reads it "
+                "(vLLM takes it where prefix caching is on)")
+    if (kinds <= {"mamba1", "mamba2"} and rules.mamba_cache_mode.startswith("all_if_supported")
+            and any(l.is_attention for l in model.layers)):
+        return None  # 'all' mode: the block follows it (plan.kv build_groups says how)
+    if not any(l.is_attention for l in model.layers):
+        why = "the model has no attention layers whose block it would align"
+    else:
+        why = ("its 'align' mode sets mamba_block_size to the hybrid's block size whatever is given "
+               "(platforms/interface.py update_block_size_for_backend)")
+    return f"--mamba-block-size {given}: no block moves in vLLM {rules.version}: {why}"
+
+
+def _override_note(profiled: int, override: int, bytes_per_block: int, checked: str, rules: VersionRules) -> str:
+    """The plan's note on --num-gpu-blocks-override: the count replaced, the memory it leaves unused or claims beyond
+    the profile, and which count vLLM `rules.version` checks one max-length request against."""
+    if checked == "ignored":
+        return (f"--num-gpu-blocks-override {override:,}: vLLM {rules.version} logs 'Overriding num_gpu_blocks={profiled} "
+                f"with num_gpu_blocks_override={override}' and keeps the profiled {profiled:,} blocks (its get_num_blocks "
+                "returns the profiled count, v1/core/kv_cache_utils.py, 0.9.1 wheel; fixed in 0.9.2 by vLLM PR #19503): "
+                "pool, tokens and concurrency are the profile's")
+    diff = (profiled - override) * bytes_per_block
+    side = (f"{diff / GIB:.2f} GiB of the profiled pool left unused" if diff > 0 else
+            f"{-diff / GIB:.2f} GiB beyond the profiled pool, allocated whatever gpu_memory_utilization allows" if diff < 0
+            else "the profiled pool exactly")
+    where = ("engine/llm_engine.py _initialize_kv_caches; worker.py raise_if_cache_size_invalid" if not rules.is_v1 else
+             "v1/core/kv_cache_utils.py get_kv_cache_configs (kv_cache_planning.py from 0.33)" if checked == "override"
+             else "v1/core/kv_cache_utils.py get_kv_cache_config: check_enough_kv_cache_memory before get_num_blocks")
+    return (f"--num-gpu-blocks-override {override:,}: vLLM {rules.version} replaces the profiled {profiled:,} blocks with it "
+            f"('Overriding num_gpu_blocks={profiled} with num_gpu_blocks_override={override}') and allocates the KV tensors "
+            f"at its size, {override * bytes_per_block / GIB:.2f} GiB ({side}); tokens and concurrency are the override's; "
+            f"the max-length check reads the {'override' if checked == 'override' else 'profiled memory, not the override'} "
+            f"({where})")
+
+
 def _given_pool_allocation(p: Plan) -> Plan:
     """--kv-cache-memory-bytes (vLLM >= 0.10.2, PR #21489): gpu_worker's determine_available_memory returns the given
     bytes without checking them against the card ("This does not respect the gpu_memory_utilization config ... If
@@ -597,11 +693,17 @@ def _given_pool_allocation(p: Plan) -> Plan:
     full step fails on the first such step."""
     pool = p.num_gpu_blocks * p.bytes_per_block
     resident = p.weights_bytes + p.non_torch_bytes + p.cudagraph_capture_bytes + pool
+    override = p.args.num_gpu_blocks_override
+    flag = (f"--num-gpu-blocks-override {override:,} ({pool / GIB:.2f} GiB)" if override is not None
+            else f"--kv-cache-memory-bytes {pool / GIB:.2f} GiB")
     if resident > p.total_bytes:
-        error = (f"CUDA out of memory while allocating the KV cache: --kv-cache-memory-bytes {pool / GIB:.2f} GiB of "
+        largest = largest_given_pool_bytes(p)
+        fix = (f"{largest // p.bytes_per_block:,} blocks ({largest / GIB:.2f} GiB)" if override is not None and p.bytes_per_block
+               else f"{largest / GIB:.2f} GiB")
+        error = (f"CUDA out of memory while allocating the KV cache: {flag} of "
                  f"blocks beside {p.weights_bytes / GIB:.2f} GiB of weights, {p.non_torch_bytes / GIB:.2f} GiB non-torch "
                  f"and {p.cudagraph_capture_bytes / GIB:.2f} GiB of CUDA graphs exceed the {p.total_bytes / GIB:.2f} GiB of "
-                 f"{p.gpu.name} (the flag ignores gpu_memory_utilization; {largest_given_pool_bytes(p) / GIB:.2f} GiB leaves room for a full "
+                 f"{p.gpu.name} (the flag ignores gpu_memory_utilization; {fix} leaves room for a full "
                  f"step's activations)")
         before_capture = tuple(line for line in p.vllm_log if not line.startswith("Graph capturing"))
         return replace(p, fits=False, error=error, failure="kv_alloc",
@@ -609,7 +711,7 @@ def _given_pool_allocation(p: Plan) -> Plan:
     if resident + p.activation_peak_bytes > p.total_bytes:
         short = resident + p.activation_peak_bytes - p.total_bytes
         return replace(p, warnings=p.warnings + (
-            f"--kv-cache-memory-bytes leaves {(p.total_bytes - resident) / GIB:.2f} GiB for a step's activations, "
+            f"{flag} leaves {(p.total_bytes - resident) / GIB:.2f} GiB for a step's activations, "
             f"{short / GIB:.2f} GiB less than the profiled peak of {p.activation_peak_bytes / GIB:.2f} GiB: the first "
             f"full step of max_num_batched_tokens may fail with CUDA out of memory",))
     return p
@@ -646,6 +748,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if check_architecture:  # vLLM's refusals of --enable-sleep-mode (plan.serve_flags), where the release is the one run (a
         # record without a version stands for an era: a log that ran with it was not refused)
         sleep_mode_refusal(gpu, resolved, rules)
+        mbs_note = mamba_block_size_refusal(model, resolved, rules)  # --mamba-block-size: refused, or what it moves
+        notes += [mbs_note] if mbs_note else []
         load_format_refusal(model, args, rules)  # vLLM's refusals of --load-format (plan.serve_flags)
         moe_backend_refusal(model, gpu, resolved, rules)  # --moe-backend: vLLM's refusals (plan.serve_flags)
     requested_graphs = adaptive_verification_refusal(model, gpu, resolved, rules)  # the capture request it read
@@ -1043,6 +1147,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     sleep_notes, sleep_warns = sleep_mode_says(resolved, rules, quant, extensible=bool(extensible))
     notes += sleep_notes
     warns += sleep_warns
+    if resolved.calculate_kv_scales:  # --calculate-kv-scales (0.7.0-0.27.x): said, nothing moves
+        kv_scales_note, kv_scales_warning = calculate_kv_scales_says(model, resolved, rules)
+        notes.append(kv_scales_note)
+        warns += [kv_scales_warning] if kv_scales_warning else []
     car_note = custom_allreduce_says(gpu, resolved, rules)  # --disable-custom-all-reduce: what the release charged
     if car_note:
         notes.append(car_note)
@@ -1121,6 +1229,17 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          "mappings (utils/vmm_driver.py unusable_runtime_reason, 0.34.0); vLLM then disables it with a "
                          "warning and sizes the pool from the profile's estimate at 0.92 (--no-enable-extensible-kv-cache "
                          "plans that)")
+    profiled_blocks = None
+    if resolved.num_gpu_blocks_override is not None and pool is None:
+        # --num-gpu-blocks-override: the profiled count is logged and replaced; the KV tensors are allocated at the
+        # override's size (the allocation is checked in plan(): _given_pool_allocation)
+        checked = "override" if not rules.is_v1 else rules.gpu_blocks_override
+        profiled_blocks = num_blocks
+        if checked != "ignored":
+            num_blocks = resolved.num_gpu_blocks_override
+        if checked == "override":
+            capacity, capacity_blocks = float(num_blocks * bytes_per_block), num_blocks
+        notes.append(_override_note(profiled_blocks, resolved.num_gpu_blocks_override, bytes_per_block, checked, rules))
     max_len = resolved.max_model_len
     group_blocks = [_group_blocks(g, max_len, resolved, rules) for g in groups]
     per_req = sum(group_blocks)
@@ -1216,7 +1335,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     moe_ws = measured.get("moe_workspace_in_non_torch", (0,))[0]
     cold_loss = (cold_start_pool_loss_bytes(model, resolved, rules, act + moe_ws)
                  if rules.engine != "v0"
-                 and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None else None)
+                 and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None
+                 and resolved.num_gpu_blocks_override is None else None)
     if cold_loss is not None and staged is not None and cold_loss.modelled and cold_loss.most > 0:
         cold_loss = pipeline_cold_start_loss(model, resolved, rules, stage_pools, capacity, bytes_per_block,
                                              act_first + moe_ws, cold_loss)
@@ -1241,9 +1361,13 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if fits and conc < 1:
         # the release's own check passed (0.14-0.18 count only the first KV group's need), yet its log prints a
         # concurrency below 1x: the pool cannot hold one request of max_model_len in all its groups
+        fix = ("--max-model-len auto --concurrency 1 gives the length that can" if profiled_blocks is None or
+               num_blocks == profiled_blocks else
+               f"--num-gpu-blocks-override {per_req + 1:,} or more holds one beside the null block (vLLM checks the "
+               f"profiled memory, not the override, up to 0.20; vLLM issue #35541 reports such a server hanging)")
         warns.append(f"vLLM {rules.version} starts, but the pool holds {conc:.2f}x of one {max_len:,}-token request "
                      f"({num_blocks:,} of the {per_req:,} blocks it needs): a request that long cannot be held whole; "
-                     "--max-model-len auto --concurrency 1 gives the length that can")
+                     + fix)
     # the budget's terms, the same whichever way the pool is sized
     terms = (
         Term("total", total, "bytes", f"{gpu.name}: {total / GIB:.2f} GiB", gpu.total_source),
@@ -1285,7 +1409,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     terms = terms + (
         Term("kv_bytes_per_token", kv_per_token, "B/token", kv_per_token_formula, "vllm-memory-model.md §3.1"),
         Term("bytes_per_block", bytes_per_block, "B", block_formula, "vllm-memory-model.md §3.1-3.3"),
-        Term("num_gpu_blocks", num_blocks, "blocks", f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)" if pool is None else
+        Term("num_gpu_blocks", num_blocks, "blocks", f"--num-gpu-blocks-override {num_blocks:,} (profiled: floor({available / GIB:.4f} "
+             f"GiB / {bytes_per_block:,} B) = {profiled_blocks:,})" if profiled_blocks is not None and num_blocks != profiled_blocks else
+             f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)" if pool is None else
              f"min(blocks whose {pool.segments} segment(s) each rounded up to 2 MiB fit in {pool.available_bytes / GIB:.4f} GiB = "
              f"{pool.measured_blocks:,}, capacity floor({capacity / GIB:.4f} GiB / {bytes_per_block:,} B) = {capacity_blocks:,})",
              "vllm-memory-model.md §3.3" if pool is None else "extensible_kv_cache.py ExtensibleKVCache.blocks_within, 0.34.0"),
@@ -1385,14 +1511,18 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     fitted = _plan(model, gpu, replace(args, max_model_len=full.estimated_max_model_len), rules=rules,
                    extra_assumptions=extra_assumptions, site_offsets=site_offsets, check_architecture=check_architecture,
                    auto_fit=True)
+    fit_bytes = fitted.kv_cache_bytes
+    if args.num_gpu_blocks_override is not None and rules.is_v1 and rules.gpu_blocks_override == "override":
+        # 0.21+: auto-fit reads the override's memory (get_kv_cache_configs), less the null block from 0.29
+        fit_bytes = (fitted.num_gpu_blocks - (1 if rules.null_block_in_fit_check else 0)) * fitted.bytes_per_block
     note = (f"Auto-fit max_model_len: reduced from {limit} to {fitted.args.max_model_len} to fit in available KV cache "
-            f"memory ({fitted.kv_cache_bytes / GIB:.2f} GiB GPU)")
+            f"memory ({fit_bytes / GIB:.2f} GiB GPU)")
     if rules.auto_fit_tentative:
         # 0.34 without the extensible KV cache: the final wording, a warning below 8,192 tokens
         # (AUTO_FIT_SHORT_MAX_MODEL_LEN, v1/core/kv_cache_planning.py _auto_fit_max_model_len)
         fitted_len = fitted.args.max_model_len
         note = _short_auto_fit_warning(f"--max-model-len auto reduced max_model_len from {limit} to {fitted_len} "
-                                       f"({fitted.kv_cache_bytes / GIB:.2f} GiB GPU available for the KV cache).",
+                                       f"({fit_bytes / GIB:.2f} GiB GPU available for the KV cache).",
                                        fitted_len, fitted.args.gpu_memory_utilization)
     log = list(fitted.vllm_log)
     at = next((i for i, line in enumerate(log) if "KV cache size" in line or "Maximum concurrency" in line), len(log))
@@ -1974,6 +2104,9 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
     elif rules.is_v1 and rules.available_kv_log:  # rules row available_kv_log
         shown = capacity if pool is not None else available
         lines.append(f"Available KV cache memory: {_format_gib(shown) if rules.available_kv_log == 'format_gib' else f'{shown / GIB:.2f}'} GiB")
+    if args.num_gpu_blocks_override is not None and pool is None and bytes_per_block:
+        lines.append(f"Overriding num_gpu_blocks={max(0, int(available // bytes_per_block)) if available > 0 else 0} "
+                     f"with num_gpu_blocks_override={args.num_gpu_blocks_override}")
     if pool is not None and (fits or after_warmup_error):
         capture_line()
         after_capture()
@@ -2021,6 +2154,7 @@ def _refuse_what_the_seed_ignores(model: ModelSpec, args: EngineArgs) -> None:
     ignored = [("--pipeline-parallel-size", (args.pipeline_parallel_size or 1) > 1, "pipeline stages"),
                ("--enable-lora", args.enable_lora, "LoRA slots"),
                ("--kv-cache-memory-bytes", args.kv_cache_memory_bytes is not None, "given KV pool"),
+               ("--num-gpu-blocks-override", args.num_gpu_blocks_override is not None, "given block count"),
                ("--cpu-offload-gb", bool(args.cpu_offload_gb), "CPU offload"),
                ("--quantization", args.quantization is not None and model.quant is None,
                 "online quantization (it counts the checkpoint's own weights)"),
