@@ -1978,19 +1978,26 @@ _CONFIG_COUNTS = frozenset("""
     mtp_transformer_layers num_nextn_predict_layers rotary_dim hc_mult num_hash_layers bits w_bit num_bits group_size
     q_group_size in_channels num_channels out_hidden_size patch_size spatial_merge_size temporal_patch_size
     num_position_embeddings image_size deepstack_visual_indexes weight_block_size o_lora_rank o_groups mlp_only_layers
-    position_embedding_size default_output_length
+    position_embedding_size default_output_length mtp_num_hidden_layers block_structure
 """.split())
 # counts kvplan divides by or builds one entry per unit of: 0 is no such model, and past the bound a list of that
 # many layers (or heads) would not fit in memory
 _CONFIG_POSITIVE = frozenset("""
     num_hidden_layers num_layers n_layer depth mamba_head_dim mamba_d_head mamba_n_heads mamba_num_heads mamba2_num_heads
     mamba_n_groups n_groups patch_size spatial_merge_size temporal_patch_size linear_num_key_heads linear_num_value_heads
+    weight_block_size block_structure
 """.split())
 # read with a default when absent (MLA's head dims, a period's offset): a null there is no default, but a broken key
 _CONFIG_NOT_NULL = frozenset({"qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "attn_layer_offset", "expert_layer_offset",
-                              "linear_conv_kernel_dim"})
-_CONFIG_COUNT_LISTS = frozenset({"deepstack_visual_indexes", "weight_block_size", "mlp_only_layers"})  # always lists (of layers, of axes)
-_CONFIG_LAYER_COUNTS = frozenset({"num_hidden_layers", "num_layers", "n_layer", "depth"})
+                              "linear_conv_kernel_dim", "linear_num_value_heads", "linear_value_head_dim",
+                              "linear_num_key_heads", "linear_key_head_dim"})
+_CONFIG_COUNT_LISTS = frozenset({"deepstack_visual_indexes", "weight_block_size", "mlp_only_layers",
+                                 "block_structure"})  # always lists (of layers, of axes)
+# layer counts: kvplan builds one entry (a KV spec, a weight tally) per layer, MTP drafter layers too, so past the
+# bound the plan would not end (mtp_num_hidden_layers 1e30 ran until killed)
+_CONFIG_LAYER_COUNTS = frozenset({"num_hidden_layers", "num_layers", "n_layer", "depth", "mtp_num_hidden_layers",
+                                  "num_nextn_predict_layers", "num_mtp_modules", "mtp_transformer_layers",
+                                  "num_kv_shared_layers"})
 _MAX_CONFIG_LAYERS = 100_000
 _MAX_CONFIG_COUNT = 2 ** 40  # as the token counts of a workload: past any size a checkpoint has
 _MAX_CONFIG_FACTOR = 1_000_000  # rope scaling factors are 2-64, expansions 2, partial rotary fractions <= 1
@@ -2008,9 +2015,18 @@ _CONFIG_SCALARS = frozenset("""
     num_hash_layers num_hidden_layers q_lora_rank qk_nope_head_dim rotary_dim o_lora_rank o_groups group_size
     q_group_size out_hidden_size spatial_merge_size temporal_patch_size patch_size in_channels num_channels
     num_position_embeddings position_embedding_size default_output_length max_position_embeddings
-    original_max_position_embeddings
+    original_max_position_embeddings head_dim attention_head_dim mtp_num_hidden_layers
 """.split())
-_CONFIG_PAIRS = frozenset({"weight_block_size"})  # [rows, columns] of an FP8 weight block
+# why a key is one number, where that is not plain from its name: said beside the refusal of a list there
+_CONFIG_SCALAR_WHY = {
+    # the attention head size is one number in every config class kvplan reads; a model whose full-attention layers
+    # are wider says so apart: Gemma 4's global_head_dim (transformers 5.25 Gemma4TextConfig: `head_dim: int`, strict,
+    # the full_attention layers' head_dim set from global_head_dim through per_layer_config); no config under
+    # shared/data/models gives head_dim or global_head_dim as a list
+    "head_dim": "one size for every attention layer; Gemma 4's full-attention layers take theirs from global_head_dim",
+    "attention_head_dim": "one size for every attention layer",
+}
+_CONFIG_PAIRS = frozenset({"weight_block_size", "block_structure"})  # [rows, columns] of an FP8 weight block
 # maps whose every value is an object of settings (a quantization group, a layer's ModelOpt algorithm): an entry of
 # another type was read with .get() / iterated further on
 _CONFIG_OBJECT_MAPS = frozenset({"config_groups", "quantized_layers"})
@@ -2020,7 +2036,15 @@ _CONFIG_OBJECTS = frozenset({"rope_scaling", "rope_parameters", "quantization_co
                              "audio_config", "llm_config", "language_config", "thinker_config"})
 _CONFIG_DTYPES = frozenset({"mamba_ssm_dtype"})  # read by name into bytes per element (plan.kv: the SSM state)
 _CONFIG_NAME_LISTS = frozenset({"architectures", "modules_to_not_convert", "ignore", "ignored_layers", "exclude_modules",
-                                "exclude", "targets"})
+                                "exclude", "targets", "layer_types", "layers_block_type"})
+# one entry per decoder layer, each layer's kind (attention, sliding, Mamba, ...): the KV cache is built from them, so
+# one of another length was a silent guess (a shorter list was passed over for the sliding_window / all-full default:
+# gpt-oss-20b with layer_types ['sliding_attention'] planned 24 sliding layers; a short hybrid_override_pattern planned
+# that many layers). transformers 5.25 refuses a layer_types of another length (PreTrainedConfig.validate_layer_type,
+# under @strict: "`num_hidden_layers` must be equal to the number of `layer_types`"); NemotronHConfig._pattern_to_list
+# maps each hybrid_override_pattern character (M, E, *, -; any other a KeyError)
+_CONFIG_LAYER_PATTERNS = ("layer_types", "layers_block_type", "attn_type_list", "hybrid_override_pattern")
+_HYBRID_PATTERN_CHARS = frozenset("ME*-")
 
 
 # a multimodal checkpoint's encoder towers: their sizes are read as one number each (no per-layer lists, which only the
@@ -2053,7 +2077,8 @@ def _config_value_problem(key: str, v, tower: str | None = None) -> str | None:
     if key in _CONFIG_COUNT_LISTS and not isinstance(v, (list, tuple)):
         return f"must be a list of whole numbers, got {v!r}"
     if key in _CONFIG_SCALARS and isinstance(v, (list, tuple)):
-        return f"must be a whole number, got {v!r}"
+        why = _CONFIG_SCALAR_WHY.get(key)
+        return f"must be a whole number{f' ({why})' if why else ''}, got {v!r}"
     if key in _CONFIG_PAIRS and len(v) != 2:
         return f"must be two whole numbers, [rows, columns], got {v!r}"
     if isinstance(v, (list, tuple)) and not v and key not in _CONFIG_COUNT_LISTS:
@@ -2074,10 +2099,41 @@ def _count_problem(key: str, v) -> str | None:
     return None
 
 
+def _layer_pattern_problem(config: dict, where: str) -> ConfigError | None:
+    """The first per-layer pattern (layer_types, hybrid_override_pattern, ...) of `config` that is no pattern or whose
+    length is not num_hidden_layers."""
+    fix = "fix the config.json (the checkpoint's own has it right)"
+    pattern = config.get("hybrid_override_pattern")
+    if pattern is not None and not (isinstance(pattern, str) and pattern and set(pattern) <= _HYBRID_PATTERN_CHARS):
+        key = f"{where}hybrid_override_pattern"
+        return ConfigError(key, f"{key} must be a string of one letter per layer (M Mamba, * attention, - MLP, E MoE), "
+                           f"got {pattern!r}", fix)
+    types = config.get("attn_type_list")
+    if isinstance(types, list) and not all(t in (0, 1) and not isinstance(t, bool) for t in types):
+        key = f"{where}attn_type_list"
+        return ConfigError(key, f"{key} must be a list of 0 (linear attention) and 1 (full attention), one per layer, "
+                           f"got {types[:6]!r}", fix)
+    n = config.get("num_hidden_layers")
+    if not isinstance(n, int) or isinstance(n, bool):
+        return None
+    for name in _CONFIG_LAYER_PATTERNS:
+        v = config.get(name)
+        # a longer one is read for its first num_hidden_layers entries, as vLLM builds each layer from its own entry
+        # (--hf-overrides '{"num_hidden_layers": 4}' on a checkpoint, the way vLLM's own tests shrink a model)
+        if isinstance(v, str if name == "hybrid_override_pattern" else list) and len(v) < n:
+            key = f"{where}{name}"
+            return ConfigError(key, f"{key} has {len(v)} {'entry' if len(v) == 1 else 'entries'} for the model's {n} "
+                               "layers (num_hidden_layers): one per layer", f"{fix}; the two must agree")
+    return None
+
+
 def check_config_values(config: dict, where: str = "") -> None:
     """ConfigError naming the first key (as a dotted path: vision_config.patch_size) whose value is not what the key
     means: a count that is not a whole number in range, a factor that is not a finite positive number, a list of
-    names that is not one. Nested objects are checked the same way."""
+    names that is not one, a per-layer pattern not one entry per layer. Nested objects are checked the same way."""
+    pattern_error = _layer_pattern_problem(config, where)
+    if pattern_error is not None:
+        raise pattern_error
     for key, v in config.items():
         path = f"{where}{key}"
         if isinstance(v, dict) and str(key) in _CONFIG_COUNTS | _CONFIG_FACTORS | _CONFIG_NAME_LISTS | _CONFIG_DTYPES:
@@ -2631,9 +2687,12 @@ def _layer_kind_list(text: dict, model_type: str, n_layers: int) -> list[str]:
 def _recurrent_spec(text: dict, model_type: str) -> RecurrentSpec:
     hidden = int(text["hidden_size"])
     if "linear_num_value_heads" in text:  # Gated DeltaNet (Qwen3-Next, Qwen3.5/3.6/3.8)
+        # each of the four sizes is needed (a null or missing one was int()'d: "internal error: TypeError")
+        need = {k: _need_int(text, k, k) for k in ("linear_num_value_heads", "linear_value_head_dim",
+                                                    "linear_num_key_heads", "linear_key_head_dim")}
         return RecurrentSpec(kind="gdn", conv_kernel=int(text.get("linear_conv_kernel_dim", 4)),
-                             n_heads=int(text["linear_num_value_heads"]), head_dim=int(text["linear_value_head_dim"]),
-                             key_heads=int(text["linear_num_key_heads"]), key_head_dim=int(text["linear_key_head_dim"]))
+                             n_heads=need["linear_num_value_heads"], head_dim=need["linear_value_head_dim"],
+                             key_heads=need["linear_num_key_heads"], key_head_dim=need["linear_key_head_dim"])
     n_heads = _get(text, "mamba_num_heads", "mamba_n_heads", "mamba2_num_heads")
     if n_heads is not None or model_type in ("nemotron_h", "granitemoehybrid", "falcon_h1", "mamba2", "bamba", "zamba2"):
         head = int(_get(text, "mamba_head_dim", "mamba_d_head", default=64))
@@ -2727,6 +2786,12 @@ def _layer_specs(text: dict, model_type: str, n_layers: int, n_kv: int, head_dim
             out.append(LayerSpec("none"))
     if text.get("num_kv_shared_layers"):
         shared = int(text["num_kv_shared_layers"])
+        if shared >= n_layers:
+            # every layer reusing an earlier layer's KV cache leaves none to keep it (10,000 on a 52-layer model ended
+            # "internal error: StopIteration")
+            raise ConfigError("num_kv_shared_layers", f"num_kv_shared_layers {shared} leaves none of the model's "
+                              f"{n_layers} layers to keep the KV cache the shared layers reuse", "fix the config.json "
+                              "(num_kv_shared_layers is less than num_hidden_layers; the checkpoint's own has it right)")
         notes.append(f"the last {shared} layers reuse earlier layers' KV cache (config num_kv_shared_layers)")
         keep = len(out) - shared
         out = out[:keep] + [LayerSpec("none") for _ in range(shared)]

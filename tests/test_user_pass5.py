@@ -1,0 +1,115 @@
+"""A second hostile new-user pass (session 43): damaged configs, logs and records, and what kvplan answered."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from cli_runner import run_cli
+
+
+def _catalog_config_with(model_id: str, path: list, value) -> dict:
+    from kvplan.resolve import model_catalog
+
+    config = copy.deepcopy(model_catalog()[model_id]["config"])
+    node = config
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return config
+
+
+def _fit_config(monkeypatch, capsys, tmp_path, config: dict, *args: str) -> tuple[int, str]:
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps(config))
+    code, out, err = run_cli(monkeypatch, capsys, "fit", str(cfg), "--gpu", "H100", "--max-model-len", "4096", *args)
+    return code, " ".join((out + err).split())
+
+
+@pytest.mark.parametrize("model_id, path, value, says", [
+    ("google/gemma-4-26B-A4B", ["text_config", "head_dim"], [256, 256],
+     "text_config.head_dim must be a whole number (one size for every attention layer; Gemma 4's full-attention layers "
+     "take theirs from global_head_dim), got [256, 256]"),
+    ("google/gemma-4-26B-A4B", ["text_config", "head_dim"], [256, 512], "text_config.head_dim must be a whole number"),
+    ("Qwen/Qwen3-8B", ["head_dim"], [128] * 36, "head_dim must be a whole number (one size for every attention layer"),
+])
+def test_a_per_layer_head_dim_is_refused_by_its_full_key(monkeypatch, capsys, tmp_path, model_id, path, value, says):
+    """gemma-4's text_config.head_dim [256, 256] ended "internal error: TypeError: int() argument must be a string, a
+    bytes-like object or a real number, not 'list'" (exit 3, weights._gemma4_rotary_elements). No config class reads a
+    head size per layer (transformers 5.25 Gemma4TextConfig: head_dim: int; the full-attention layers' is
+    global_head_dim), and no real config gives one; a uniform list was read as its one value elsewhere (Qwen3)."""
+    code, text = _fit_config(monkeypatch, capsys, tmp_path, _catalog_config_with(model_id, path, value))
+    assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text
+
+
+@pytest.mark.parametrize("model_id, path, value, says", [
+    # ZeroDivisionError: integer modulo by zero (plan.defaults, the TP slice check against the FP8 block)
+    ("Qwen/Qwen2.5-0.5B-Instruct", ["quantization_config"], {"quant_method": "fp8", "weight_block_size": [0, 128]},
+     "quantization_config.weight_block_size must be from 1 to"),
+    ("poolside/Laguna-S-2.1-FP8", ["quantization_config", "config_groups", "group_0", "weights", "block_structure"],
+     [128, 0], "quantization_config.config_groups.group_0.weights.block_structure must be from 1 to"),
+    # StopIteration (weights: the recurrent layers all taken for shared-KV ones)
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", ["num_kv_shared_layers"], 10_000,
+     "num_kv_shared_layers 10000 leaves none of the model's 52 layers to keep the KV cache"),
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", ["num_kv_shared_layers"], 52,
+     "num_kv_shared_layers 52 leaves none of the model's 52 layers to keep the KV cache"),
+    # TypeError: int() argument must be ... not 'NoneType' (a Gated DeltaNet size null)
+    ("Qwen/Qwen3.5-397B-A17B", ["text_config", "linear_key_head_dim"], None,
+     "text_config.linear_key_head_dim must be a whole number, got null"),
+    # TypeError: unhashable type: 'list' (a layer type that is a list)
+    ("google/gemma-4-26B-A4B", ["text_config", "layer_types"], [["sliding_attention"]] * 30,
+     "text_config.layer_types must be a list of names"),
+])
+def test_a_damaged_value_that_ended_in_an_internal_error_is_refused_by_its_key(monkeypatch, capsys, tmp_path, model_id,
+                                                                                path, value, says):
+    """Each ended `kvplan fit CONFIG` with "internal error: ..." (exit 3): found by mutating catalog configs."""
+    code, text = _fit_config(monkeypatch, capsys, tmp_path, _catalog_config_with(model_id, path, value))
+    assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text
+
+
+def test_an_mtp_layer_count_past_any_model_is_refused_not_planned_until_killed():
+    """mtp_num_hidden_layers 1e30 on Qwen3.8 built one weight tally per MTP layer: the plan did not end (killed after
+    60 s); it is now bounded as the model's own layer count is."""
+    from kvplan.errors import ConfigError
+    from kvplan.resolve import check_config_values
+
+    with pytest.raises(ConfigError) as err:
+        check_config_values(_catalog_config_with("Qwen/Qwen3.8-2.4T-A95B", ["mtp_num_hidden_layers"], 10 ** 30))
+    assert err.value.field == "mtp_num_hidden_layers" and "from 0 to 100,000" in err.value.message
+    with pytest.raises(ConfigError, match="must be a whole number"):
+        check_config_values({"text_config": {"mtp_num_hidden_layers": [1, 1]}})
+
+
+@pytest.mark.parametrize("model_id, path, value, says", [
+    # planned 24 sliding-window layers (the list passed over for the sliding_window default), exit 0
+    ("openai/gpt-oss-20b", ["layer_types"], ["sliding_attention"], "layer_types has 1 entry for the model's 24 layers"),
+    ("ibm-granite/granite-4.0-h-small", ["layer_types"], [], "layer_types has 0 entries for the model's 40 layers"),
+    # a string: planned as if no layer_types were given
+    ("google/gemma-4-26B-A4B", ["text_config", "layer_types"], "sliding_attention",
+     "text_config.layer_types must be a list of names, got 'sliding_attention'"),
+    # a number: planned every layer full attention; a pattern of 5 letters planned a 5-layer model
+    ("nvidia/Nemotron-H-56B-Base-8K", ["hybrid_override_pattern"], 0,
+     "hybrid_override_pattern must be a string of one letter per layer (M Mamba, * attention, - MLP, E MoE), got 0"),
+    ("nvidia/Nemotron-H-56B-Base-8K", ["hybrid_override_pattern"], "M-M-M",
+     "hybrid_override_pattern has 5 entries for the model's 118 layers"),
+    ("nvidia/Nemotron-H-56B-Base-8K", ["hybrid_override_pattern"], "M?" * 59, "must be a string of one letter per layer"),
+    # a short attn_type_list was passed over: every layer planned full attention
+    ("MiniMaxAI/MiniMax-M2.7", ["attn_type_list"], [1, 1, 1], "attn_type_list has 3 entries for the model's 62 layers"),
+    ("MiniMaxAI/MiniMax-M2.7", ["attn_type_list"], ["full"] * 62, "attn_type_list must be a list of 0 (linear attention)"),
+])
+def test_a_per_layer_pattern_that_is_none_or_too_short_is_refused_not_guessed(monkeypatch, capsys, tmp_path, model_id,
+                                                                              path, value, says):
+    """The layer pattern decides what each layer caches; a damaged one was planned from a default without a word."""
+    code, text = _fit_config(monkeypatch, capsys, tmp_path, _catalog_config_with(model_id, path, value))
+    assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text
+
+
+def test_a_longer_layer_pattern_is_read_for_the_models_layers():
+    """--hf-overrides '{"num_hidden_layers": 4}' (how vLLM's own tests shrink a checkpoint) leaves layer_types longer
+    than the layers: vLLM builds each layer from its own entry, and so does kvplan."""
+    import kvplan
+
+    p = kvplan.fit("openai/gpt-oss-20b", gpu="H100", max_model_len=4096, hf_overrides='{"num_hidden_layers": 4}')
+    assert p.fits and len([l for l in p.model.layers if l.kind in ("full", "sliding")]) == 4
