@@ -113,3 +113,68 @@ def test_a_longer_layer_pattern_is_read_for_the_models_layers():
 
     p = kvplan.fit("openai/gpt-oss-20b", gpu="H100", max_model_len=4096, hf_overrides='{"num_hidden_layers": 4}')
     assert p.fits and len([l for l in p.model.layers if l.kind in ("full", "sliding")]) == 4
+
+
+@pytest.mark.parametrize("quant, says", [
+    # planned as 4-bit weights in groups of 128 without a word (vLLM's get_from_keys raises for the missing key)
+    ({"quant_method": "awq"}, "quantization_config.bits: the awq quantization_config gives no w_bit / bits"),
+    ({"quant_method": "gptq", "bits": 4}, "quantization_config.group_size: the gptq quantization_config gives no group_size"),
+    ({"quant_method": "auto-round", "bits": 4, "group_size": None}, "the auto_round quantization_config gives no group_size"),
+    # a group of 0 weights was read as the default 128
+    ({"quant_method": "awq", "bits": 4, "group_size": 0}, "quantization_config.group_size must be -1 (one group per output "
+     "channel) or a group size of 1 or more, got 0"),
+    # planned as NVFP4 (vLLM: "Missing 'quant_algo'", "ModelOpt currently only supports: [...]")
+    ({"quant_method": "modelopt"}, "quantization_config.quant_algo: a ModelOpt quantization names its algorithm in "
+     "quant_algo (FP8, "),
+    ({"quant_method": "modelopt", "quant_algo": "BOGUS"}, "got 'BOGUS'"),
+    # internal error: AttributeError: 'bool' object has no attribute 'values'
+    ({"quant_method": "compressed-tensors", "config_groups": True},
+     "quantization_config.config_groups must be an object of settings (or null), got True"),
+    # a group's weights 5 and a kv_cache_scheme 5 were planned as if absent
+    ({"quant_method": "compressed-tensors", "config_groups": {"g": {"weights": 5, "targets": ["Linear"]}}},
+     "quantization_config.config_groups.g.weights must be an object of settings"),
+    ({"quant_method": "compressed-tensors", "kv_cache_scheme": 5}, "quantization_config.kv_cache_scheme must be an object"),
+])
+def test_a_quantization_config_missing_what_vllm_reads_is_refused_not_guessed(monkeypatch, capsys, tmp_path, quant, says):
+    code, text = _fit_config(monkeypatch, capsys, tmp_path, _catalog_config_with("Qwen/Qwen3-8B", ["quantization_config"], quant))
+    assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text
+
+
+@pytest.mark.parametrize("quant", [{"quant_method": "awq", "w_bit": 4, "q_group_size": 128, "zero_point": True},
+                                   {"quant_method": "gptq", "bits": 4, "group_size": -1},
+                                   {"quant_method": "modelopt", "quant_algo": "fp8"}])
+def test_a_complete_quantization_config_still_plans(quant):
+    import kvplan
+    from kvplan.resolve import normalize
+
+    spec = normalize(_catalog_config_with("Qwen/Qwen3-8B", ["quantization_config"], quant), model_id="q", source="test")
+    assert spec.quant is not None and spec.quant.bits in (4, 8)
+    assert kvplan  # the package imports
+
+
+def _record(**changes) -> dict:
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "calibration.jsonl"
+    rec = json.loads(path.read_text().splitlines()[0])
+    for dotted, value in changes.items():
+        node = rec
+        *head, last = dotted.split("__")
+        for key in head:
+            node = node[key]
+        node[last] = value
+    return rec
+
+
+@pytest.mark.parametrize("changes, field, says", [
+    ({"gpu__total_gib": 1e30}, "gpu.total_gib", "must be a positive, finite number of GiB (at most 1,048,576), got 1e+30"),
+    ({"model__weights_bytes": 10 ** 20}, "model.weights_bytes", "must be a positive number of bytes (at most"),
+])
+def test_a_record_size_past_any_gpu_or_checkpoint_is_skipped_naming_it(changes, field, says):
+    """A record with gpu.total_gib 1e30 was planned with a KV cache of 8.5e29 GiB; weights_bytes 1e20 as given."""
+    from kvplan.errors import InputError
+    from kvplan.validate import clean_record
+
+    with pytest.raises(InputError) as err:
+        clean_record(_record(**changes))
+    assert err.value.field == field and says in err.value.message, err.value.message

@@ -2033,7 +2033,12 @@ _CONFIG_OBJECT_MAPS = frozenset({"config_groups", "quantized_layers"})
 # keys that hold an object of settings (or null): a number there (--hf-overrides '{"rope_scaling": 5}', a damaged
 # config.json) was planned as if the key were absent, and the plan said the server starts
 _CONFIG_OBJECTS = frozenset({"rope_scaling", "rope_parameters", "quantization_config", "text_config", "vision_config",
-                             "audio_config", "llm_config", "language_config", "thinker_config"})
+                             "audio_config", "llm_config", "language_config", "thinker_config",
+                             # a quantization's settings: config_groups True was "internal error: AttributeError: 'bool'
+                             # object has no attribute 'values'"; a compressed-tensors group's weights 5, or
+                             # kv_cache_scheme 5, was planned as if absent
+                             "config_groups", "quantized_layers", "weights", "input_activations", "output_activations",
+                             "kv_cache_scheme", "per_layer_config"})
 _CONFIG_DTYPES = frozenset({"mamba_ssm_dtype"})  # read by name into bytes per element (plan.kv: the SSM state)
 _CONFIG_NAME_LISTS = frozenset({"architectures", "modules_to_not_convert", "ignore", "ignored_layers", "exclude_modules",
                                 "exclude", "targets", "layer_types", "layers_block_type"})
@@ -2093,6 +2098,8 @@ def _count_problem(key: str, v) -> str | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v):
         return f"must be a whole number, got {v!r}"
     least = 1 if key in _CONFIG_POSITIVE else -1 if key in _CONFIG_SIGNED else 0
+    if key in _CONFIG_SIGNED and v == 0:  # no group of 0 weights: vLLM divides by it (awq.py, gptq.py: size % group_size)
+        return "must be -1 (one group per output channel) or a group size of 1 or more, got 0"
     most = _MAX_CONFIG_LAYERS if key in _CONFIG_LAYER_COUNTS else _MAX_CONFIG_COUNT
     if not least <= v <= most:
         return f"must be from {least} to {most:,}, got {v!r}"
@@ -2811,6 +2818,22 @@ _MODELOPT_ALGO_BYTES = {"FP8": 1.0, "FP8_PER_CHANNEL_PER_TOKEN": 1.0, "FP8_PB_WO
                         "W4A16_NVFP4": 0.5625, "W4A8_NVFP4_FP8": 0.5625, "W4A16_AWQ": 0.5 + 2.5 / 128, "W4A8_AWQ": 0.5 + 2.5 / 128}
 
 
+# ModelOpt quant_algo names vLLM takes (0.10.2: FP8, NVFP4 and the mixed-precision ones; 0.33.0 QUANT_ALGOS adds
+# FP8_PB_WO, W4A16_NVFP4, MXFP8, and FP8_BLOCK_SCALES as FP8_PB_WO's alias), kvplan's per-layer bytes among them
+_MODELOPT_ALGOS = frozenset(_MODELOPT_ALGO_BYTES) | {"MIXED_PRECISION", "MXFP8", "FP8_BLOCK_SCALES"}
+
+
+def _quant_key(qc: dict, method: str, keys: tuple[str, ...]) -> int:
+    """The whole number an AWQ / GPTQ / AutoRound quantization_config gives under the first of `keys` it holds
+    (check_config_values has checked its type); ConfigError where it gives none."""
+    v = next((qc[k] for k in keys if qc.get(k) is not None), None)
+    if v is None:
+        key = f"quantization_config.{keys[-1]}"
+        raise ConfigError(key, f"the {method} quantization_config gives no {' / '.join(keys)} (vLLM reads it to load "
+                          "the weights)", "fix the config.json (the checkpoint's own quantization_config names it)")
+    return int(v)
+
+
 def _module_kind(layer_name: str) -> str | None:
     """The kvplan weight component a checkpoint module name belongs to (see kvplan.weights)."""
     name = layer_name.lower()
@@ -2940,8 +2963,12 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
             bits = int(wdt[-1])
             return QuantSpec("quark", bits, int(g) if g else None, f"int{bits} (quark)", skip)
     if method in ("awq", "gptq", "auto_round"):
-        bits = int(qc.get("bits") or qc.get("w_bit") or 4)
-        g = int(qc.get("group_size") or qc.get("q_group_size") or 128)
+        # vLLM reads both with get_from_keys, which raises "Cannot find any of [...] in the model's quantization config"
+        # for a missing key (AWQConfig: w_bit / bits, q_group_size / group_size; GPTQConfig and AutoRoundConfig: bits,
+        # group_size; awq.py, gptq.py, auto_round.py from_config in the 0.10.2 wheel, auto_awq.py / auto_gptq.py in
+        # 0.33.0); kvplan took 4 bits in groups of 128 without a word
+        bits = _quant_key(qc, method, ("w_bit", "bits") if method == "awq" else ("bits",))
+        g = _quant_key(qc, method, ("q_group_size", "group_size") if method == "awq" else ("group_size",))
         return QuantSpec(method, bits, g if g > 0 else None, f"int{bits} w{bits}a16 group {g}", skip)
     if method == "fp8":
         block = qc.get("weight_block_size")
@@ -2951,6 +2978,14 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         return QuantSpec("mxfp4", 4, 32, "mxfp4 (experts)", skip, applies_to="experts")
     if method == "modelopt":
         algo = str(qc.get("quant_algo") or "").upper()
+        if algo not in _MODELOPT_ALGOS:
+            # vLLM refuses both: "Missing 'quant_algo' in quantization config", and "ModelOpt currently only supports:
+            # [...]" for an algorithm it does not know (ModelOptFp8Config / ModelOptNvFp4Config.from_config, 0.10.2;
+            # ModelOptQuantConfigBase.from_config over QUANT_ALGOS, 0.33.0); kvplan sized any other as NVFP4
+            got = repr(qc.get("quant_algo")) if qc.get("quant_algo") not in (None, "") else "none"
+            raise ConfigError("quantization_config.quant_algo", f"a ModelOpt quantization names its algorithm in "
+                              f"quant_algo ({', '.join(sorted(_MODELOPT_ALGOS))}), got {got}", "fix the config.json or "
+                              "hf_quant_config.json (the checkpoint's own names it)")
         kv = _modelopt_kv_fp8(qc)
         if algo == "MIXED_PRECISION" and isinstance(qc.get("quantized_layers"), dict):
             module_bytes = _mixed_precision_modules(qc["quantized_layers"])

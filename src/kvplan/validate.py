@@ -27,7 +27,7 @@ from kvplan.logs import EXTENSIBLE_KV_FIRST_RELEASE, RECORD_ARG_NAMES, as_int
 from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, CAPTURE_SIZE_ARGS, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
                          parse_capture_sizes, parse_env, parse_max_model_len, plan)
 from kvplan.plan.args import hf_overrides_object, rope_scaling_object
-from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
+from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, MAX_MEMORY_BYTES, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model, wsl2_gpu)
 from kvplan.versions import (DEFAULT_RELEASE, NEWEST_READ, OLDEST_READ, RELEASE_NUMBERS_FROM, canonical_quant, names_patch_release, outside_read,
                              parse_version, untagged_build_release, untagged_source_build)
@@ -620,8 +620,10 @@ def clean_record(rec: dict) -> dict:
         gpu["total_gib"] = _as_float(gpu["total_gib"], "gpu.total_gib")
         # 0 would read as "not given" (the catalog's total), a negative one as a GPU with no memory, NaN or Infinity
         # as no size at all: each a mistake in the record, never a total vLLM printed
-        if not (math.isfinite(gpu["total_gib"] * GIB) and gpu["total_gib"] > 0):  # 1e308 GiB is no number of bytes
-            raise InputError("gpu.total_gib", f"must be a positive, finite number of GiB, got {gpu['total_gib']!r}",
+        # bounded as --gpu-gib is (resolve.MAX_MEMORY_BYTES): 1e30 GiB planned a KV cache of 8.5e29 GiB
+        if not (math.isfinite(gpu["total_gib"] * GIB) and 0 < gpu["total_gib"] * GIB <= MAX_MEMORY_BYTES):
+            raise InputError("gpu.total_gib", f"must be a positive, finite number of GiB (at most "
+                             f"{MAX_MEMORY_BYTES // GIB:,}), got {gpu['total_gib']!r}",
                              "give the total vLLM logged for the GPU (e.g. 79.25), or null to take the catalog's")
     if gpu.get("wsl2") is not None:
         gpu["wsl2"] = _as_bool(gpu["wsl2"], "gpu.wsl2")
@@ -637,8 +639,9 @@ def clean_record(rec: dict) -> dict:
             raise InputError(f"model.{k}", f"must be a JSON object, got {type(model[k]).__name__}", "fix the record")
     if model.get("weights_bytes") is not None:
         model["weights_bytes"] = _as_int(model["weights_bytes"], "model.weights_bytes")
-        if model["weights_bytes"] <= 0:
-            raise InputError("model.weights_bytes", f"must be a positive number of bytes, got {model['weights_bytes']}",
+        if not 0 < model["weights_bytes"] <= MAX_MEMORY_BYTES:  # 1e20 bytes (a typo's zeros) was planned as given
+            raise InputError("model.weights_bytes", f"must be a positive number of bytes (at most {MAX_MEMORY_BYTES:,}), "
+                             f"got {model['weights_bytes']}",
                              "give the checkpoint's total tensor bytes as a public source states them, or null")
     out["model"] = model
     if out.get("vllm_version") is not None:
