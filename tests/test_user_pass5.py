@@ -178,3 +178,29 @@ def test_a_record_size_past_any_gpu_or_checkpoint_is_skipped_naming_it(changes, 
     with pytest.raises(InputError) as err:
         clean_record(_record(**changes))
     assert err.value.field == field and says in err.value.message, err.value.message
+
+
+@pytest.mark.parametrize("args, field, says", [
+    (("--gpu", "100000000000000000000000x L4"), "--gpu", "names 100,000,000,000,000,000,000,000 GPUs, more than any one "
+     "deployment spans (at most 65,536)"),
+    (("--gpu", "L4 x 70000"), "--gpu", "names 70,000 GPUs"),
+    (("--gpu", "L4", "--num-gpus", "100000000000000000000000"), "--num-gpus", "GPUs is more than any one deployment spans"),
+    (("--gpu", "L4", "-dp", "70000"), "--data-parallel-size", "70,000 GPUs is more than any one deployment spans"),
+])
+def test_a_gpu_count_past_any_deployment_is_refused(monkeypatch, capsys, args, field, says):
+    """'1e23x L4' was planned on one L4 with a warning to give --tensor-parallel-size 1e23; --num-gpus 1e23 silently."""
+    from cli_runner import refused
+
+    out = refused(monkeypatch, capsys, field, "fit", "Qwen/Qwen2.5-0.5B-Instruct", *args)
+    assert says in out, out
+
+
+def test_a_records_gpu_count_past_any_deployment_is_skipped_not_searched_until_killed():
+    """A record with gpu.count 1e23 and no tensor_parallel_size searched every TP size up to 1e23 (killed at 60 s)."""
+    from kvplan.errors import InputError
+    from kvplan.validate import clean_record
+
+    with pytest.raises(InputError) as err:
+        clean_record(_record(gpu__count=10 ** 23))
+    assert err.value.field == "gpu.count" and "must be from 1 to 65,536" in err.value.message
+    assert clean_record(_record(gpu__count=8))["gpu"]["count"] == 8

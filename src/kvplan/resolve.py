@@ -42,6 +42,10 @@ MIB = 1024 ** 2
 GB = 1000 ** 3
 # a memory size past any machine's (a pebibyte) is a typo, and its bytes would overflow the plan's floats
 MAX_MEMORY_BYTES = 1024 ** 5
+# a GPU count (tensor x pipeline x data parallel ranks, --num-gpus, '4x H100', a record's gpu.count) past any one
+# deployment's: the per-rank searches (the TP sizes a record's GPUs allow) run once per GPU, so a count of 1e23 ran
+# until killed
+MAX_GPU_COUNT = 65_536
 DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
 # The model references that name files on this machine, as the fixes of model errors offer them (always after ", ";
 # the web page, which takes no local paths, offers an upload in their place)
@@ -401,12 +405,14 @@ def _gpu_count_and_name(ref: str) -> tuple[int | None, str]:
     -L's 'GPU 0: NVIDIA L4' -> (None, 'NVIDIA L4')."""
     ref = _GPU_INDEX_PREFIX.sub("", ref)
     m = _GPU_COUNT_PREFIX.match(ref)
-    if m:
-        return int(m.group(1)), ref[m.end():]
-    m = _GPU_COUNT_SUFFIX.search(ref)
+    count, name = ((int(m.group(1)), ref[m.end():]) if m else (None, ref))
+    m = _GPU_COUNT_SUFFIX.search(ref) if count is None else None
     if m and m.start() > 0:
-        return int(m.group(1)), ref[:m.start()]
-    return None, ref
+        count, name = int(m.group(1)), ref[:m.start()]
+    if count is not None and count > MAX_GPU_COUNT:
+        raise InputError("--gpu", f"{ref.strip()!r} names {count:,} GPUs, more than any one deployment spans (at most "
+                         f"{MAX_GPU_COUNT:,})", f"e.g. '8x {name.strip()}', or the GPUs one vLLM server runs on")
+    return count, name
 
 
 def other_speed_note(ref: str | None, gpu: GPUSpec) -> str | None:

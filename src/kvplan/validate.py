@@ -27,7 +27,7 @@ from kvplan.logs import EXTENSIBLE_KV_FIRST_RELEASE, RECORD_ARG_NAMES, as_int
 from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, CAPTURE_SIZE_ARGS, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
                          parse_capture_sizes, parse_env, parse_max_model_len, plan)
 from kvplan.plan.args import hf_overrides_object, rope_scaling_object
-from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, MAX_MEMORY_BYTES, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
+from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, MAX_GPU_COUNT, MAX_MEMORY_BYTES, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model, wsl2_gpu)
 from kvplan.versions import (DEFAULT_RELEASE, NEWEST_READ, OLDEST_READ, RELEASE_NUMBERS_FROM, canonical_quant, names_patch_release, outside_read,
                              parse_version, untagged_build_release, untagged_source_build)
@@ -629,8 +629,9 @@ def clean_record(rec: dict) -> dict:
         gpu["wsl2"] = _as_bool(gpu["wsl2"], "gpu.wsl2")
     if gpu.get("count") is not None:
         gpu["count"] = _as_int(gpu["count"], "gpu.count")
-        if gpu["count"] < 1:  # 0 would read as "not given" (one GPU, or the count in the name) and plan anyway
-            raise InputError("gpu.count", f"must be 1 or more, got {gpu['count']}",
+        if not 1 <= gpu["count"] <= MAX_GPU_COUNT:  # 0 would read as "not given" (one GPU, or the count in the name)
+            # and plan anyway; 1e23 ran the search for its TP size until killed
+            raise InputError("gpu.count", f"must be from 1 to {MAX_GPU_COUNT:,}, got {gpu['count']}",
                              "give the number of GPUs the startup ran on (tensor x pipeline x data parallel size), or null")
     out["gpu"] = gpu
     model = dict(rec.get("model") if isinstance(rec.get("model"), dict) else {})

@@ -20,7 +20,7 @@ from typing import Collection, Sequence
 
 from kvplan.calibration import GIB
 from kvplan.errors import InputError
-from kvplan.resolve import MAX_MEMORY_BYTES, ST_POOLING_NOTE, GPUSpec, ModelSpec, served_as_pooling
+from kvplan.resolve import MAX_GPU_COUNT, MAX_MEMORY_BYTES, ST_POOLING_NOTE, GPUSpec, ModelSpec, served_as_pooling
 from kvplan.versions import (GDN_PREFILL_BACKENDS, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, canonical_quant,
                              first_release_where)
 
@@ -655,6 +655,8 @@ def env_flag_on(env: Sequence[tuple[str, str]], name: str) -> bool:
     return value.lower() in ("1", "true", "yes", "on")
 
 
+# the counts of GPUs (bounded by resolve.MAX_GPU_COUNT)
+_GPU_COUNTS = frozenset({"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "num_gpus"})
 # a value each count flag takes, for its refusal's hint ("e.g. 1" for --block-size named a size no backend takes)
 COUNT_EXAMPLES = {
     "tensor_parallel_size": "e.g. 1, 2, 4 or 8", "pipeline_parallel_size": "e.g. 1 or 2", "data_parallel_size": "e.g. 1 or 2",
@@ -1026,6 +1028,9 @@ class EngineArgs:
                 continue
             if v is not None and v < 1:
                 raise InputError("--" + name.replace("_", "-"), f"must be a positive integer, got {v}", COUNT_EXAMPLES[name])
+            if v is not None and name in _GPU_COUNTS and v > MAX_GPU_COUNT:  # --num-gpus 1e23 was planned as given
+                raise InputError("--" + name.replace("_", "-"), f"{v:,} GPUs is more than any one deployment spans (at "
+                                 f"most {MAX_GPU_COUNT:,})", COUNT_EXAMPLES[name])
         if self.max_model_len is not None and self.max_model_len < 1 and self.max_model_len != AUTO_FIT:
             raise InputError("--max-model-len", f"must be a positive integer, got {self.max_model_len}",
                              "e.g. 4096 (or -1: vLLM >= 0.14 fits the longest length the KV pool holds)")
