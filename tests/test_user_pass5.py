@@ -77,7 +77,10 @@ def test_an_mtp_layer_count_past_any_model_is_refused_not_planned_until_killed()
 
     with pytest.raises(ConfigError) as err:
         check_config_values(_catalog_config_with("Qwen/Qwen3.8-2.4T-A95B", ["mtp_num_hidden_layers"], 10 ** 30))
-    assert err.value.field == "mtp_num_hidden_layers" and "from 0 to 100,000" in err.value.message
+    assert err.value.field == "mtp_num_hidden_layers" and "is more than the model's own 92 layers" in err.value.message
+    with pytest.raises(ConfigError) as err:  # without the model's layer count beside it: the layer-count bound
+        check_config_values({"text_config": {"mtp_num_hidden_layers": 10 ** 30}})
+    assert err.value.field == "text_config.mtp_num_hidden_layers" and "from 0 to 100,000" in err.value.message
     with pytest.raises(ConfigError, match="must be a whole number"):
         check_config_values({"text_config": {"mtp_num_hidden_layers": [1, 1]}})
 
@@ -204,3 +207,32 @@ def test_a_records_gpu_count_past_any_deployment_is_skipped_not_searched_until_k
         clean_record(_record(gpu__count=10 ** 23))
     assert err.value.field == "gpu.count" and "must be from 1 to 65,536" in err.value.message
     assert clean_record(_record(gpu__count=8))["gpu"]["count"] == 8
+
+
+def test_an_override_that_adds_layers_keeps_a_uniform_derived_pattern_and_refuses_a_mixed_one(monkeypatch, capsys):
+    """AutoConfig derives layer_types from the file's num_hidden_layers; vLLM applies --hf-overrides after that
+    (config.update) and builds the added layers from the list as it stands. Qwen2.5's all-full list stays all full;
+    gemma-2-9b raised to 84 layers was planned as 84 sliding-window layers (the short list passed over for the
+    sliding_window default), now refused naming layer_types."""
+    import kvplan
+    from cli_runner import refused
+
+    p = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="H100", max_model_len=4096, hf_overrides='{"num_hidden_layers": 48}')
+    assert [l.kind for l in p.model.layers] == ["full"] * 48
+    out = refused(monkeypatch, capsys, "--hf-overrides", "fit", "google/gemma-2-9b", "--gpu", "H100", "--max-model-len",
+                  "4096", "--hf-overrides", '{"num_hidden_layers": 84}')
+    assert "layer_types holds 42 entries of mixed kinds for the model's 84 layers" in out, out
+    # the file's own list (gpt-oss-20b's) is held to one entry per layer
+    out = refused(monkeypatch, capsys, "--hf-overrides", "fit", "openai/gpt-oss-20b", "--gpu", "H100", "--max-model-len",
+                  "4096", "--hf-overrides", '{"num_hidden_layers": 48}')
+    assert "layer_types has 24 entries for the model's 48 layers" in out, out
+
+
+def test_an_mtp_layer_count_above_the_models_layers_is_refused(monkeypatch, capsys):
+    """--hf-overrides '{"mtp_num_hidden_layers": 100000}' on Nemotron-3-Nano (52 layers) sized 100,000 drafter layers
+    in each of the fixes' 32 plans: killed at 60 s."""
+    from cli_runner import refused
+
+    out = refused(monkeypatch, capsys, "--hf-overrides", "fit", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "--gpu",
+                  "H100", "--max-model-len", "4096", "--hf-overrides", '{"mtp_num_hidden_layers": 100000}')
+    assert "mtp_num_hidden_layers 100,000 is more than the model's own 52 layers" in out, out

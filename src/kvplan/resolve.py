@@ -2056,6 +2056,7 @@ _CONFIG_NAME_LISTS = frozenset({"architectures", "modules_to_not_convert", "igno
 # maps each hybrid_override_pattern character (M, E, *, -; any other a KeyError)
 _CONFIG_LAYER_PATTERNS = ("layer_types", "layers_block_type", "attn_type_list", "hybrid_override_pattern")
 _HYBRID_PATTERN_CHARS = frozenset("ME*-")
+_MTP_LAYER_KEYS = ("mtp_num_hidden_layers", "num_nextn_predict_layers", "num_mtp_modules")
 
 
 # a multimodal checkpoint's encoder towers: their sizes are read as one number each (no per-layer lists, which only the
@@ -2112,9 +2113,9 @@ def _count_problem(key: str, v) -> str | None:
     return None
 
 
-def _layer_pattern_problem(config: dict, where: str) -> ConfigError | None:
-    """The first per-layer pattern (layer_types, hybrid_override_pattern, ...) of `config` that is no pattern or whose
-    length is not num_hidden_layers."""
+def _layer_pattern_problem(config: dict, where: str, lengths: bool) -> ConfigError | None:
+    """The first per-layer pattern (layer_types, hybrid_override_pattern, ...) of `config` that is no pattern or (with
+    `lengths`) has fewer entries than num_hidden_layers."""
     fix = "fix the config.json (the checkpoint's own has it right)"
     pattern = config.get("hybrid_override_pattern")
     if pattern is not None and not (isinstance(pattern, str) and pattern and set(pattern) <= _HYBRID_PATTERN_CHARS):
@@ -2129,6 +2130,17 @@ def _layer_pattern_problem(config: dict, where: str) -> ConfigError | None:
     n = config.get("num_hidden_layers")
     if not isinstance(n, int) or isinstance(n, bool):
         return None
+    for name in _MTP_LAYER_KEYS:
+        v = config.get(name)
+        if isinstance(v, int) and not isinstance(v, bool) and v > n:
+            # kvplan sizes each MTP layer's weights and KV: --hf-overrides '{"mtp_num_hidden_layers": 100000}' on a
+            # 52-layer model ran for minutes (the checkpoints read declare 1 to 3)
+            key = f"{where}{name}"
+            return ConfigError(key, f"{key} {v:,} is more than the model's own {n} layers (num_hidden_layers): a "
+                               "multi-token-prediction drafter adds a few layers (1 in the checkpoints kvplan has read)",
+                               fix)
+    if not lengths:
+        return None
     for name in _CONFIG_LAYER_PATTERNS:
         v = config.get(name)
         # a longer one is read for its first num_hidden_layers entries, as vLLM builds each layer from its own entry
@@ -2140,11 +2152,15 @@ def _layer_pattern_problem(config: dict, where: str) -> ConfigError | None:
     return None
 
 
-def check_config_values(config: dict, where: str = "") -> None:
+def check_config_values(config: dict, where: str = "", *, pattern_lengths: bool = True) -> None:
     """ConfigError naming the first key (as a dotted path: vision_config.patch_size) whose value is not what the key
     means: a count that is not a whole number in range, a factor that is not a finite positive number, a list of
-    names that is not one, a per-layer pattern not one entry per layer. Nested objects are checked the same way."""
-    pattern_error = _layer_pattern_problem(config, where)
+    names that is not one, a per-layer pattern short of one entry per layer. Nested objects are checked the same way.
+    `pattern_lengths` False: the patterns' lengths are not checked (a config AutoConfig resolved, whose layer_types it
+    derived from the file's num_hidden_layers: vLLM applies --hf-overrides '{"num_hidden_layers": N}' after that
+    derivation, config.update in transformers_utils/config.py get_config, 0.33.0, and Qwen2 only asks whether the
+    derived list holds more than one kind)."""
+    pattern_error = _layer_pattern_problem(config, where, pattern_lengths)
     if pattern_error is not None:
         raise pattern_error
     for key, v in config.items():
@@ -2162,7 +2178,7 @@ def check_config_values(config: dict, where: str = "") -> None:
                 raise ConfigError(f"{path}.{bad}", f"{path}.{bad} must be an object of settings, got {v[bad]!r}",
                                   "fix the config.json (the checkpoint's own has it right)")
         if isinstance(v, dict):
-            check_config_values(v, path + ".")
+            check_config_values(v, path + ".", pattern_lengths=pattern_lengths)
             continue
         top = where.split(".", 1)[0]
         problem = _config_value_problem(str(key), v, tower=top if top in _TOWER_CONFIGS else None)
@@ -2304,7 +2320,7 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     for c in (raw, config):
         if not isinstance(c, dict):
             raise ConfigError("config.json", f"holds a JSON {type(c).__name__}, not an object", "give the checkpoint's config.json")
-        check_config_values(c)
+        check_config_values(c, pattern_lengths=c is raw)
     # the shape must come from the checkpoint's own config: AutoConfig's class defaults would be a silent guess
     raw_text, _, nested = _text_part(raw)
     if nested:
@@ -2659,6 +2675,18 @@ def _layer_kind_list(text: dict, model_type: str, n_layers: int) -> list[str]:
             lt = ast.literal_eval(lt)
         except (ValueError, SyntaxError):
             lt = None
+    if isinstance(lt, list) and lt and len(lt) < n_layers:
+        # a layer_types AutoConfig derived for the file's num_hidden_layers, which --hf-overrides raised (the file's own
+        # list is held to one entry per layer by check_config_values): vLLM updates the config after that derivation
+        # and builds the added layers from the list as it stands. One kind throughout (Qwen2's all full_attention,
+        # which vLLM's qwen2.py only asks about with len(set(layer_types)) > 1) is that kind for every layer; a mix
+        # says nothing of the added layers (was: planned from the sliding_window default, gemma-2-9b at 84 layers
+        # as 84 sliding ones)
+        if len(set(map(str, lt))) > 1:
+            raise ConfigError("layer_types", f"layer_types holds {len(lt)} entries of mixed kinds for the model's "
+                              f"{n_layers} layers (num_hidden_layers): the kind of the other {n_layers - len(lt)} is "
+                              "not known", f"give layer_types for all {n_layers} layers with num_hidden_layers")
+        lt = lt * -(-n_layers // len(lt))
     if isinstance(lt, list) and len(lt) >= n_layers:
         mapping = {"full_attention": "full", "attention": "full", "global": "full", "sliding_attention": "sliding",
                    "local": "sliding", "chunked_attention": "chunked", "linear_attention": "recurrent",
