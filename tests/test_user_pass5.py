@@ -236,3 +236,40 @@ def test_an_mtp_layer_count_above_the_models_layers_is_refused(monkeypatch, caps
     out = refused(monkeypatch, capsys, "--hf-overrides", "fit", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "--gpu",
                   "H100", "--max-model-len", "4096", "--hf-overrides", '{"mtp_num_hidden_layers": 100000}')
     assert "mtp_num_hidden_layers 100,000 is more than the model's own 52 layers" in out, out
+
+
+@pytest.mark.parametrize("name, content, says", [
+    # read as 1 prompt token / 1 output token / 1 s (float(True) is 1.0), exit 0
+    ("b.jsonl", '{"prompt_tokens": true, "completion_tokens": 50, "arrival_s": 0}\n'
+                '{"prompt_tokens": 100, "completion_tokens": 50, "arrival_s": 1}\n',
+     "b.jsonl: request 1 has true in prompt_tokens, not a number"),
+    ("api.jsonl", '{"usage": {"prompt_tokens": 10, "completion_tokens": true}, "created": 1700000000}\n',
+     "api.jsonl: request 1 has true in usage.completion_tokens, not a number"),
+    ("t.jsonl", '{"prompt_tokens": 100, "completion_tokens": 50, "arrival_s": 0}\n'
+                '{"prompt_tokens": 100, "completion_tokens": 50, "arrival_s": true}\n',
+     "t.jsonl: request 2 has true in arrival_s, not a number"),
+    # internal error: IndexError: index 1 is out of bounds for axis 0 with size 1
+    ("l.jsonl", '{"prompt_tokens": 100, "completion_tokens": 50, "arrival_s": [1, 2]}\n',
+     "l.jsonl: request 1 has a JSON list in arrival_s, not a number"),
+    # '1,000' unquoted read as prompt 1, output 000 (dropped as 0 tokens), arrival 33, the 1.0 dropped
+    ("c.csv", "prompt_tokens,completion_tokens,arrival_s\n100,50,0\n1,000,33,1.0\n",
+     "c.csv: row 2 after the header has 4 cells for the header's 3 columns (1,000,33,1.0)"),
+])
+def test_a_workload_value_python_would_read_as_another_number_is_refused(tmp_path, name, content, says):
+    from kvplan.errors import InputError
+    from kvplan.workload import WorkloadSpec, build_workload
+
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(InputError) as err:
+        build_workload(WorkloadSpec(str(path), rate_per_s=2))
+    assert err.value.field == "--workload" and says in err.value.message, err.value.message
+
+
+def test_a_csv_row_ending_in_a_comma_is_still_read(tmp_path):
+    from kvplan.workload import WorkloadSpec, build_workload
+
+    path = tmp_path / "w.csv"
+    path.write_text("prompt_tokens,completion_tokens,arrival_s\n100,50,0,\n200,60,1,\n")
+    w = build_workload(WorkloadSpec(str(path)))
+    assert list(w.prompt_tokens) == [100, 200] and list(w.arrival_s) == [0.0, 1.0]
