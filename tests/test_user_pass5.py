@@ -273,3 +273,32 @@ def test_a_csv_row_ending_in_a_comma_is_still_read(tmp_path):
     path.write_text("prompt_tokens,completion_tokens,arrival_s\n100,50,0,\n200,60,1,\n")
     w = build_workload(WorkloadSpec(str(path)))
     assert list(w.prompt_tokens) == [100, 200] and list(w.arrival_s) == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("value, says", [("0", "constant takes 1 positive number, got '0'"),
+                                         ("-3", "constant takes 1 positive number, got '-3'"),
+                                         ("1.5", "constant lengths are whole tokens, got '1.5'"),
+                                         ("1e-320", "constant lengths are whole tokens, got '1e-320'")])
+def test_a_bare_length_is_held_to_constants_rules(value, says):
+    """--prompt-len 0, -3 or 1e-320 drew 1-token prompts (1.5 two-token ones) without a word: a bare number was
+    returned as constant:N unchecked, while constant:0 was refused."""
+    from kvplan.errors import InputError
+    from kvplan.workload import parse_length_dist
+
+    with pytest.raises(InputError) as err:
+        parse_length_dist(value)
+    assert err.value.field == "--prompt-len" and says in err.value.message, err.value.message
+    assert parse_length_dist("200") == parse_length_dist("constant:200")
+
+
+@pytest.mark.parametrize("flag, value", [("--pooler-config", "inf"), ("--pooler-config", ","),
+                                         ("--override-pooler-config", "[1]")])
+def test_a_pooler_config_that_is_no_json_object_is_refused_on_any_model(monkeypatch, capsys, tmp_path, flag, value):
+    """On a generator --pooler-config 'inf' was planned (only a pooling model's plan read it), and scaffold wrote
+    `--pooler-config inf` into serve.sh, which vLLM's argparse refuses before anything loads."""
+    from cli_runner import refused
+
+    out = refused(monkeypatch, capsys, flag, "scaffold", str(tmp_path / "d"), "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4",
+                  flag, value, *(["--vllm-version", "0.11.0"] if flag == "--override-pooler-config" else []))
+    assert ("not JSON" in out or "must be a JSON object" in out) and "pooling_type" in out, out
+    assert not (tmp_path / "d").exists()

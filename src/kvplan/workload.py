@@ -235,9 +235,9 @@ def parse_length_dist(text: str, flag: str = "--prompt-len") -> LengthDist:
     if _PERCENTILE_FORM.match(s):
         return _parse_percentiles(text, flag)
     try:
-        if ":" not in s:
-            return LengthDist("constant", (float(s),))
-        kind, _, rest = s.partition(":")
+        # a bare number is constant:N, held to constant's rules below (it was returned unchecked: --prompt-len 0, -3
+        # or 1e-320 drew 1-token prompts and 1.5 two-token ones, without a word)
+        kind, _, rest = s.partition(":") if ":" in s else ("constant", "", s)
         params = tuple(float(v) for v in rest.split(",") if v.strip())
     except ValueError:
         raise InputError(flag, f"cannot read length distribution {text!r}", "write e.g. lognormal:1000,0.8, constant:512 or measured "

@@ -1005,6 +1005,13 @@ class EngineArgs:
         self.performance  # raises on an unknown --performance-mode
         self.cudagraph_mode  # raises on a malformed --compilation-config or an unknown cudagraph_mode
         self.mm_limits  # raises on a malformed --limit-mm-per-prompt
+        # --pooler-config / --override-pooler-config: a JSON object whatever the model (vLLM's argparse reads the JSON
+        # before anything loads); only a pooling model's plan read it, so 'inf' or ',' on a generator was planned
+        # and scaffold wrote it into serve.sh
+        for flag, value in (("--pooler-config", self.pooler_config), ("--override-pooler-config", self.override_pooler_config)):
+            if value not in (None, ""):
+                _json_object(value, flag, f"e.g. {flag} '{{\"pooling_type\": \"MEAN\"}}'",
+                             f"must be a JSON object, got {value!r}")
         self.capture_sizes_given  # raises on a malformed --cudagraph-capture-sizes
         self.cuda_graph_sizes_given  # raises on a malformed --cuda-graph-sizes
         self.runner_type  # raises on an unknown --runner
