@@ -302,3 +302,19 @@ def test_a_pooler_config_that_is_no_json_object_is_refused_on_any_model(monkeypa
                   flag, value, *(["--vllm-version", "0.11.0"] if flag == "--override-pooler-config" else []))
     assert ("not JSON" in out or "must be a JSON object" in out) and "pooling_type" in out, out
     assert not (tmp_path / "d").exists()
+
+
+@pytest.mark.parametrize("model_id, key, value, says", [
+    # internal error: TypeError: int() argument must be ... not 'NoneType' / ZeroDivisionError
+    ("ai21labs/Jamba-v0.1", "attn_layer_period", None, "attn_layer_period must be a whole number, got null"),
+    ("ai21labs/Jamba-v0.1", "attn_layer_period", 0, "attn_layer_period must be from 1 to"),
+    # refused as "the config has no moe_intermediate_size", a key the config does not need
+    ("ai21labs/Jamba-v0.1", "expert_layer_period", 0, "expert_layer_period must be from 1 to"),
+    # a step of 0 read as 1 (vLLM divides by it: (layer_idx + 1) % decoder_sparse_step)
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "decoder_sparse_step", 0, "decoder_sparse_step must be from 1 to"),
+    # 'x' planned from the raw dict without the hybrid pattern it sets
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "full_attention_interval", "x", "full_attention_interval must be a whole number"),
+])
+def test_a_layer_period_of_zero_or_null_is_refused_by_its_key(monkeypatch, capsys, tmp_path, model_id, key, value, says):
+    code, text = _fit_config(monkeypatch, capsys, tmp_path, _catalog_config_with(model_id, [key], value))
+    assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text

@@ -1984,18 +1984,20 @@ _CONFIG_COUNTS = frozenset("""
     mtp_transformer_layers num_nextn_predict_layers rotary_dim hc_mult num_hash_layers bits w_bit num_bits group_size
     q_group_size in_channels num_channels out_hidden_size patch_size spatial_merge_size temporal_patch_size
     num_position_embeddings image_size deepstack_visual_indexes weight_block_size o_lora_rank o_groups mlp_only_layers
-    position_embedding_size default_output_length mtp_num_hidden_layers block_structure
+    position_embedding_size default_output_length mtp_num_hidden_layers block_structure full_attention_interval
 """.split())
 # counts kvplan divides by or builds one entry per unit of: 0 is no such model, and past the bound a list of that
 # many layers (or heads) would not fit in memory
 _CONFIG_POSITIVE = frozenset("""
     num_hidden_layers num_layers n_layer depth mamba_head_dim mamba_d_head mamba_n_heads mamba_num_heads mamba2_num_heads
     mamba_n_groups n_groups patch_size spatial_merge_size temporal_patch_size linear_num_key_heads linear_num_value_heads
-    weight_block_size block_structure
+    weight_block_size block_structure attn_layer_period expert_layer_period decoder_sparse_step interleave_moe_layer_step
+    moe_layer_freq full_attention_interval
 """.split())
 # read with a default when absent (MLA's head dims, a period's offset): a null there is no default, but a broken key
 _CONFIG_NOT_NULL = frozenset({"qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "attn_layer_offset", "expert_layer_offset",
-                              "linear_conv_kernel_dim", "linear_num_value_heads", "linear_value_head_dim",
+                              "linear_conv_kernel_dim", "attn_layer_period", "expert_layer_period",
+                              "linear_num_value_heads", "linear_value_head_dim",
                               "linear_num_key_heads", "linear_key_head_dim"})
 _CONFIG_COUNT_LISTS = frozenset({"deepstack_visual_indexes", "weight_block_size", "mlp_only_layers",
                                  "block_structure"})  # always lists (of layers, of axes)
@@ -2021,7 +2023,8 @@ _CONFIG_SCALARS = frozenset("""
     num_hash_layers num_hidden_layers q_lora_rank qk_nope_head_dim rotary_dim o_lora_rank o_groups group_size
     q_group_size out_hidden_size spatial_merge_size temporal_patch_size patch_size in_channels num_channels
     num_position_embeddings position_embedding_size default_output_length max_position_embeddings
-    original_max_position_embeddings head_dim attention_head_dim mtp_num_hidden_layers
+    original_max_position_embeddings head_dim attention_head_dim mtp_num_hidden_layers full_attention_interval
+    expert_layer_period
 """.split())
 # why a key is one number, where that is not plain from its name: said beside the refusal of a list there
 _CONFIG_SCALAR_WHY = {
