@@ -318,3 +318,49 @@ def test_a_pooler_config_that_is_no_json_object_is_refused_on_any_model(monkeypa
 def test_a_layer_period_of_zero_or_null_is_refused_by_its_key(monkeypatch, capsys, tmp_path, model_id, key, value, says):
     code, text = _fit_config(monkeypatch, capsys, tmp_path, _catalog_config_with(model_id, [key], value))
     assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text
+
+
+def _modelopt_folder(tmp_path, hf_quant: dict):
+    """A ModelOpt NVFP4 checkpoint folder (Gemma-4-26B-A4B-NVFP4's config without its quantization_config, so that
+    vLLM reads hf_quant_config.json) with `hf_quant` as its hf_quant_config.json."""
+    from kvplan.resolve import model_catalog
+
+    config = copy.deepcopy(model_catalog()["nvidia/Gemma-4-26B-A4B-NVFP4"]["config"])
+    config.pop("quantization_config", None)
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config))
+    (folder / "hf_quant_config.json").write_text(json.dumps(hf_quant))
+    return folder
+
+
+@pytest.mark.parametrize("quantization, says", [
+    # internal error: TypeError: 'int' object is not iterable
+    ({"quant_algo": "NVFP4", "exclude_modules": 5}, "in hf_quant_config.json, quantization.exclude_modules must be a list of names"),
+    # internal error: AttributeError: 'NoneType' object has no attribute 'startswith'
+    ({"quant_algo": "NVFP4", "exclude_modules": [None]}, "quantization.exclude_modules must be a list of names"),
+    # internal error: AttributeError: 'str' object has no attribute 'get'
+    ({"quant_algo": "MIXED_PRECISION", "quantized_layers": {"model.layers.0.mlp.down_proj": "NVFP4"}},
+     "quantization.quantized_layers.model.layers.0.mlp.down_proj must be an object of settings"),
+    # planned as NVFP4 (exit 0): vLLM refuses MIXED_PRECISION without quantized_layers
+    ({"quant_algo": "MIXED_PRECISION"}, "a MIXED_PRECISION ModelOpt quantization gives each quantized layer's algorithm "
+     "in quantized_layers, and this one gives none"),
+    # a string naming no quant_algo was taken as NVFP4 (exit 0)
+    ("x", "a ModelOpt quantization names its algorithm in quant_algo"),
+    # exclude_modules 'lm_head' (vLLM 0.33: "exclude_modules must be a list")
+    ({"quant_algo": "NVFP4", "exclude_modules": "lm_head"}, "quantization.exclude_modules must be a list of names, got 'lm_head'"),
+])
+def test_a_damaged_hf_quant_config_is_refused_naming_the_file_and_key(monkeypatch, capsys, tmp_path, quantization, says):
+    folder = _modelopt_folder(tmp_path, {"producer": {"name": "modelopt"}, "quantization": quantization})
+    code, out, err = run_cli(monkeypatch, capsys, "fit", str(folder), "--gpu", "B200", "--max-model-len", "4096")
+    text = " ".join((out + err).split())
+    assert code == 2 and "internal error" not in text and says in text and "hf_quant_config.json" in text, text
+
+
+def test_a_sound_hf_quant_config_still_plans(tmp_path):
+    import kvplan
+
+    folder = _modelopt_folder(tmp_path, {"producer": {"name": "modelopt"}, "quantization": {
+        "quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8", "group_size": 16, "exclude_modules": ["lm_head"]}})
+    p = kvplan.fit(str(folder), gpu="B200", max_model_len=4096)
+    assert p.model.quant.method == "modelopt" and p.model.quant.hf_quant_config_only

@@ -2324,6 +2324,16 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
         if not isinstance(c, dict):
             raise ConfigError("config.json", f"holds a JSON {type(c).__name__}, not an object", "give the checkpoint's config.json")
         check_config_values(c, pattern_lengths=c is raw)
+    if isinstance(hf_quant_config, dict):
+        # a ModelOpt export's hf_quant_config.json is read as config.json's quantization_config is (exclude_modules a
+        # list of names, quantized_layers an object of settings per layer, group_size a count): it was not checked,
+        # and exclude_modules 5 ended "internal error: TypeError: 'int' object is not iterable", a quantized_layers
+        # entry "x" "internal error: AttributeError: 'str' object has no attribute 'get'"
+        try:
+            check_config_values(hf_quant_config)
+        except ConfigError as exc:
+            raise ConfigError(exc.field, f"in hf_quant_config.json, {exc.message}", "fix the hf_quant_config.json (the "
+                              "checkpoint's own has it right)") from None
     # the shape must come from the checkpoint's own config: AutoConfig's class defaults would be a silent guess
     raw_text, _, nested = _text_part(raw)
     if nested:
@@ -2977,7 +2987,8 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         if q is None and isinstance(hfq.get("quantization"), str):
             algo = re.search(r"'quant_algo':\s*'(\w+)'", hfq["quantization"])
             kv = "'kv_cache_quant_algo': 'FP8'" in hfq["quantization"]
-            q = {"quant_algo": algo.group(1) if algo else "NVFP4", "kv_cache_quant_algo": "FP8" if kv else None}
+            # a text that names no quant_algo says nothing of the weights (it was taken as NVFP4 without a word)
+            q = {"quant_algo": algo.group(1) if algo else None, "kv_cache_quant_algo": "FP8" if kv else None}
         if q:
             spec = _quant_spec({"quantization_config": {"quant_method": "modelopt", **q}}, None, notes)
             return replace(spec, hf_quant_config_only=True) if spec else None
@@ -3024,6 +3035,12 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
                               f"quant_algo ({', '.join(sorted(_MODELOPT_ALGOS))}), got {got}", "fix the config.json or "
                               "hf_quant_config.json (the checkpoint's own names it)")
         kv = _modelopt_kv_fp8(qc)
+        if algo == "MIXED_PRECISION" and not qc.get("quantized_layers"):
+            # "MIXED_PRECISION quant_algo requires a non-empty 'quantized_layers' mapping in the quantization config."
+            # (ModelOptMixedPrecisionConfig.from_config, modelopt.py in the 0.33.0 wheel); kvplan sized it as NVFP4
+            raise ConfigError("quantization_config.quantized_layers", "a MIXED_PRECISION ModelOpt quantization gives "
+                              "each quantized layer's algorithm in quantized_layers, and this one gives none",
+                              "fix the config.json or hf_quant_config.json (the checkpoint's own lists them)")
         if algo == "MIXED_PRECISION" and isinstance(qc.get("quantized_layers"), dict):
             module_bytes = _mixed_precision_modules(qc["quantized_layers"])
             return QuantSpec("modelopt", 4, 16, "mixed precision (modelopt: " + ", ".join(f"{k} {v:g} B" for k, v in module_bytes) + ")",
