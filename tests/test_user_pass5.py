@@ -364,3 +364,29 @@ def test_a_sound_hf_quant_config_still_plans(tmp_path):
         "quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8", "group_size": 16, "exclude_modules": ["lm_head"]}})
     p = kvplan.fit(str(folder), gpu="B200", max_model_len=4096)
     assert p.model.quant.method == "modelopt" and p.model.quant.hf_quant_config_only
+
+
+def test_a_checkpoint_size_past_any_file_is_refused(monkeypatch, capsys, tmp_path):
+    """model.safetensors.index.json's metadata.total_size 1e20 (shards not downloaded), or a safetensors header entry
+    ending at byte 1e30, was planned as that many bytes of weights (exit 1, 'does not fit'), without a word."""
+    import struct
+
+    from cli_runner import refused
+    from kvplan.resolve import model_catalog
+
+    config = model_catalog()["Qwen/Qwen2.5-0.5B-Instruct"]["config"]
+    folder = tmp_path / "index"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config))
+    (folder / "model.safetensors.index.json").write_text(json.dumps(
+        {"metadata": {"total_size": 10 ** 20}, "weight_map": {"model.embed_tokens.weight": "model-00001-of-00002.safetensors"}}))
+    out = refused(monkeypatch, capsys, "checkpoint", "fit", str(folder), "--gpu", "L4")
+    assert "metadata.total_size 100,000,000,000,000,000,000 B is more than any checkpoint holds" in out, out
+    folder = tmp_path / "header"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config))
+    header = json.dumps({"model.embed_tokens.weight": {"dtype": "BF16", "shape": [151936, 896],
+                                                       "data_offsets": [0, 10 ** 30]}}).encode()
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header)
+    out = refused(monkeypatch, capsys, "checkpoint", "fit", str(folder), "--gpu", "L4")
+    assert "model.safetensors is not a safetensors file: its header entry 'model.embed_tokens.weight' ends at byte" in out, out

@@ -1383,6 +1383,11 @@ def read_safetensors_header(path: Path) -> dict:
              and isinstance(info.get("data_offsets"), list) and len(info["data_offsets"]) == 2
              and all(isinstance(x, int) and not isinstance(x, bool) for x in info["data_offsets"])
              and 0 <= info["data_offsets"][0] <= info["data_offsets"][1])), None)
+    # the offsets of a real file end within it; past a pebibyte they are no file's (data_offsets [0, 1e30] planned
+    # 1e30 bytes of weights, without a word)
+    bad = bad or next((f"its header entry {name!r} ends at byte {info['data_offsets'][1]:,}, past any checkpoint"
+                       for name, info in entries if name != "__metadata__" and info["data_offsets"][1] > MAX_MEMORY_BYTES),
+                      None)
     if bad:
         raise ConfigError("checkpoint", f"{path.name} is not a safetensors file: {bad[:200]}", "re-download it")
     return header
@@ -1637,6 +1642,10 @@ def _index_total_size(index: Path, config: dict, pooling: bool) -> tuple[int | N
         total = int(total)
     if isinstance(total, bool) or not isinstance(total, int) or total <= 0:
         return None, "states no metadata.total_size"
+    if total > MAX_MEMORY_BYTES:  # 1e20 B was planned as the weights (a model that fits no GPU), without a word
+        raise InputError("checkpoint", f"{index}: metadata.total_size {total:,} B is more than any checkpoint holds "
+                         f"(at most {MAX_MEMORY_BYTES:,} B)", f"re-download {SAFETENSORS_INDEX} (the saver writes the "
+                         "tensors' summed bytes there)")
     names = data.get("weight_map") if isinstance(data.get("weight_map"), dict) else {}
     text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
     layers = int(text.get("num_hidden_layers") or config.get("num_hidden_layers") or 0)
