@@ -390,3 +390,38 @@ def test_a_checkpoint_size_past_any_file_is_refused(monkeypatch, capsys, tmp_pat
     (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header)
     out = refused(monkeypatch, capsys, "checkpoint", "fit", str(folder), "--gpu", "L4")
     assert "model.safetensors is not a safetensors file: its header entry 'model.embed_tokens.weight' ends at byte" in out, out
+
+
+@pytest.mark.parametrize("kwargs, field, says", [
+    # internal error: TypeError: 'int' object is not iterable (EngineArgs.lora_targets)
+    ({"lora_target_modules": 5}, "--lora-target-modules", "module names expected, got 5 (int)"),
+    ({"lora_target_modules": [1, 2]}, "--lora-target-modules", "module names expected"),
+    # TypeError: 'float' object is not iterable / cannot unpack non-iterable int object (parse_env)
+    ({"env": 1.5}, "--env", "must be KEY=VALUE text, a dict or (key, value) pairs, got 1.5 (float)"),
+    ({"env": [5]}, "--env", "5 is not KEY=VALUE or a (key, value) pair"),
+    # TypeError: int() argument must be ... not 'NoneType' (a field resolve_args sets, taken as a keyword)
+    ({"eplb_redundant": None}, "eplb_redundant", "not an argument kvplan.fit takes"),
+])
+def test_a_python_keyword_of_the_wrong_type_is_an_input_error(kwargs, field, says):
+    import kvplan
+
+    with pytest.raises(kvplan.InputError) as err:
+        kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", fixes=False, detect_gpu=False, **kwargs)
+    assert err.value.field == field and says in err.value.message, (err.value.field, err.value.message)
+
+
+@pytest.mark.parametrize("key", ["rope_scaling", "compilation_config", "pooler_config", "env"])
+def test_a_numpy_array_given_for_one_value_is_an_input_error(key):
+    """ValueError: The truth value of an array with more than one element is ambiguous (planner / parse_env)."""
+    np = pytest.importorskip("numpy")
+    import kvplan
+
+    with pytest.raises(kvplan.InputError) as err:
+        kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", fixes=False, detect_gpu=False, **{key: np.array([1, 2])})
+    assert err.value.field == key and "an array of shape (2,), not one value" in err.value.message
+    with pytest.raises(kvplan.InputError) as err:
+        kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", fixes=False, detect_gpu=False, revision=np.array([1, 2]))
+    assert err.value.field == "--revision"
+    p = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", fixes=False, detect_gpu=False, env={"VLLM_USE_V1": "1"},
+                   max_num_seqs=np.int64(64))
+    assert p.args.max_num_seqs == 64

@@ -1229,6 +1229,9 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     elif not isinstance(ref, str) or not ref.strip():  # "" is a name left out by mistake, not "the default model"
         raise InputError("model", f"{ref!r} names no model", f"give a catalog id, a Hub id (org/name), {LOCAL_MODEL_REFS}; "
                          "or leave the model out for the default")
+    if revision is not None and not isinstance(revision, str):  # a NumPy array's truth value was an internal error
+        raise InputError("--revision", f"must be a branch, tag or commit name, got {revision!r} ({type(revision).__name__})",
+                         "e.g. revision='main'")
     if ref != ref.strip() and not Path(ref).expanduser().exists():
         ref = ref.strip()  # 'Qwen/Qwen3-8B ' pasted with a space was an unknown model (nearest: Qwen/Qwen3-8B)
     path = Path(ref).expanduser()

@@ -626,8 +626,11 @@ def check_env_name(name: str, field: str = "--env") -> str:
 
 def parse_env(value) -> tuple[tuple[str, str], ...]:
     """--env KEY=VALUE (repeatable), a dict, or pairs -> sorted (key, value) pairs; InputError naming a bad entry."""
-    if not value:
+    if isinstance(value, (list, tuple, dict, str)) and not value or value is None:
         return ()
+    if not isinstance(value, (list, tuple, dict, str)):  # env=5 / env=True: "internal error: TypeError: ... iterable"
+        raise InputError("--env", f"must be KEY=VALUE text, a dict or (key, value) pairs, got {value!r} "
+                         f"({type(value).__name__})", 'e.g. --env VLLM_USE_V1=0 (from Python, env={"VLLM_USE_V1": "0"})')
     if isinstance(value, str):  # "A=1 B=2" or "A=1,B=2"; a comma not followed by KEY= is the value's (16,32)
         value = [v for v in re.split(r"\s+|,(?=\s*[A-Za-z_][A-Za-z0-9_]*=)", value) if v and v.strip()]
     items = value.items() if isinstance(value, dict) else value
@@ -637,8 +640,10 @@ def parse_env(value) -> tuple[tuple[str, str], ...]:
             key, sep, val = item.partition("=")
             if not sep or not key.strip():
                 raise InputError("--env", f"{item!r} is not KEY=VALUE", "e.g. --env VLLM_USE_V1=0")
-        else:
+        elif isinstance(item, (list, tuple)) and len(item) == 2:
             key, val = item
+        else:  # env=[5]: "cannot unpack non-iterable int object"
+            raise InputError("--env", f"{item!r} is not KEY=VALUE or a (key, value) pair", "e.g. --env VLLM_USE_V1=0")
         out[check_env_name(str(key).strip())] = str(val).strip()
     return tuple(sorted(out.items()))
 
@@ -980,7 +985,10 @@ class EngineArgs:
         v = self.lora_target_modules
         if v is None:
             return None
-        names = [n.strip() for n in (v.replace(",", " ").split() if isinstance(v, str) else v)]
+        if not isinstance(v, (str, list, tuple)):  # 5 or True: "internal error: TypeError: 'int' object is not iterable"
+            raise InputError("--lora-target-modules", f"module names expected, got {v!r} ({type(v).__name__})",
+                             "e.g. qkv_proj,o_proj (vLLM's module names; q_proj, gate_proj... from vLLM 0.20)")
+        names = [n.strip() if isinstance(n, str) else n for n in (v.replace(",", " ").split() if isinstance(v, str) else v)]
         if not names or any(not isinstance(n, str) or not re.fullmatch(r"[A-Za-z_][\w.]*", n) for n in names):
             raise InputError("--lora-target-modules", f"module names expected, got {v!r}",
                              "e.g. qkv_proj,o_proj (vLLM's module names; q_proj, gate_proj... from vLLM 0.20)")
@@ -1098,7 +1106,9 @@ class EngineArgs:
 
 # the flags a caller gives: EngineArgs' fields but awq_kernel and gptq_kernel, the plan's own readings of the
 # checkpoint (resolve_args: plan.awq_linear_kernel, plan.kv.gptq_linear_kernel), not flags
-ENGINE_FLAGS = frozenset(EngineArgs.__dataclass_fields__) - {"awq_kernel", "gptq_kernel"}
+# the fields resolve_args sets (not vllm serve flags): kvplan.fit(eplb_redundant=None) reached int(None) in the weights
+# ("internal error: TypeError"); like awq_kernel and gptq_kernel they are not taken as keywords
+ENGINE_FLAGS = frozenset(EngineArgs.__dataclass_fields__) - {"awq_kernel", "gptq_kernel", "eplb_redundant"}
 
 # the integer engine arguments (EngineArgs' "int | None" fields), which human_int reads as vllm serve does
 # (max_model_len apart: parse_max_model_len also takes auto and -1)
