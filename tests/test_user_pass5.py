@@ -425,3 +425,32 @@ def test_a_numpy_array_given_for_one_value_is_an_input_error(key):
     p = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", fixes=False, detect_gpu=False, env={"VLLM_USE_V1": "1"},
                    max_num_seqs=np.int64(64))
     assert p.args.max_num_seqs == 64
+
+
+_DEEP = "[" * 100_000 + "]" * 100_000
+_BIG_INT = "9" * 5000
+
+
+@pytest.mark.parametrize("kind", ["config", "records", "hf-overrides", "workload", "records-bigint"])
+def test_json_nested_too_deep_or_with_a_5000_digit_number_is_not_json_not_an_internal_error(monkeypatch, capsys, tmp_path,
+                                                                                            kind):
+    """json.loads raises RecursionError for an array nested 100,000 deep and ValueError ("Exceeds the limit (4300
+    digits) for integer string conversion") for a 5,000-digit integer, neither a JSONDecodeError: each ended as
+    "internal error" (exit 3) where a file or flag is read (inputs.json_loads now turns both into one)."""
+    from cli_runner import refused
+
+    if kind == "config":
+        (tmp_path / "config.json").write_text(_DEEP)
+        out = refused(monkeypatch, capsys, "model", "fit", str(tmp_path / "config.json"), "--gpu", "L4")
+    elif kind.startswith("records"):
+        (tmp_path / "r.jsonl").write_text((_DEEP if kind == "records" else '{"id": "x", "gpu": {"count": %s}}' % _BIG_INT)
+                                          + "\n")
+        out = refused(monkeypatch, capsys, "FILE", "validate", str(tmp_path / "r.jsonl"))
+    elif kind == "hf-overrides":
+        out = refused(monkeypatch, capsys, "--hf-overrides", "fit", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4",
+                      "--hf-overrides", '{"a": %s}' % _DEEP)
+    else:
+        (tmp_path / "w.jsonl").write_text('{"prompt_tokens": %s, "completion_tokens": 5}\n' % _BIG_INT)
+        out = refused(monkeypatch, capsys, "--workload", "simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "-w",
+                      str(tmp_path / "w.jsonl"), "--rate", "1")
+    assert "nested too deeply" in out or "Exceeds the limit (4300 digits)" in out, out

@@ -34,7 +34,7 @@ from kvplan.errors import (
     UnknownGPUError,
     UnknownModelError,
 )
-from kvplan.inputs import read_json_file, read_json_object
+from kvplan.inputs import json_loads, read_json_file, read_json_object
 from kvplan.versions import INTEGRATED_MEMORY_CC, rule_values
 
 GIB = 1024 ** 3
@@ -1373,7 +1373,7 @@ def read_safetensors_header(path: Path) -> dict:
         if n > 100 * 1024 ** 2:
             raise ConfigError("checkpoint", f"{path.name} has an implausible header size ({n} bytes)", "re-download it")
         try:
-            header = json.loads(fh.read(n))
+            header = json_loads(fh.read(n))
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise ConfigError("checkpoint", f"{path.name} has a corrupt header", "re-download it") from None
     # JSON, but not safetensors' {name: {"dtype", "shape", "data_offsets": [start, end]}}: the entries were read as

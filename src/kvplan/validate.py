@@ -22,7 +22,7 @@ from typing import Callable, Iterable
 # and scores each record under its keys; its public names (uncertainty_band, band_bounds) stay importable from here
 from kvplan.band import band_bounds, era_group, model_architecture, model_family, uncertainty_band  # noqa: F401
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
-from kvplan.inputs import existing_file, read_text
+from kvplan.inputs import existing_file, json_loads, read_text
 from kvplan.logs import EXTENSIBLE_KV_FIRST_RELEASE, RECORD_ARG_NAMES, as_int
 from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, CAPTURE_SIZE_ARGS, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
                          parse_capture_sizes, parse_env, parse_max_model_len, plan)
@@ -152,7 +152,7 @@ def load_records(path: str | Path) -> list[dict]:
                      "write the records as UTF-8 JSON lines (PowerShell: Out-File -Encoding utf8)")
     if text.lstrip().startswith(("[", "{")):  # a JSON array of records, or one record, rather than JSON lines
         try:
-            whole = json.loads(text)
+            whole = json_loads(text)
         except json.JSONDecodeError:
             whole = None
         if isinstance(whole, list):
@@ -165,7 +165,7 @@ def load_records(path: str | Path) -> list[dict]:
         if not line.strip() or line.lstrip().startswith(("#", "//")):  # blank lines and comment lines
             continue
         try:
-            rec = json.loads(line)
+            rec = json_loads(line)
         except json.JSONDecodeError as exc:
             raise _not_a_record_line(path, n, lines, exc) from None
         out.append(_startup_record(rec, f"{path}:{n}"))

@@ -31,7 +31,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from kvplan.errors import InputError
-from kvplan.inputs import read_text
+from kvplan.inputs import json_loads, read_text
 
 TRACES_DIR = Path(__file__).parent / "data" / "traces"
 
@@ -448,8 +448,8 @@ def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:
             if not line:
                 continue
             try:
-                obj = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as exc:
+                obj = json_loads(line)
+            except json.JSONDecodeError as exc:
                 raise InputError(flag, f"{path}: line {lineno} is not JSON ({getattr(exc, 'msg', 'nested too deep')})",
                                  "one JSON object per line") from None
             if not isinstance(obj, dict):

@@ -20,6 +20,7 @@ from typing import Collection, Sequence
 
 from kvplan.calibration import GIB
 from kvplan.errors import InputError
+from kvplan.inputs import json_loads
 from kvplan.resolve import MAX_GPU_COUNT, MAX_MEMORY_BYTES, ST_POOLING_NOTE, GPUSpec, ModelSpec, served_as_pooling
 from kvplan.versions import (GDN_PREFILL_BACKENDS, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, canonical_quant,
                              first_release_where)
@@ -49,11 +50,9 @@ def _mm_limits_object(value) -> dict | None:
         return None
     raw = value
     if isinstance(value, str):
-        import json
-
         text = value.strip()
         try:
-            raw = json.loads(text) if text.startswith("{") else dict(part.split("=", 1) for part in text.split(",") if part.strip())
+            raw = json_loads(text) if text.startswith("{") else dict(part.split("=", 1) for part in text.split(",") if part.strip())
         except (ValueError, TypeError):
             raise InputError("--limit-mm-per-prompt", f"cannot read {value!r}", '\'{"image": 2, "video": 0}\' or image=2,video=0') from None
     if not isinstance(raw, dict):
@@ -84,7 +83,7 @@ def _json_object(value, flag: str, example: str, not_object: str, object_example
         import json
 
         try:
-            value = json.loads(value)
+            value = json_loads(value)
         except json.JSONDecodeError as exc:
             raise InputError(flag, f"not JSON ({exc.msg})", example) from None
     if not isinstance(value, dict):
@@ -711,7 +710,7 @@ def _eplb_config_json(text: str):
     from the flags as given and from each EngineArgs resolved from them (EngineArgs.eplb_settings copies the object
     it returns). InputError where the text is not JSON, on every call (an error is not kept)."""
     try:
-        return json.loads(text) if text else {}
+        return json_loads(text) if text else {}
     except ValueError:
         raise InputError("--eplb-config", f"cannot read {text[:60]!r} as JSON",
                          "give a JSON object, e.g. '{\"num_redundant_experts\": 32}'") from None
