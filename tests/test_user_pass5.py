@@ -454,3 +454,18 @@ def test_json_nested_too_deep_or_with_a_5000_digit_number_is_not_json_not_an_int
         out = refused(monkeypatch, capsys, "--workload", "simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "-w",
                       str(tmp_path / "w.jsonl"), "--rate", "1")
     assert "nested too deeply" in out or "Exceeds the limit (4300 digits)" in out, out
+
+
+@pytest.mark.parametrize("key, value, says", [
+    # internal error: TypeError: int() argument must be ... not 'list' (weights: the Mllama vision tower)
+    ("num_global_layers", [0], "vision_config.num_global_layers must be a whole number (the vision_config tower's sizes"),
+    ("vision_output_dim", [7680], "vision_config.vision_output_dim must be a whole number"),
+    # internal error: ValueError: invalid literal for int()
+    ("max_num_tiles", "x", "vision_config.max_num_tiles must be a whole number, got 'x'"),
+])
+def test_a_mllama_vision_size_read_as_a_number_is_checked_as_one(monkeypatch, capsys, tmp_path, key, value, says):
+    """Sizes weights.py reads with int() that the value check did not know (num_global_layers, max_num_tiles,
+    vision_output_dim; Whisper's encoder/decoder sizes, mlp_ratio as a factor, likewise)."""
+    code, text = _fit_config(monkeypatch, capsys, tmp_path,
+                             _catalog_config_with("meta-llama/Llama-3.2-11B-Vision", ["vision_config", key], value))
+    assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text

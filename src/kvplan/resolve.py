@@ -1997,6 +1997,8 @@ _CONFIG_COUNTS = frozenset("""
     q_group_size in_channels num_channels out_hidden_size patch_size spatial_merge_size temporal_patch_size
     num_position_embeddings image_size deepstack_visual_indexes weight_block_size o_lora_rank o_groups mlp_only_layers
     position_embedding_size default_output_length mtp_num_hidden_layers block_structure full_attention_interval
+    num_global_layers max_num_tiles vision_output_dim intermediate_size_mlp embed_dim width encoder_layers decoder_layers
+    encoder_ffn_dim decoder_ffn_dim max_source_positions max_target_positions num_mel_bins
 """.split())
 # counts kvplan divides by or builds one entry per unit of: 0 is no such model, and past the bound a list of that
 # many layers (or heads) would not fit in memory
@@ -2017,12 +2019,12 @@ _CONFIG_COUNT_LISTS = frozenset({"deepstack_visual_indexes", "weight_block_size"
 # bound the plan would not end (mtp_num_hidden_layers 1e30 ran until killed)
 _CONFIG_LAYER_COUNTS = frozenset({"num_hidden_layers", "num_layers", "n_layer", "depth", "mtp_num_hidden_layers",
                                   "num_nextn_predict_layers", "num_mtp_modules", "mtp_transformer_layers",
-                                  "num_kv_shared_layers"})
+                                  "num_kv_shared_layers", "num_global_layers", "encoder_layers", "decoder_layers"})
 _MAX_CONFIG_LAYERS = 100_000
 _MAX_CONFIG_COUNT = 2 ** 40  # as the token counts of a workload: past any size a checkpoint has
 _MAX_CONFIG_FACTOR = 1_000_000  # rope scaling factors are 2-64, expansions 2, partial rotary fractions <= 1
 _CONFIG_SIGNED = frozenset({"group_size", "q_group_size"})  # -1: one group per output channel (GPTQ, AWQ)
-_CONFIG_FACTORS = frozenset({"factor", "partial_rotary_factor", "mamba_expand", "expand"})
+_CONFIG_FACTORS = frozenset({"factor", "partial_rotary_factor", "mamba_expand", "expand", "mlp_ratio"})
 # counts read as one number, never one per layer (_size takes a uniform per-layer list for the others): a list there
 # was int()'d further on, "internal error: TypeError"
 _CONFIG_SCALARS = frozenset("""
