@@ -72,6 +72,10 @@ def checked_engine_arg(name: str, value):
     it (ints as human_int reads them: '8k', '8K'; floats such as '0.9'). Booleans must be bool. A NumPy scalar (a
     DataFrame's cell, np.arange's values) is the Python number or bool it holds."""
     value = python_scalar(value)
+    if hasattr(value, "dtype") and hasattr(value, "shape"):  # a NumPy array (a scalar was read as its item above)
+        # its truth value is ambiguous: "internal error: ValueError: The truth value of an array ... is ambiguous"
+        raise InputError(name, f"an array of shape {tuple(value.shape)}, not one value", f"give {name} one value "
+                         "(a NumPy scalar is read as its number; a list as a list)")
     if isinstance(value, str) and not value.strip():
         # vllm_version='', quantization='', runner='', speculative_config='' planned the defaults, as if left out (the
         # command line refused them; the page's API and kvplan.fit took them): no default is guessed from nothing

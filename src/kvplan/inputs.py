@@ -85,10 +85,24 @@ def read_text(path, what: str, fix: str, field: str = "FILE") -> str:
         raise InputError(field, f"{path} is {reason}; expected {what}", fix) from None
 
 
+def json_loads(text, **kwargs) -> object:
+    """json.loads of text a user gave (a file, a flag, an upload), whose every failure is a json.JSONDecodeError, as
+    the callers catch: an array nested 100,000 deep raised RecursionError, and an integer of more than 4,300 digits
+    ValueError("Exceeds the limit (4300 digits) for integer string conversion"), both "internal error" (exit 3)."""
+    try:
+        return json.loads(text, **kwargs)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text if isinstance(text, str) else "", 0) from None
+    except ValueError as exc:  # the integer-digits limit (sys.set_int_max_str_digits)
+        raise json.JSONDecodeError(str(exc).split(";")[0], text if isinstance(text, str) else "", 0) from None
+
+
 def read_json_file(path) -> object:
     """A JSON file (config.json, modules.json, ...), decoded as UTF-8 with a byte-order mark dropped (as some Windows
     editors write one). Raises what reading it raises: OSError, UnicodeDecodeError, json.JSONDecodeError."""
-    return json.loads(Path(path).read_bytes().decode("utf-8-sig"))
+    return json_loads(Path(path).read_bytes().decode("utf-8-sig"))
 
 
 def read_json_object(path: Path, field_name: str) -> dict:

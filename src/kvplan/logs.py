@@ -32,7 +32,7 @@ from types import MappingProxyType
 from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Union
 
 from kvplan.errors import InputError
-from kvplan.inputs import GZIP_ERRORS, damaged_gzip, existing_file, input_name, open_binary, utf16_encoding
+from kvplan.inputs import GZIP_ERRORS, damaged_gzip, existing_file, input_name, json_loads, open_binary, utf16_encoding
 from kvplan.versions import MULTI_VALUE_FLAGS, rule_at
 
 # --------------------------------------------------------------------------------------
@@ -3122,7 +3122,7 @@ class StartupLog:
                 comp = _literal(comp.strip())
                 if not isinstance(comp, dict):  # JSON's true/false/null: read as JSON where Python's literal fails
                     try:
-                        comp = json.loads(source["compilation_config"])
+                        comp = json_loads(source["compilation_config"])
                     except ValueError:
                         comp = None
             for name in ("cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes"):
@@ -3391,7 +3391,7 @@ def parse_config_text(text: str) -> dict:
     if not text.startswith("{"):
         return parse_keyword_args(text)
     try:
-        value = json.loads(text)
+        value = json_loads(text)
     except ValueError:
         value = None
     return value if isinstance(value, dict) else parse_dict_args(text)

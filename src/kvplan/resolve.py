@@ -34,7 +34,7 @@ from kvplan.errors import (
     UnknownGPUError,
     UnknownModelError,
 )
-from kvplan.inputs import read_json_file, read_json_object
+from kvplan.inputs import json_loads, read_json_file, read_json_object
 from kvplan.versions import INTEGRATED_MEMORY_CC, rule_values
 
 GIB = 1024 ** 3
@@ -42,6 +42,10 @@ MIB = 1024 ** 2
 GB = 1000 ** 3
 # a memory size past any machine's (a pebibyte) is a typo, and its bytes would overflow the plan's floats
 MAX_MEMORY_BYTES = 1024 ** 5
+# a GPU count (tensor x pipeline x data parallel ranks, --num-gpus, '4x H100', a record's gpu.count) past any one
+# deployment's: the per-rank searches (the TP sizes a record's GPUs allow) run once per GPU, so a count of 1e23 ran
+# until killed
+MAX_GPU_COUNT = 65_536
 DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
 # The model references that name files on this machine, as the fixes of model errors offer them (always after ", ";
 # the web page, which takes no local paths, offers an upload in their place)
@@ -401,12 +405,14 @@ def _gpu_count_and_name(ref: str) -> tuple[int | None, str]:
     -L's 'GPU 0: NVIDIA L4' -> (None, 'NVIDIA L4')."""
     ref = _GPU_INDEX_PREFIX.sub("", ref)
     m = _GPU_COUNT_PREFIX.match(ref)
-    if m:
-        return int(m.group(1)), ref[m.end():]
-    m = _GPU_COUNT_SUFFIX.search(ref)
+    count, name = ((int(m.group(1)), ref[m.end():]) if m else (None, ref))
+    m = _GPU_COUNT_SUFFIX.search(ref) if count is None else None
     if m and m.start() > 0:
-        return int(m.group(1)), ref[:m.start()]
-    return None, ref
+        count, name = int(m.group(1)), ref[:m.start()]
+    if count is not None and count > MAX_GPU_COUNT:
+        raise InputError("--gpu", f"{ref.strip()!r} names {count:,} GPUs, more than any one deployment spans (at most "
+                         f"{MAX_GPU_COUNT:,})", f"e.g. '8x {name.strip()}', or the GPUs one vLLM server runs on")
+    return count, name
 
 
 def other_speed_note(ref: str | None, gpu: GPUSpec) -> str | None:
@@ -1229,6 +1235,9 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     elif not isinstance(ref, str) or not ref.strip():  # "" is a name left out by mistake, not "the default model"
         raise InputError("model", f"{ref!r} names no model", f"give a catalog id, a Hub id (org/name), {LOCAL_MODEL_REFS}; "
                          "or leave the model out for the default")
+    if revision is not None and not isinstance(revision, str):  # a NumPy array's truth value was an internal error
+        raise InputError("--revision", f"must be a branch, tag or commit name, got {revision!r} ({type(revision).__name__})",
+                         "e.g. revision='main'")
     if ref != ref.strip() and not Path(ref).expanduser().exists():
         ref = ref.strip()  # 'Qwen/Qwen3-8B ' pasted with a space was an unknown model (nearest: Qwen/Qwen3-8B)
     path = Path(ref).expanduser()
@@ -1370,7 +1379,7 @@ def read_safetensors_header(path: Path) -> dict:
         if n > 100 * 1024 ** 2:
             raise ConfigError("checkpoint", f"{path.name} has an implausible header size ({n} bytes)", "re-download it")
         try:
-            header = json.loads(fh.read(n))
+            header = json_loads(fh.read(n))
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise ConfigError("checkpoint", f"{path.name} has a corrupt header", "re-download it") from None
     # JSON, but not safetensors' {name: {"dtype", "shape", "data_offsets": [start, end]}}: the entries were read as
@@ -1383,6 +1392,11 @@ def read_safetensors_header(path: Path) -> dict:
              and isinstance(info.get("data_offsets"), list) and len(info["data_offsets"]) == 2
              and all(isinstance(x, int) and not isinstance(x, bool) for x in info["data_offsets"])
              and 0 <= info["data_offsets"][0] <= info["data_offsets"][1])), None)
+    # the offsets of a real file end within it; past a pebibyte they are no file's (data_offsets [0, 1e30] planned
+    # 1e30 bytes of weights, without a word)
+    bad = bad or next((f"its header entry {name!r} ends at byte {info['data_offsets'][1]:,}, past any checkpoint"
+                       for name, info in entries if name != "__metadata__" and info["data_offsets"][1] > MAX_MEMORY_BYTES),
+                      None)
     if bad:
         raise ConfigError("checkpoint", f"{path.name} is not a safetensors file: {bad[:200]}", "re-download it")
     return header
@@ -1637,6 +1651,10 @@ def _index_total_size(index: Path, config: dict, pooling: bool) -> tuple[int | N
         total = int(total)
     if isinstance(total, bool) or not isinstance(total, int) or total <= 0:
         return None, "states no metadata.total_size"
+    if total > MAX_MEMORY_BYTES:  # 1e20 B was planned as the weights (a model that fits no GPU), without a word
+        raise InputError("checkpoint", f"{index}: metadata.total_size {total:,} B is more than any checkpoint holds "
+                         f"(at most {MAX_MEMORY_BYTES:,} B)", f"re-download {SAFETENSORS_INDEX} (the saver writes the "
+                         "tensors' summed bytes there)")
     names = data.get("weight_map") if isinstance(data.get("weight_map"), dict) else {}
     text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
     layers = int(text.get("num_hidden_layers") or config.get("num_hidden_layers") or 0)
@@ -1984,24 +2002,35 @@ _CONFIG_COUNTS = frozenset("""
     mtp_transformer_layers num_nextn_predict_layers rotary_dim hc_mult num_hash_layers bits w_bit num_bits group_size
     q_group_size in_channels num_channels out_hidden_size patch_size spatial_merge_size temporal_patch_size
     num_position_embeddings image_size deepstack_visual_indexes weight_block_size o_lora_rank o_groups mlp_only_layers
-    position_embedding_size default_output_length
+    position_embedding_size default_output_length mtp_num_hidden_layers block_structure full_attention_interval
+    num_global_layers max_num_tiles vision_output_dim intermediate_size_mlp embed_dim width encoder_layers decoder_layers
+    encoder_ffn_dim decoder_ffn_dim max_source_positions max_target_positions num_mel_bins
 """.split())
 # counts kvplan divides by or builds one entry per unit of: 0 is no such model, and past the bound a list of that
 # many layers (or heads) would not fit in memory
 _CONFIG_POSITIVE = frozenset("""
     num_hidden_layers num_layers n_layer depth mamba_head_dim mamba_d_head mamba_n_heads mamba_num_heads mamba2_num_heads
     mamba_n_groups n_groups patch_size spatial_merge_size temporal_patch_size linear_num_key_heads linear_num_value_heads
+    weight_block_size block_structure attn_layer_period expert_layer_period decoder_sparse_step interleave_moe_layer_step
+    moe_layer_freq full_attention_interval
 """.split())
 # read with a default when absent (MLA's head dims, a period's offset): a null there is no default, but a broken key
 _CONFIG_NOT_NULL = frozenset({"qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "attn_layer_offset", "expert_layer_offset",
-                              "linear_conv_kernel_dim"})
-_CONFIG_COUNT_LISTS = frozenset({"deepstack_visual_indexes", "weight_block_size", "mlp_only_layers"})  # always lists (of layers, of axes)
-_CONFIG_LAYER_COUNTS = frozenset({"num_hidden_layers", "num_layers", "n_layer", "depth"})
+                              "linear_conv_kernel_dim", "attn_layer_period", "expert_layer_period",
+                              "linear_num_value_heads", "linear_value_head_dim",
+                              "linear_num_key_heads", "linear_key_head_dim"})
+_CONFIG_COUNT_LISTS = frozenset({"deepstack_visual_indexes", "weight_block_size", "mlp_only_layers",
+                                 "block_structure"})  # always lists (of layers, of axes)
+# layer counts: kvplan builds one entry (a KV spec, a weight tally) per layer, MTP drafter layers too, so past the
+# bound the plan would not end (mtp_num_hidden_layers 1e30 ran until killed)
+_CONFIG_LAYER_COUNTS = frozenset({"num_hidden_layers", "num_layers", "n_layer", "depth", "mtp_num_hidden_layers",
+                                  "num_nextn_predict_layers", "num_mtp_modules", "mtp_transformer_layers",
+                                  "num_kv_shared_layers", "num_global_layers", "encoder_layers", "decoder_layers"})
 _MAX_CONFIG_LAYERS = 100_000
 _MAX_CONFIG_COUNT = 2 ** 40  # as the token counts of a workload: past any size a checkpoint has
 _MAX_CONFIG_FACTOR = 1_000_000  # rope scaling factors are 2-64, expansions 2, partial rotary fractions <= 1
 _CONFIG_SIGNED = frozenset({"group_size", "q_group_size"})  # -1: one group per output channel (GPTQ, AWQ)
-_CONFIG_FACTORS = frozenset({"factor", "partial_rotary_factor", "mamba_expand", "expand"})
+_CONFIG_FACTORS = frozenset({"factor", "partial_rotary_factor", "mamba_expand", "expand", "mlp_ratio"})
 # counts read as one number, never one per layer (_size takes a uniform per-layer list for the others): a list there
 # was int()'d further on, "internal error: TypeError"
 _CONFIG_SCALARS = frozenset("""
@@ -2014,19 +2043,43 @@ _CONFIG_SCALARS = frozenset("""
     num_hash_layers num_hidden_layers q_lora_rank qk_nope_head_dim rotary_dim o_lora_rank o_groups group_size
     q_group_size out_hidden_size spatial_merge_size temporal_patch_size patch_size in_channels num_channels
     num_position_embeddings position_embedding_size default_output_length max_position_embeddings
-    original_max_position_embeddings
+    original_max_position_embeddings head_dim attention_head_dim mtp_num_hidden_layers full_attention_interval
+    expert_layer_period
 """.split())
-_CONFIG_PAIRS = frozenset({"weight_block_size"})  # [rows, columns] of an FP8 weight block
+# why a key is one number, where that is not plain from its name: said beside the refusal of a list there
+_CONFIG_SCALAR_WHY = {
+    # the attention head size is one number in every config class kvplan reads; a model whose full-attention layers
+    # are wider says so apart: Gemma 4's global_head_dim (transformers 5.25 Gemma4TextConfig: `head_dim: int`, strict,
+    # the full_attention layers' head_dim set from global_head_dim through per_layer_config); no config under
+    # shared/data/models gives head_dim or global_head_dim as a list
+    "head_dim": "one size for every attention layer; Gemma 4's full-attention layers take theirs from global_head_dim",
+    "attention_head_dim": "one size for every attention layer",
+}
+_CONFIG_PAIRS = frozenset({"weight_block_size", "block_structure"})  # [rows, columns] of an FP8 weight block
 # maps whose every value is an object of settings (a quantization group, a layer's ModelOpt algorithm): an entry of
 # another type was read with .get() / iterated further on
 _CONFIG_OBJECT_MAPS = frozenset({"config_groups", "quantized_layers"})
 # keys that hold an object of settings (or null): a number there (--hf-overrides '{"rope_scaling": 5}', a damaged
 # config.json) was planned as if the key were absent, and the plan said the server starts
 _CONFIG_OBJECTS = frozenset({"rope_scaling", "rope_parameters", "quantization_config", "text_config", "vision_config",
-                             "audio_config", "llm_config", "language_config", "thinker_config"})
+                             "audio_config", "llm_config", "language_config", "thinker_config",
+                             # a quantization's settings: config_groups True was "internal error: AttributeError: 'bool'
+                             # object has no attribute 'values'"; a compressed-tensors group's weights 5, or
+                             # kv_cache_scheme 5, was planned as if absent
+                             "config_groups", "quantized_layers", "weights", "input_activations", "output_activations",
+                             "kv_cache_scheme", "per_layer_config"})
 _CONFIG_DTYPES = frozenset({"mamba_ssm_dtype"})  # read by name into bytes per element (plan.kv: the SSM state)
 _CONFIG_NAME_LISTS = frozenset({"architectures", "modules_to_not_convert", "ignore", "ignored_layers", "exclude_modules",
-                                "exclude", "targets"})
+                                "exclude", "targets", "layer_types", "layers_block_type"})
+# one entry per decoder layer, each layer's kind (attention, sliding, Mamba, ...): the KV cache is built from them, so
+# one of another length was a silent guess (a shorter list was passed over for the sliding_window / all-full default:
+# gpt-oss-20b with layer_types ['sliding_attention'] planned 24 sliding layers; a short hybrid_override_pattern planned
+# that many layers). transformers 5.25 refuses a layer_types of another length (PreTrainedConfig.validate_layer_type,
+# under @strict: "`num_hidden_layers` must be equal to the number of `layer_types`"); NemotronHConfig._pattern_to_list
+# maps each hybrid_override_pattern character (M, E, *, -; any other a KeyError)
+_CONFIG_LAYER_PATTERNS = ("layer_types", "layers_block_type", "attn_type_list", "hybrid_override_pattern")
+_HYBRID_PATTERN_CHARS = frozenset("ME*-")
+_MTP_LAYER_KEYS = ("mtp_num_hidden_layers", "num_nextn_predict_layers", "num_mtp_modules")
 
 
 # a multimodal checkpoint's encoder towers: their sizes are read as one number each (no per-layer lists, which only the
@@ -2059,7 +2112,8 @@ def _config_value_problem(key: str, v, tower: str | None = None) -> str | None:
     if key in _CONFIG_COUNT_LISTS and not isinstance(v, (list, tuple)):
         return f"must be a list of whole numbers, got {v!r}"
     if key in _CONFIG_SCALARS and isinstance(v, (list, tuple)):
-        return f"must be a whole number, got {v!r}"
+        why = _CONFIG_SCALAR_WHY.get(key)
+        return f"must be a whole number{f' ({why})' if why else ''}, got {v!r}"
     if key in _CONFIG_PAIRS and len(v) != 2:
         return f"must be two whole numbers, [rows, columns], got {v!r}"
     if isinstance(v, (list, tuple)) and not v and key not in _CONFIG_COUNT_LISTS:
@@ -2074,16 +2128,64 @@ def _count_problem(key: str, v) -> str | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v):
         return f"must be a whole number, got {v!r}"
     least = 1 if key in _CONFIG_POSITIVE else -1 if key in _CONFIG_SIGNED else 0
+    if key in _CONFIG_SIGNED and v == 0:  # no group of 0 weights: vLLM divides by it (awq.py, gptq.py: size % group_size)
+        return "must be -1 (one group per output channel) or a group size of 1 or more, got 0"
     most = _MAX_CONFIG_LAYERS if key in _CONFIG_LAYER_COUNTS else _MAX_CONFIG_COUNT
     if not least <= v <= most:
         return f"must be from {least} to {most:,}, got {v!r}"
     return None
 
 
-def check_config_values(config: dict, where: str = "") -> None:
+def _layer_pattern_problem(config: dict, where: str, lengths: bool) -> ConfigError | None:
+    """The first per-layer pattern (layer_types, hybrid_override_pattern, ...) of `config` that is no pattern or (with
+    `lengths`) has fewer entries than num_hidden_layers."""
+    fix = "fix the config.json (the checkpoint's own has it right)"
+    pattern = config.get("hybrid_override_pattern")
+    if pattern is not None and not (isinstance(pattern, str) and pattern and set(pattern) <= _HYBRID_PATTERN_CHARS):
+        key = f"{where}hybrid_override_pattern"
+        return ConfigError(key, f"{key} must be a string of one letter per layer (M Mamba, * attention, - MLP, E MoE), "
+                           f"got {pattern!r}", fix)
+    types = config.get("attn_type_list")
+    if isinstance(types, list) and not all(t in (0, 1) and not isinstance(t, bool) for t in types):
+        key = f"{where}attn_type_list"
+        return ConfigError(key, f"{key} must be a list of 0 (linear attention) and 1 (full attention), one per layer, "
+                           f"got {types[:6]!r}", fix)
+    n = config.get("num_hidden_layers")
+    if not isinstance(n, int) or isinstance(n, bool):
+        return None
+    for name in _MTP_LAYER_KEYS:
+        v = config.get(name)
+        if isinstance(v, int) and not isinstance(v, bool) and v > n:
+            # kvplan sizes each MTP layer's weights and KV: --hf-overrides '{"mtp_num_hidden_layers": 100000}' on a
+            # 52-layer model ran for minutes (the checkpoints read declare 1 to 3)
+            key = f"{where}{name}"
+            return ConfigError(key, f"{key} {v:,} is more than the model's own {n} layers (num_hidden_layers): a "
+                               "multi-token-prediction drafter adds a few layers (1 in the checkpoints kvplan has read)",
+                               fix)
+    if not lengths:
+        return None
+    for name in _CONFIG_LAYER_PATTERNS:
+        v = config.get(name)
+        # a longer one is read for its first num_hidden_layers entries, as vLLM builds each layer from its own entry
+        # (--hf-overrides '{"num_hidden_layers": 4}' on a checkpoint, the way vLLM's own tests shrink a model)
+        if isinstance(v, str if name == "hybrid_override_pattern" else list) and len(v) < n:
+            key = f"{where}{name}"
+            return ConfigError(key, f"{key} has {len(v)} {'entry' if len(v) == 1 else 'entries'} for the model's {n} "
+                               "layers (num_hidden_layers): one per layer", f"{fix}; the two must agree")
+    return None
+
+
+def check_config_values(config: dict, where: str = "", *, pattern_lengths: bool = True) -> None:
     """ConfigError naming the first key (as a dotted path: vision_config.patch_size) whose value is not what the key
     means: a count that is not a whole number in range, a factor that is not a finite positive number, a list of
-    names that is not one. Nested objects are checked the same way."""
+    names that is not one, a per-layer pattern short of one entry per layer. Nested objects are checked the same way.
+    `pattern_lengths` False: the patterns' lengths are not checked (a config AutoConfig resolved, whose layer_types it
+    derived from the file's num_hidden_layers: vLLM applies --hf-overrides '{"num_hidden_layers": N}' after that
+    derivation, config.update in transformers_utils/config.py get_config, 0.33.0, and Qwen2 only asks whether the
+    derived list holds more than one kind)."""
+    pattern_error = _layer_pattern_problem(config, where, pattern_lengths)
+    if pattern_error is not None:
+        raise pattern_error
     for key, v in config.items():
         path = f"{where}{key}"
         if isinstance(v, dict) and str(key) in _CONFIG_COUNTS | _CONFIG_FACTORS | _CONFIG_NAME_LISTS | _CONFIG_DTYPES:
@@ -2099,7 +2201,7 @@ def check_config_values(config: dict, where: str = "") -> None:
                 raise ConfigError(f"{path}.{bad}", f"{path}.{bad} must be an object of settings, got {v[bad]!r}",
                                   "fix the config.json (the checkpoint's own has it right)")
         if isinstance(v, dict):
-            check_config_values(v, path + ".")
+            check_config_values(v, path + ".", pattern_lengths=pattern_lengths)
             continue
         top = where.split(".", 1)[0]
         problem = _config_value_problem(str(key), v, tower=top if top in _TOWER_CONFIGS else None)
@@ -2241,7 +2343,17 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     for c in (raw, config):
         if not isinstance(c, dict):
             raise ConfigError("config.json", f"holds a JSON {type(c).__name__}, not an object", "give the checkpoint's config.json")
-        check_config_values(c)
+        check_config_values(c, pattern_lengths=c is raw)
+    if isinstance(hf_quant_config, dict):
+        # a ModelOpt export's hf_quant_config.json is read as config.json's quantization_config is (exclude_modules a
+        # list of names, quantized_layers an object of settings per layer, group_size a count): it was not checked,
+        # and exclude_modules 5 ended "internal error: TypeError: 'int' object is not iterable", a quantized_layers
+        # entry "x" "internal error: AttributeError: 'str' object has no attribute 'get'"
+        try:
+            check_config_values(hf_quant_config)
+        except ConfigError as exc:
+            raise ConfigError(exc.field, f"in hf_quant_config.json, {exc.message}", "fix the hf_quant_config.json (the "
+                              "checkpoint's own has it right)") from None
     # the shape must come from the checkpoint's own config: AutoConfig's class defaults would be a silent guess
     raw_text, _, nested = _text_part(raw)
     if nested:
@@ -2611,6 +2723,18 @@ def _layer_kind_list(text: dict, model_type: str, n_layers: int) -> list[str]:
             lt = ast.literal_eval(lt)
         except (ValueError, SyntaxError):
             lt = None
+    if isinstance(lt, list) and lt and len(lt) < n_layers:
+        # a layer_types AutoConfig derived for the file's num_hidden_layers, which --hf-overrides raised (the file's own
+        # list is held to one entry per layer by check_config_values): vLLM updates the config after that derivation
+        # and builds the added layers from the list as it stands. One kind throughout (Qwen2's all full_attention,
+        # which vLLM's qwen2.py only asks about with len(set(layer_types)) > 1) is that kind for every layer; a mix
+        # says nothing of the added layers (was: planned from the sliding_window default, gemma-2-9b at 84 layers
+        # as 84 sliding ones)
+        if len(set(map(str, lt))) > 1:
+            raise ConfigError("layer_types", f"layer_types holds {len(lt)} entries of mixed kinds for the model's "
+                              f"{n_layers} layers (num_hidden_layers): the kind of the other {n_layers - len(lt)} is "
+                              "not known", f"give layer_types for all {n_layers} layers with num_hidden_layers")
+        lt = lt * -(-n_layers // len(lt))
     if isinstance(lt, list) and len(lt) >= n_layers:
         mapping = {"full_attention": "full", "attention": "full", "global": "full", "sliding_attention": "sliding",
                    "local": "sliding", "chunked_attention": "chunked", "linear_attention": "recurrent",
@@ -2658,9 +2782,12 @@ def _recurrent_spec(text: dict, model_type: str) -> RecurrentSpec:
 def _recurrent_spec_of(text: dict, model_type: str) -> RecurrentSpec:
     hidden = int(text["hidden_size"])
     if "linear_num_value_heads" in text:  # Gated DeltaNet (Qwen3-Next, Qwen3.5/3.6/3.8)
+        # each of the four sizes is needed (a null or missing one was int()'d: "internal error: TypeError")
+        need = {k: _need_int(text, k, k) for k in ("linear_num_value_heads", "linear_value_head_dim",
+                                                    "linear_num_key_heads", "linear_key_head_dim")}
         return RecurrentSpec(kind="gdn", conv_kernel=int(text.get("linear_conv_kernel_dim", 4)),
-                             n_heads=int(text["linear_num_value_heads"]), head_dim=int(text["linear_value_head_dim"]),
-                             key_heads=int(text["linear_num_key_heads"]), key_head_dim=int(text["linear_key_head_dim"]))
+                             n_heads=need["linear_num_value_heads"], head_dim=need["linear_value_head_dim"],
+                             key_heads=need["linear_num_key_heads"], key_head_dim=need["linear_key_head_dim"])
     n_heads = _get(text, "mamba_num_heads", "mamba_n_heads", "mamba2_num_heads")
     if n_heads is not None or model_type in ("nemotron_h", "granitemoehybrid", "falcon_h1", "mamba2", "bamba", "zamba2"):
         head = int(_get(text, "mamba_head_dim", "mamba_d_head", default=64))
@@ -2754,6 +2881,12 @@ def _layer_specs(text: dict, model_type: str, n_layers: int, n_kv: int, head_dim
             out.append(LayerSpec("none"))
     if text.get("num_kv_shared_layers"):
         shared = int(text["num_kv_shared_layers"])
+        if shared >= n_layers:
+            # every layer reusing an earlier layer's KV cache leaves none to keep it (10,000 on a 52-layer model ended
+            # "internal error: StopIteration")
+            raise ConfigError("num_kv_shared_layers", f"num_kv_shared_layers {shared} leaves none of the model's "
+                              f"{n_layers} layers to keep the KV cache the shared layers reuse", "fix the config.json "
+                              "(num_kv_shared_layers is less than num_hidden_layers; the checkpoint's own has it right)")
         notes.append(f"the last {shared} layers reuse earlier layers' KV cache (config num_kv_shared_layers)")
         keep = len(out) - shared
         out = out[:keep] + [LayerSpec("none") for _ in range(shared)]
@@ -2771,6 +2904,22 @@ _QUANT_ALIASES = {"awq_marlin": "awq", "gptq_marlin": "gptq", "gptq_marlin_24": 
 # ModelOpt per-layer algorithms -> bytes per weight (scales included): FP8 1 B; NVFP4 0.5 B + an fp8 scale per 16.
 _MODELOPT_ALGO_BYTES = {"FP8": 1.0, "FP8_PER_CHANNEL_PER_TOKEN": 1.0, "FP8_PB_WO": 1.0, "NVFP4": 0.5625,
                         "W4A16_NVFP4": 0.5625, "W4A8_NVFP4_FP8": 0.5625, "W4A16_AWQ": 0.5 + 2.5 / 128, "W4A8_AWQ": 0.5 + 2.5 / 128}
+
+
+# ModelOpt quant_algo names vLLM takes (0.10.2: FP8, NVFP4 and the mixed-precision ones; 0.33.0 QUANT_ALGOS adds
+# FP8_PB_WO, W4A16_NVFP4, MXFP8, and FP8_BLOCK_SCALES as FP8_PB_WO's alias), kvplan's per-layer bytes among them
+_MODELOPT_ALGOS = frozenset(_MODELOPT_ALGO_BYTES) | {"MIXED_PRECISION", "MXFP8", "FP8_BLOCK_SCALES"}
+
+
+def _quant_key(qc: dict, method: str, keys: tuple[str, ...]) -> int:
+    """The whole number an AWQ / GPTQ / AutoRound quantization_config gives under the first of `keys` it holds
+    (check_config_values has checked its type); ConfigError where it gives none."""
+    v = next((qc[k] for k in keys if qc.get(k) is not None), None)
+    if v is None:
+        key = f"quantization_config.{keys[-1]}"
+        raise ConfigError(key, f"the {method} quantization_config gives no {' / '.join(keys)} (vLLM reads it to load "
+                          "the weights)", "fix the config.json (the checkpoint's own quantization_config names it)")
+    return int(v)
 
 
 def _module_kind(layer_name: str) -> str | None:
@@ -2879,7 +3028,8 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         if q is None and isinstance(hfq.get("quantization"), str):
             algo = re.search(r"'quant_algo':\s*'(\w+)'", hfq["quantization"])
             kv = "'kv_cache_quant_algo': 'FP8'" in hfq["quantization"]
-            q = {"quant_algo": algo.group(1) if algo else "NVFP4", "kv_cache_quant_algo": "FP8" if kv else None}
+            # a text that names no quant_algo says nothing of the weights (it was taken as NVFP4 without a word)
+            q = {"quant_algo": algo.group(1) if algo else None, "kv_cache_quant_algo": "FP8" if kv else None}
         if q:
             spec = _quant_spec({"quantization_config": {"quant_method": "modelopt", **q}}, None, notes)
             return replace(spec, hf_quant_config_only=True) if spec else None
@@ -2902,8 +3052,12 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
             bits = int(wdt[-1])
             return QuantSpec("quark", bits, int(g) if g else None, f"int{bits} (quark)", skip)
     if method in ("awq", "gptq", "auto_round"):
-        bits = int(qc.get("bits") or qc.get("w_bit") or 4)
-        g = int(qc.get("group_size") or qc.get("q_group_size") or 128)
+        # vLLM reads both with get_from_keys, which raises "Cannot find any of [...] in the model's quantization config"
+        # for a missing key (AWQConfig: w_bit / bits, q_group_size / group_size; GPTQConfig and AutoRoundConfig: bits,
+        # group_size; awq.py, gptq.py, auto_round.py from_config in the 0.10.2 wheel, auto_awq.py / auto_gptq.py in
+        # 0.33.0); kvplan took 4 bits in groups of 128 without a word
+        bits = _quant_key(qc, method, ("w_bit", "bits") if method == "awq" else ("bits",))
+        g = _quant_key(qc, method, ("q_group_size", "group_size") if method == "awq" else ("group_size",))
         return QuantSpec(method, bits, g if g > 0 else None, f"int{bits} w{bits}a16 group {g}", skip)
     if method == "fp8":
         block = qc.get("weight_block_size")
@@ -2913,7 +3067,21 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         return QuantSpec("mxfp4", 4, 32, "mxfp4 (experts)", skip, applies_to="experts")
     if method == "modelopt":
         algo = str(qc.get("quant_algo") or "").upper()
+        if algo not in _MODELOPT_ALGOS:
+            # vLLM refuses both: "Missing 'quant_algo' in quantization config", and "ModelOpt currently only supports:
+            # [...]" for an algorithm it does not know (ModelOptFp8Config / ModelOptNvFp4Config.from_config, 0.10.2;
+            # ModelOptQuantConfigBase.from_config over QUANT_ALGOS, 0.33.0); kvplan sized any other as NVFP4
+            got = repr(qc.get("quant_algo")) if qc.get("quant_algo") not in (None, "") else "none"
+            raise ConfigError("quantization_config.quant_algo", f"a ModelOpt quantization names its algorithm in "
+                              f"quant_algo ({', '.join(sorted(_MODELOPT_ALGOS))}), got {got}", "fix the config.json or "
+                              "hf_quant_config.json (the checkpoint's own names it)")
         kv = _modelopt_kv_fp8(qc)
+        if algo == "MIXED_PRECISION" and not qc.get("quantized_layers"):
+            # "MIXED_PRECISION quant_algo requires a non-empty 'quantized_layers' mapping in the quantization config."
+            # (ModelOptMixedPrecisionConfig.from_config, modelopt.py in the 0.33.0 wheel); kvplan sized it as NVFP4
+            raise ConfigError("quantization_config.quantized_layers", "a MIXED_PRECISION ModelOpt quantization gives "
+                              "each quantized layer's algorithm in quantized_layers, and this one gives none",
+                              "fix the config.json or hf_quant_config.json (the checkpoint's own lists them)")
         if algo == "MIXED_PRECISION" and isinstance(qc.get("quantized_layers"), dict):
             module_bytes = _mixed_precision_modules(qc["quantized_layers"])
             return QuantSpec("modelopt", 4, 16, "mixed precision (modelopt: " + ", ".join(f"{k} {v:g} B" for k, v in module_bytes) + ")",

@@ -22,12 +22,12 @@ from typing import Callable, Iterable
 # and scores each record under its keys; its public names (uncertainty_band, band_bounds) stay importable from here
 from kvplan.band import band_bounds, era_group, model_architecture, model_family, uncertainty_band  # noqa: F401
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
-from kvplan.inputs import existing_file, read_text
+from kvplan.inputs import existing_file, json_loads, read_text
 from kvplan.logs import EXTENSIBLE_KV_FIRST_RELEASE, RECORD_ARG_NAMES, as_int
 from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, CAPTURE_SIZE_ARGS, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
                          parse_capture_sizes, parse_env, parse_max_model_len, plan)
 from kvplan.plan.args import hf_overrides_object, rope_scaling_object
-from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
+from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, MAX_GPU_COUNT, MAX_MEMORY_BYTES, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model, wsl2_gpu)
 from kvplan.versions import (DEFAULT_RELEASE, NEWEST_READ, OLDEST_READ, RELEASE_NUMBERS_FROM, canonical_quant, names_patch_release, outside_read,
                              parse_version, untagged_build_release, untagged_source_build)
@@ -157,7 +157,7 @@ def load_records(path: str | Path) -> list[dict]:
                      "write the records as UTF-8 JSON lines (PowerShell: Out-File -Encoding utf8)")
     if text.lstrip().startswith(("[", "{")):  # a JSON array of records, or one record, rather than JSON lines
         try:
-            whole = json.loads(text)
+            whole = json_loads(text)
         except json.JSONDecodeError:
             whole = None
         if isinstance(whole, list):
@@ -170,7 +170,7 @@ def load_records(path: str | Path) -> list[dict]:
         if not line.strip() or line.lstrip().startswith(("#", "//")):  # blank lines and comment lines
             continue
         try:
-            rec = json.loads(line)
+            rec = json_loads(line)
         except json.JSONDecodeError as exc:
             raise _not_a_record_line(path, n, lines, exc) from None
         out.append(_startup_record(rec, f"{path}:{n}"))
@@ -626,15 +626,18 @@ def clean_record(rec: dict) -> dict:
         gpu["total_gib"] = _as_float(gpu["total_gib"], "gpu.total_gib")
         # 0 would read as "not given" (the catalog's total), a negative one as a GPU with no memory, NaN or Infinity
         # as no size at all: each a mistake in the record, never a total vLLM printed
-        if not (math.isfinite(gpu["total_gib"] * GIB) and gpu["total_gib"] > 0):  # 1e308 GiB is no number of bytes
-            raise InputError("gpu.total_gib", f"must be a positive, finite number of GiB, got {gpu['total_gib']!r}",
+        # bounded as --gpu-gib is (resolve.MAX_MEMORY_BYTES): 1e30 GiB planned a KV cache of 8.5e29 GiB
+        if not (math.isfinite(gpu["total_gib"] * GIB) and 0 < gpu["total_gib"] * GIB <= MAX_MEMORY_BYTES):
+            raise InputError("gpu.total_gib", f"must be a positive, finite number of GiB (at most "
+                             f"{MAX_MEMORY_BYTES // GIB:,}), got {gpu['total_gib']!r}",
                              "give the total vLLM logged for the GPU (e.g. 79.25), or null to take the catalog's")
     if gpu.get("wsl2") is not None:
         gpu["wsl2"] = _as_bool(gpu["wsl2"], "gpu.wsl2")
     if gpu.get("count") is not None:
         gpu["count"] = _as_int(gpu["count"], "gpu.count")
-        if gpu["count"] < 1:  # 0 would read as "not given" (one GPU, or the count in the name) and plan anyway
-            raise InputError("gpu.count", f"must be 1 or more, got {gpu['count']}",
+        if not 1 <= gpu["count"] <= MAX_GPU_COUNT:  # 0 would read as "not given" (one GPU, or the count in the name)
+            # and plan anyway; 1e23 ran the search for its TP size until killed
+            raise InputError("gpu.count", f"must be from 1 to {MAX_GPU_COUNT:,}, got {gpu['count']}",
                              "give the number of GPUs the startup ran on (tensor x pipeline x data parallel size), or null")
     out["gpu"] = gpu
     model = dict(rec.get("model") if isinstance(rec.get("model"), dict) else {})
@@ -643,8 +646,9 @@ def clean_record(rec: dict) -> dict:
             raise InputError(f"model.{k}", f"must be a JSON object, got {type(model[k]).__name__}", "fix the record")
     if model.get("weights_bytes") is not None:
         model["weights_bytes"] = _as_int(model["weights_bytes"], "model.weights_bytes")
-        if model["weights_bytes"] <= 0:
-            raise InputError("model.weights_bytes", f"must be a positive number of bytes, got {model['weights_bytes']}",
+        if not 0 < model["weights_bytes"] <= MAX_MEMORY_BYTES:  # 1e20 bytes (a typo's zeros) was planned as given
+            raise InputError("model.weights_bytes", f"must be a positive number of bytes (at most {MAX_MEMORY_BYTES:,}), "
+                             f"got {model['weights_bytes']}",
                              "give the checkpoint's total tensor bytes as a public source states them, or null")
     out["model"] = model
     if out.get("vllm_version") is not None:

@@ -31,7 +31,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from kvplan.errors import InputError
-from kvplan.inputs import read_text
+from kvplan.inputs import json_loads, read_text
 
 TRACES_DIR = Path(__file__).parent / "data" / "traces"
 
@@ -235,9 +235,9 @@ def parse_length_dist(text: str, flag: str = "--prompt-len") -> LengthDist:
     if _PERCENTILE_FORM.match(s):
         return _parse_percentiles(text, flag)
     try:
-        if ":" not in s:
-            return LengthDist("constant", (float(s),))
-        kind, _, rest = s.partition(":")
+        # a bare number is constant:N, held to constant's rules below (it was returned unchecked: --prompt-len 0, -3
+        # or 1e-320 drew 1-token prompts and 1.5 two-token ones, without a word)
+        kind, _, rest = s.partition(":") if ":" in s else ("constant", "", s)
         params = tuple(float(v) for v in rest.split(",") if v.strip())
     except ValueError:
         raise InputError(flag, f"cannot read length distribution {text!r}", "write e.g. lognormal:1000,0.8, constant:512 or measured "
@@ -371,6 +371,7 @@ def _log_times(column: str, values: list, file_name: str, flag: str) -> tuple[np
     """An API log's arrival seconds from the first request, and the unit read: ISO dates and times, or Unix seconds
     ('created', as the API gives it), or milliseconds where the numbers are past 1e11 (Unix seconds that large are
     past the year 5000)."""
+    _numbers_only(values, file_name, column, flag, "Unix seconds, or an ISO 8601 date and time, on every line")
     if all(isinstance(v, str) for v in values):
         t = _iso_times(values)
         if t is None:
@@ -447,8 +448,8 @@ def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:
             if not line:
                 continue
             try:
-                obj = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as exc:
+                obj = json_loads(line)
+            except json.JSONDecodeError as exc:
                 raise InputError(flag, f"{path}: line {lineno} is not JSON ({getattr(exc, 'msg', 'nested too deep')})",
                                  "one JSON object per line") from None
             if not isinstance(obj, dict):
@@ -477,6 +478,14 @@ def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:
         raise InputError(flag, f"{path} is empty", "give a CSV with a header row") from None
     except csv.Error as exc:
         raise InputError(flag, f"{path} is not a readable CSV ({exc})", fix) from None
+    # a row with more cells than the header has columns: each cell was read under the header's name by its place and
+    # the rest dropped, so '1,000,33,1.0' (a count written with a thousands comma) read prompt 1, output 0 (dropped
+    # "with 0 tokens"), arrival 33, without a word (empty cells past the last column, a trailing comma, are nothing)
+    wide = next((n for n, r in enumerate(rows) if len(r) > len(header) and any(c.strip() for c in r[len(header):])), None)
+    if wide is not None:
+        raise InputError(flag, f"{path}: row {wide + 1} after the header has {len(rows[wide])} cells for the header's {len(header)} columns "
+                         f"({','.join(rows[wide])[:80]})", "one cell per column: a number written with a thousands "
+                         'comma is quoted ("1,000") or written without it (1000)')
     cols = {h: [r[i] if i < len(r) else "" for r in rows] for i, h in enumerate(header)}
     if "block_hashes" in cols:  # CSV block hashes: space or ';' separated ints
         try:
@@ -525,7 +534,19 @@ _MAX_TOKENS = 2 ** 40  # far past any context vLLM serves; longer counts are typ
 _MAX_SPAN_S = 1e7  # about 116 days of arrivals: longer is a unit mistake (ms or ns read as s)
 
 
+def _numbers_only(values: list, file_name: str, column: str, flag: str, fix: str) -> None:
+    """InputError naming the first request whose `column` holds a JSON true / false, list or object: Python reads
+    true as 1, so a token count of true was one token and an arrival of true one second, without a word; an arrival
+    of [1, 2] made the column two-dimensional ("internal error: IndexError")."""
+    i = next((i for i, v in enumerate(values) if isinstance(v, (bool, np.bool_, list, dict))), None)
+    if i is not None:
+        v = values[i]
+        shown = json.dumps(bool(v)) if isinstance(v, (bool, np.bool_)) else f"a JSON {'list' if isinstance(v, list) else 'object'}"
+        raise InputError(flag, f"{file_name}: request {i + 1} has {shown} in {column}, not a number", fix)
+
+
 def _token_counts(values: list, file_name: str, column: str, flag: str) -> np.ndarray:
+    _numbers_only(values, file_name, column, flag, "every row needs integer counts")
     try:
         x = np.asarray([float(v) for v in values], dtype=np.float64)
     except (TypeError, ValueError):
@@ -617,6 +638,7 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
             notes.append(warning)
     if log_unit is None and ak is not None:
         dated = False
+        _numbers_only(cols[ak], p.name, ak, flag, "milliseconds as numbers" if ak in _MS_ARRIVAL_KEYS else "seconds as numbers")
         try:
             arrival = _parse_times(ak, cols[ak])
         except (TypeError, ValueError):

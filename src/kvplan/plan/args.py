@@ -20,7 +20,8 @@ from typing import Collection, Sequence
 
 from kvplan.calibration import GIB
 from kvplan.errors import InputError
-from kvplan.resolve import MAX_MEMORY_BYTES, ST_POOLING_NOTE, GPUSpec, ModelSpec, served_as_pooling
+from kvplan.inputs import json_loads
+from kvplan.resolve import MAX_GPU_COUNT, MAX_MEMORY_BYTES, ST_POOLING_NOTE, GPUSpec, ModelSpec, served_as_pooling
 from kvplan.versions import (GDN_PREFILL_BACKENDS, MOE_BACKENDS, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine,
                              canonical_quant, first_release_where, moe_backend_oracle)
 
@@ -49,11 +50,9 @@ def _mm_limits_object(value) -> dict | None:
         return None
     raw = value
     if isinstance(value, str):
-        import json
-
         text = value.strip()
         try:
-            raw = json.loads(text) if text.startswith("{") else dict(part.split("=", 1) for part in text.split(",") if part.strip())
+            raw = json_loads(text) if text.startswith("{") else dict(part.split("=", 1) for part in text.split(",") if part.strip())
         except (ValueError, TypeError):
             raise InputError("--limit-mm-per-prompt", f"cannot read {value!r}", '\'{"image": 2, "video": 0}\' or image=2,video=0') from None
     if not isinstance(raw, dict):
@@ -84,7 +83,7 @@ def _json_object(value, flag: str, example: str, not_object: str, object_example
         import json
 
         try:
-            value = json.loads(value)
+            value = json_loads(value)
         except json.JSONDecodeError as exc:
             raise InputError(flag, f"not JSON ({exc.msg})", example) from None
     if not isinstance(value, dict):
@@ -633,8 +632,11 @@ def check_env_name(name: str, field: str = "--env") -> str:
 
 def parse_env(value) -> tuple[tuple[str, str], ...]:
     """--env KEY=VALUE (repeatable), a dict, or pairs -> sorted (key, value) pairs; InputError naming a bad entry."""
-    if not value:
+    if isinstance(value, (list, tuple, dict, str)) and not value or value is None:
         return ()
+    if not isinstance(value, (list, tuple, dict, str)):  # env=5 / env=True: "internal error: TypeError: ... iterable"
+        raise InputError("--env", f"must be KEY=VALUE text, a dict or (key, value) pairs, got {value!r} "
+                         f"({type(value).__name__})", 'e.g. --env VLLM_USE_V1=0 (from Python, env={"VLLM_USE_V1": "0"})')
     if isinstance(value, str):  # "A=1 B=2" or "A=1,B=2"; a comma not followed by KEY= is the value's (16,32)
         value = [v for v in re.split(r"\s+|,(?=\s*[A-Za-z_][A-Za-z0-9_]*=)", value) if v and v.strip()]
     items = value.items() if isinstance(value, dict) else value
@@ -644,8 +646,10 @@ def parse_env(value) -> tuple[tuple[str, str], ...]:
             key, sep, val = item.partition("=")
             if not sep or not key.strip():
                 raise InputError("--env", f"{item!r} is not KEY=VALUE", "e.g. --env VLLM_USE_V1=0")
-        else:
+        elif isinstance(item, (list, tuple)) and len(item) == 2:
             key, val = item
+        else:  # env=[5]: "cannot unpack non-iterable int object"
+            raise InputError("--env", f"{item!r} is not KEY=VALUE or a (key, value) pair", "e.g. --env VLLM_USE_V1=0")
         out[check_env_name(str(key).strip())] = str(val).strip()
     return tuple(sorted(out.items()))
 
@@ -662,6 +666,8 @@ def env_flag_on(env: Sequence[tuple[str, str]], name: str) -> bool:
     return value.lower() in ("1", "true", "yes", "on")
 
 
+# the counts of GPUs (bounded by resolve.MAX_GPU_COUNT)
+_GPU_COUNTS = frozenset({"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "num_gpus"})
 # a value each count flag takes, for its refusal's hint ("e.g. 1" for --block-size named a size no backend takes)
 COUNT_EXAMPLES = {
     "tensor_parallel_size": "e.g. 1, 2, 4 or 8", "pipeline_parallel_size": "e.g. 1 or 2", "data_parallel_size": "e.g. 1 or 2",
@@ -712,7 +718,7 @@ def _eplb_config_json(text: str):
     from the flags as given and from each EngineArgs resolved from them (EngineArgs.eplb_settings copies the object
     it returns). InputError where the text is not JSON, on every call (an error is not kept)."""
     try:
-        return json.loads(text) if text else {}
+        return json_loads(text) if text else {}
     except ValueError:
         raise InputError("--eplb-config", f"cannot read {text[:60]!r} as JSON",
                          "give a JSON object, e.g. '{\"num_redundant_experts\": 32}'") from None
@@ -1025,7 +1031,10 @@ class EngineArgs:
         v = self.lora_target_modules
         if v is None:
             return None
-        names = [n.strip() for n in (v.replace(",", " ").split() if isinstance(v, str) else v)]
+        if not isinstance(v, (str, list, tuple)):  # 5 or True: "internal error: TypeError: 'int' object is not iterable"
+            raise InputError("--lora-target-modules", f"module names expected, got {v!r} ({type(v).__name__})",
+                             "e.g. qkv_proj,o_proj (vLLM's module names; q_proj, gate_proj... from vLLM 0.20)")
+        names = [n.strip() if isinstance(n, str) else n for n in (v.replace(",", " ").split() if isinstance(v, str) else v)]
         if not names or any(not isinstance(n, str) or not re.fullmatch(r"[A-Za-z_][\w.]*", n) for n in names):
             raise InputError("--lora-target-modules", f"module names expected, got {v!r}",
                              "e.g. qkv_proj,o_proj (vLLM's module names; q_proj, gate_proj... from vLLM 0.20)")
@@ -1050,6 +1059,13 @@ class EngineArgs:
         self.performance  # raises on an unknown --performance-mode
         self.cudagraph_mode  # raises on a malformed --compilation-config or an unknown cudagraph_mode
         self.mm_limits  # raises on a malformed --limit-mm-per-prompt
+        # --pooler-config / --override-pooler-config: a JSON object whatever the model (vLLM's argparse reads the JSON
+        # before anything loads); only a pooling model's plan read it, so 'inf' or ',' on a generator was planned
+        # and scaffold wrote it into serve.sh
+        for flag, value in (("--pooler-config", self.pooler_config), ("--override-pooler-config", self.override_pooler_config)):
+            if value not in (None, ""):
+                _json_object(value, flag, f"e.g. {flag} '{{\"pooling_type\": \"MEAN\"}}'",
+                             f"must be a JSON object, got {value!r}")
         self.capture_sizes_given  # raises on a malformed --cudagraph-capture-sizes
         self.cuda_graph_sizes_given  # raises on a malformed --cuda-graph-sizes
         self.runner_type  # raises on an unknown --runner
@@ -1074,6 +1090,9 @@ class EngineArgs:
                 continue
             if v is not None and v < 1:
                 raise InputError("--" + name.replace("_", "-"), f"must be a positive integer, got {v}", COUNT_EXAMPLES[name])
+            if v is not None and name in _GPU_COUNTS and v > MAX_GPU_COUNT:  # --num-gpus 1e23 was planned as given
+                raise InputError("--" + name.replace("_", "-"), f"{v:,} GPUs is more than any one deployment spans (at "
+                                 f"most {MAX_GPU_COUNT:,})", COUNT_EXAMPLES[name])
         if self.max_model_len is not None and self.max_model_len < 1 and self.max_model_len != AUTO_FIT:
             raise InputError("--max-model-len", f"must be a positive integer, got {self.max_model_len}",
                              "e.g. 4096 (or -1: vLLM >= 0.14 fits the longest length the KV pool holds)")
@@ -1142,7 +1161,9 @@ class EngineArgs:
 
 # the flags a caller gives: EngineArgs' fields but awq_kernel and gptq_kernel, the plan's own readings of the
 # checkpoint (resolve_args: plan.awq_linear_kernel, plan.kv.gptq_linear_kernel), not flags
-ENGINE_FLAGS = frozenset(EngineArgs.__dataclass_fields__) - {"awq_kernel", "gptq_kernel"}
+# the fields resolve_args sets (not vllm serve flags): kvplan.fit(eplb_redundant=None) reached int(None) in the weights
+# ("internal error: TypeError"); like awq_kernel and gptq_kernel they are not taken as keywords
+ENGINE_FLAGS = frozenset(EngineArgs.__dataclass_fields__) - {"awq_kernel", "gptq_kernel", "eplb_redundant"}
 
 # the integer engine arguments (EngineArgs' "int | None" fields), which human_int reads as vllm serve does
 # (max_model_len apart: parse_max_model_len also takes auto and -1)

@@ -14,6 +14,7 @@ import json
 from dataclasses import replace
 
 from kvplan.errors import InputError, RefusedByVLLMError, UndeterminedError
+from kvplan.inputs import json_loads
 from kvplan.plan.args import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, DRAFT_METHODS,
                               MM_ITEM_ABOVE_BATCHED_TOKENS, _DTYPE_ALIASES, EngineArgs, _speculative_method,
                               speculative_method_given, speculative_object)
@@ -740,7 +741,7 @@ def _pooler_flag_json(args: EngineArgs) -> tuple[str, dict] | None:
         return None
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = json_loads(raw)
         except json.JSONDecodeError as exc:
             raise InputError(flag, f"is not JSON ({exc.msg} at character {exc.pos})",
                              f"e.g. {flag} '{{\"pooling_type\": \"MEAN\"}}'") from None

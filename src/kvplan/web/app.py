@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from kvplan.api import (FIT_PARAMS, KEYWORD_EXAMPLES, SWEEPABLE, FitFlags, map_vary_values, parse_vary, plan_from_flags_and_inverse,
                         refuse_unpublished_version, sweep_rows, uncertainty_band_of, vary_names)
 from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
+from kvplan.inputs import json_loads
 from kvplan.plan import COUNT_EXAMPLES
 from kvplan.render import budget_segments, plan_json, plan_rows_plain, verdict_text
 from kvplan.resolve import LOCAL_MODEL_REFS, context_limit
@@ -955,7 +956,7 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
         fix = "upload the checkpoint's config.json"
         raw, text = await read_upload(request, "config.json", fix, "a config.json is a few KB; upload only that file")
         try:
-            config = json.loads(text, parse_constant=_no_constant)
+            config = json_loads(text, parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
             raise InputError("config.json", f"not valid JSON ({exc})", fix) from None
         if not isinstance(config, dict):
