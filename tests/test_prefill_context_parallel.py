@@ -129,3 +129,25 @@ def test_validate_plans_a_record_with_it():
     (r,) = validate_records([rec])
     assert not r.skipped, r.skipped
     assert r.predicted["kv_cache_tokens"] == _v3(pcp=2).kv_cache_tokens
+
+
+def test_fit_box_and_a_named_gpu_count_count_pcp():
+    from kvplan.render import plan_rows
+
+    rows = {name: value for name, value, *_ in plan_rows(_v3(pcp=2))}
+    assert "(TP 8 × PP 1 × PCP 2 × DP 1)" in rows["GPU"] and "· PCP 2 ·" in rows["flags"]
+    e = _refusal(model=V3, gpu="8x H200", tensor_parallel_size=8, prefill_context_parallel_size=2, fixes=False)
+    assert e.field == "--gpu" and "prefill context x data parallel = 16 ranks" in str(e)
+
+
+def test_a_log_with_it_is_planned_with_it():
+    from kvplan.api import FitFlags
+    from kvplan.logs import parse_log
+    from kvplan.reconcile import plan_from_log
+
+    text = ("INFO 10-20 10:00:01 [api_server.py:1896] vLLM API server version 0.33.0\n"
+            "INFO 10-20 10:00:01 [utils.py:233] non-default args: {'model_tag': 'deepseek-ai/DeepSeek-V3', 'model': "
+            "'deepseek-ai/DeepSeek-V3', 'max_model_len': 131072, 'tensor_parallel_size': 8, "
+            "'prefill_context_parallel_size': 2}\n")
+    plan, _ = plan_from_log(parse_log(text), V3, FitFlags(gpu="H200"))
+    assert plan.args.prefill_context_parallel_size == 2 and plan.gpus_used == 16

@@ -1108,10 +1108,12 @@ def pcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: 
     if form == "no_impl":
         # v1/worker/cp_utils.check_attention_cp_compatibility (0.13.0-0.25.x), run at the KV-cache setup: no attention
         # impl of these releases sets supports_pcp (AttentionImplBase's False; MLA's True from 0.26.0)
-        impl = "FlashMLAImpl / TritonMLAImpl / ..." if mla else "FlashAttentionImpl / FlashInferImpl / ..."
+        kind = "MLA" if mla else "attention"
         raise InputError(PCP_FLAG, f"vLLM {v} refuses it: \"AssertionError: PCP requires attention impls' support, but "
-                         f"the impl {impl} does not support PCP.\" (no attention impl of vLLM 0.13-0.25 supports PCP; "
-                         "MLA's do from 0.26.0)", f"drop {PCP_FLAG}, or vLLM 0.26 or newer (MLA models)")
+                         "the impl <the layer's impl class> does not support PCP.\" (the KV-cache setup's check, "
+                         f"v1/worker/cp_utils.py: no attention impl of vLLM 0.13-0.25, this model's {kind} one included, "
+                         "supports PCP; the MLA impls do from 0.26.0)",
+                         f"drop {PCP_FLAG}, or vLLM 0.26 or newer (MLA models)")
     if not mla:
         # v1/attention/backend.py (0.26.0-0.34.0): a backend whose impl has not supports_pcp is invalid ("PCP not
         # supported"); only MLAAttentionImpl sets it, so a GQA / MHA model's layers find no backend
