@@ -151,3 +151,13 @@ def test_a_log_with_it_is_planned_with_it():
             "'prefill_context_parallel_size': 2}\n")
     plan, _ = plan_from_log(parse_log(text), V3, FitFlags(gpu="H200"))
     assert plan.args.prefill_context_parallel_size == 2 and plan.gpus_used == 16
+
+
+def test_expert_parallelism_and_eplb_span_the_pcp_ranks():
+    # the EP group is TP x PCP x DP (config/parallel.py 0.26.0+): EPLB on TP 1 is refused without PCP, taken with it
+    kw = dict(model=LITE, gpu="H100", tensor_parallel_size=1, max_model_len=32768, enable_expert_parallel=True,
+              enable_eplb=True, vllm_version="0.33.0", fixes=False)
+    e = _refusal(**kw)
+    assert "EPLB requires tensor, prefill-context, or data parallelism" in str(e)
+    p = kvplan.fit(prefill_context_parallel_size=2, **kw)
+    assert p.args.expert_parallel_size == 2 and p.gpus_used == 2
