@@ -70,7 +70,20 @@ def test_refused_before_0_26_with_the_releases_text(version, text):
     with pytest.raises(InputError) as e:
         _v3(version, 2)
     assert e.value.field == FLAG and text in str(e.value)
-    assert _v3("0.26.0", 2).kv_cache_tokens > 0
+    assert _v3("0.26.0", 2, env=["VLLM_USE_V2_MODEL_RUNNER=1"]).kv_cache_tokens > 0
+
+
+def test_model_runner_v1_is_refused_as_not_read():
+    # PCP's prefill split is model runner v2's (v1/worker/gpu/pcp_manager.py); 0.26-0.28 keep v1 for a MoE model not
+    # listed (DeepseekV3ForCausalLM), whose gpu_model_runner.py has no PCP code
+    with pytest.raises(InputError) as e:
+        _v3("0.26.0", 2)
+    assert e.value.field == FLAG and "kvplan has not read prefill context parallelism on model runner v1" in str(e.value)
+    assert "VLLM_USE_V2_MODEL_RUNNER=1" in e.value.fix
+    # DeepseekV2ForCausalLM is on 0.26's model-runner-v2 list; 0.29+ run v2 for every model
+    assert kvplan.fit(LITE, "H100", tensor_parallel_size=1, max_model_len=32768, vllm_version="0.26.0",
+                      prefill_context_parallel_size=2, fixes=False).gpus_used == 2
+    assert _v3("0.29.0", 2).gpus_used == 16
 
 
 def test_vllms_refusals_from_0_26():

@@ -1073,7 +1073,8 @@ def dcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: 
 PCP_FLAG = "--prefill-context-parallel-size"
 
 
-def pcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: list[KVGroup], notes: list[str]) -> None:
+def pcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: list[KVGroup], notes: list[str],
+               runner_choice: tuple[str, str]) -> None:
     """Prefill context parallelism (--prefill-context-parallel-size P > 1, args resolved): vLLM's refusals with its text,
     kvplan's refusals of what it has not read, and the note of what PCP changes. vLLM's world size per engine is
     PP x TP x PCP (ParallelConfig.world_size, config/parallel.py 0.12.0-0.34.0): P whole TP groups, each rank holding the
@@ -1082,7 +1083,8 @@ def pcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: 
     whole KV cache ("PCP-only execution replicates the KV cache", ParallelConfig.pcp_shard_decode_requests 0.34.0;
     model_executor/layers/attention/pcp.py gathers the partitioned prefill's K/V before the cache write, 0.26.0): the
     pool, blocks, tokens and concurrency are the ones without PCP (the scheduler's KV-cache manager is built with
-    pcp_world_size=1, v1/core/sched/scheduler.py 0.26.0). Read in the 0.11.1-0.34.0 wheels."""
+    pcp_world_size=1, v1/core/sched/scheduler.py 0.26.0). `runner_choice`: cudagraphs.model_runner_choice's (runner, why),
+    PCP's prefill split being model runner v2's. Read in the 0.11.1-0.34.0 wheels."""
     pcp, tp, dp, dcp, v = args.pcp, args.tensor_parallel_size, args.data_parallel_size or 1, args.dcp, rules.version
     if pcp <= 1:
         return
@@ -1121,6 +1123,13 @@ def pcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: 
                          "is invalid for it with the reason \"PCP not supported\" (only the MLA impls support PCP, "
                          "v1/attention/backend.py), so no backend is selected",
                          f"drop {PCP_FLAG} (an MLA model such as DeepSeek-V3 takes it)")
+    runner, why = runner_choice
+    if runner != "v2":
+        # PCP's batch split is model runner v2's (v1/worker/gpu/pcp_manager.py 0.26.0-0.34.0); model runner v1's
+        # v1/worker/gpu_model_runner.py of 0.26.0-0.33.0 has no PCP code beyond cp_utils' backend check
+        raise InputError(PCP_FLAG, f"kvplan has not read prefill context parallelism on model runner v1, which vLLM {v} "
+                         f"runs here ({why}): its gpu_model_runner.py has no PCP code (the prefill split is model runner "
+                         "v2's pcp_manager)", "VLLM_USE_V2_MODEL_RUNNER=1 (--env), or plan without " + PCP_FLAG)
     if model.sparse_mla or model.compressed_attention:
         raise InputError(PCP_FLAG, f"kvplan has not read prefill context parallelism for {model.id}'s sparse / compressed "
                          "attention (its indexer and compressed caches say per release whether they support PCP)",

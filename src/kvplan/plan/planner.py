@@ -1074,7 +1074,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     # checkpoints; vLLM's refusal of a backend the platform lacks, or its fallback warning, and what runs (V1)
     gdn_kernel = gdn_prefill(model.layers, gpu, resolved, rules)
     groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu, gdn_kernel)
-    pcp_checks(model, resolved, rules, groups, notes)  # --prefill-context-parallel-size: refusals, its note
+    if resolved.pcp > 1:  # --prefill-context-parallel-size: refusals, its note (PCP runs on model runner v2)
+        pcp_checks(model, resolved, rules, groups, notes, model_runner_choice(model, resolved, rules))
     dcp_checks(model, resolved, rules, groups, notes, warns, gpu)  # --decode-context-parallel-size: refusals, its note
     gdn = gdn_kernel if rules.is_v1 else None
     if gdn is not None and gdn.note:
