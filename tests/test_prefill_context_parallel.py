@@ -84,6 +84,10 @@ def test_model_runner_v1_is_refused_as_not_read():
     assert kvplan.fit(LITE, "H100", tensor_parallel_size=1, max_model_len=32768, vllm_version="0.26.0",
                       prefill_context_parallel_size=2, fixes=False).gpus_used == 2
     assert _v3("0.29.0", 2).gpus_used == 16
+    # ROCm turns FULL CUDA graphs to PIECEWISE under PCP (platforms/rocm.py): not read, refused by name
+    e = _refusal(model=LITE, gpu="MI300X", tensor_parallel_size=1, max_model_len=32768, vllm_version="0.33.0",
+                 prefill_context_parallel_size=2, fixes=False)
+    assert e.field == FLAG and "kvplan has not read prefill context parallelism on ROCm" in str(e)
 
 
 def test_vllms_refusals_from_0_26():

@@ -1074,7 +1074,7 @@ PCP_FLAG = "--prefill-context-parallel-size"
 
 
 def pcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: list[KVGroup], notes: list[str],
-               runner_choice: tuple[str, str]) -> None:
+               runner_choice: tuple[str, str], gpu: GPUSpec | None = None) -> None:
     """Prefill context parallelism (--prefill-context-parallel-size P > 1, args resolved): vLLM's refusals with its text,
     kvplan's refusals of what it has not read, and the note of what PCP changes. vLLM's world size per engine is
     PP x TP x PCP (ParallelConfig.world_size, config/parallel.py 0.12.0-0.34.0): P whole TP groups, each rank holding the
@@ -1123,6 +1123,12 @@ def pcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: 
                          "is invalid for it with the reason \"PCP not supported\" (only the MLA impls support PCP, "
                          "v1/attention/backend.py), so no backend is selected",
                          f"drop {PCP_FLAG} (an MLA model such as DeepSeek-V3 takes it)")
+    if gpu is not None and gpu.vendor.upper() == "AMD":
+        # platforms/rocm.py (0.26.0-0.34.0): "Prefill context parallel (PCP) is enabled, which is incompatible with full
+        # CUDA graphs. Overriding cudagraph_mode to PIECEWISE." (and 0.34's MXFP4 indexer path declines PCP)
+        raise InputError(PCP_FLAG, f"kvplan has not read prefill context parallelism on ROCm (vLLM {v} turns FULL CUDA "
+                         "graphs to PIECEWISE for it there, 'Prefill context parallel (PCP) is enabled, which is "
+                         "incompatible with full CUDA graphs.', platforms/rocm.py)", f"plan without {PCP_FLAG}")
     runner, why = runner_choice
     if runner != "v2":
         # PCP's batch split is model runner v2's (v1/worker/gpu/pcp_manager.py 0.26.0-0.34.0); model runner v1's

@@ -1075,7 +1075,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     gdn_kernel = gdn_prefill(model.layers, gpu, resolved, rules)
     groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu, gdn_kernel)
     if resolved.pcp > 1:  # --prefill-context-parallel-size: refusals, its note (PCP runs on model runner v2)
-        pcp_checks(model, resolved, rules, groups, notes, model_runner_choice(model, resolved, rules))
+        pcp_checks(model, resolved, rules, groups, notes, model_runner_choice(model, resolved, rules), gpu)
     dcp_checks(model, resolved, rules, groups, notes, warns, gpu)  # --decode-context-parallel-size: refusals, its note
     gdn = gdn_kernel if rules.is_v1 else None
     if gdn is not None and gdn.note:
