@@ -222,8 +222,10 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
         if not (count_from_name and exc.field == "--num-gpus"):
             raise
         # the count came from the GPU's name ('2x L4'), not from --num-gpus: the error names what was given
-        ranks = args.tensor_parallel_size * (args.pipeline_parallel_size or 1) * (args.data_parallel_size or 1)
-        raise InputError("--gpu", f"{gpu!r} names {named_count} GPU(s), but tensor x pipeline x data parallel = {ranks} "
+        ranks = (args.tensor_parallel_size * (args.pipeline_parallel_size or 1) * (args.data_parallel_size or 1)
+                 * (args.prefill_context_parallel_size or 1))
+        pcp = " x prefill context" if (args.prefill_context_parallel_size or 1) > 1 else ""
+        raise InputError("--gpu", f"{gpu!r} names {named_count} GPU(s), but tensor x pipeline{pcp} x data parallel = {ranks} "
                          "ranks", f"--gpu '{ranks}x {gspec.name}', or smaller parallel sizes") from None
     if model is not None and any(n.startswith(NO_GPU_NOTE) for n in notes):
         # a guess of the card the table shows as if given (the seed's own example, no model named, keeps it a note)
@@ -933,7 +935,8 @@ def auto_tp_cap(args: EngineArgs) -> int:
     """The largest TP `--gpu auto` tries: 8 (one node), or fewer where --num-gpus leaves fewer GPUs per PP x DP."""
     if not args.num_gpus:
         return 8
-    return min(8, args.num_gpus // ((args.pipeline_parallel_size or 1) * (args.data_parallel_size or 1)))
+    return min(8, args.num_gpus // ((args.pipeline_parallel_size or 1) * (args.data_parallel_size or 1)
+                                     * (args.prefill_context_parallel_size or 1)))
 
 
 def auto_tp_sizes(args: EngineArgs) -> tuple[int, ...]:
@@ -1040,6 +1043,7 @@ class FitFlags:
     tensor_parallel_size: Optional[int] = None
     pipeline_parallel_size: Optional[int] = None
     decode_context_parallel_size: Optional[int] = None
+    prefill_context_parallel_size: Optional[int] = None
     data_parallel_size: Optional[int] = None
     enable_expert_parallel: bool = False
     expert_placement_strategy: Optional[str] = None
@@ -1146,6 +1150,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("tensor_parallel_size", Optional[int], None, ("--tensor-parallel-size", "-tp"), "Tensor-parallel ranks.", "vllm serve flags"),
     FitParam("pipeline_parallel_size", Optional[int], None, ("--pipeline-parallel-size", "-pp"), "Pipeline-parallel stages.", "vllm serve flags"),
     FitParam("decode_context_parallel_size", Optional[int], None, ("--decode-context-parallel-size", "-dcp"), "vLLM >= 0.10.2: decode context parallelism, a divisor of --tensor-parallel-size; each rank of a DCP group keeps 1/dcp of every sequence's tokens in its MLA (GQA from 0.11.1) KV cache, so the same per-rank pool holds dcp x the tokens. MLA models only before 0.11.1; GQA needs TP above the KV heads.", "vllm serve flags"),
+    FitParam("prefill_context_parallel_size", Optional[int], None, ("--prefill-context-parallel-size", "-pcp"), "vLLM >= 0.26 in practice (the flag from 0.12; 0.12 refuses it, 0.13-0.25 have no attention impl that supports it): prefill context parallelism, PCP groups of whole TP groups, so TP x PP x PCP GPUs per engine; each PCP rank keeps the whole KV cache (the same tokens and concurrency as without it) and a MoE model's experts are split over TP x PCP. MLA models only, on model runner v2 (v1, which 0.26-0.28 keep for most MoE models, is refused as not read).", "vllm serve flags"),
     FitParam("data_parallel_size", Optional[int], None, ("--data-parallel-size", "-dp"), "Data-parallel engines (each with its own KV pool).", "vllm serve flags"),
     FitParam("enable_expert_parallel", bool, False, ("--enable-expert-parallel",), "Split MoE experts over TP x DP ranks.", "vllm serve flags"),
     FitParam("expert_placement_strategy", Optional[str], None, ("--expert-placement-strategy",), "vLLM >= 0.11: linear (the default) or round_robin, how whole experts are spread over the EP ranks. With --enable-lora on a MoE model vLLM 0.34 refuses a placement that stays round_robin (EP over more than one rank, a model with several expert groups, no data parallelism).", "vllm serve flags"),

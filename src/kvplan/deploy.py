@@ -514,6 +514,10 @@ def spec_from_plan(
                           + (f"per GPU{experts}" if experts else "fit on one GPU")))
     if dp > 1:
         flags.append(Flag("--data-parallel-size", str(dp), f"{dp} engines, each with its own KV pool"))
+    pcp = _get(a, "prefill_context_parallel_size")
+    if pcp and int(pcp) > 1:
+        flags.append(Flag("--prefill-context-parallel-size", str(pcp), f"{pcp} TP groups splitting each prefill, each "
+                          "keeping the whole KV cache, as planned"))
     dcp = _get(a, "decode_context_parallel_size")
     if dcp and int(dcp) > 1:
         flags.append(Flag("--decode-context-parallel-size", str(dcp), f"each TP group's ranks in groups of {dcp}, each "

@@ -3233,6 +3233,8 @@ class StartupLog:
             args["enable_chunked_prefill"] = self.arg("enable_chunked_prefill")
         if (as_int(self.arg("data_parallel_size")) or 1) > 1:  # engines, each with its own pool
             args["data_parallel_size"] = as_int(self.arg("data_parallel_size"))
+        if (as_int(self.arg("prefill_context_parallel_size")) or 1) > 1:  # -pcp: TP x PP x PCP ranks per engine
+            args["prefill_context_parallel_size"] = as_int(self.arg("prefill_context_parallel_size"))
         if (as_int(self.arg("decode_context_parallel_size")) or 1) > 1:  # -dcp: each rank keeps 1/dcp of the tokens
             # (the non-default args, the command line, or the engine config line's decode_context_parallel_size=D)
             args["decode_context_parallel_size"] = as_int(self.arg("decode_context_parallel_size"))
@@ -3454,9 +3456,9 @@ def parse_command_args(cmd: str) -> dict:
                 else:
                     value = "True"
             result[name] = _coerce_flag(value)
-        elif tok in ("-tp", "-pp", "-q", "-dcp") and i + 1 < len(tokens):
+        elif tok in ("-tp", "-pp", "-q", "-dcp", "-pcp") and i + 1 < len(tokens):
             name = {"-tp": "tensor_parallel_size", "-pp": "pipeline_parallel_size", "-q": "quantization",
-                    "-dcp": "decode_context_parallel_size"}[tok]
+                    "-dcp": "decode_context_parallel_size", "-pcp": "prefill_context_parallel_size"}[tok]
             result[name] = _coerce_flag(tokens[i + 1])
             i += 1
         elif tok.startswith("-tp="):

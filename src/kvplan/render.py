@@ -345,12 +345,15 @@ def plan_rows(p: Plan, source: Optional[str] = None) -> list[tuple[str, str, tup
     scale, unit = (GB, "GB") if p.mode == "simple" else (GIB, "GiB")
     a = p.args
     add_row("model", f"{p.model.id}  [dim]({(source or p.model.source).split(':')[0]})[/]", "/")
-    layout = f" (TP {a.tensor_parallel_size} × PP {a.pipeline_parallel_size} × DP {p.engines})" if p.gpus_used > 1 else ""
+    pcp = f" × PCP {a.prefill_context_parallel_size}" if (a.prefill_context_parallel_size or 1) > 1 else ""
+    layout = (f" (TP {a.tensor_parallel_size} × PP {a.pipeline_parallel_size}{pcp} × DP {p.engines})"
+              if p.gpus_used > 1 else "")
     add_row("GPU", f"{p.gpu.name} × {p.gpus_used}{layout}  "
                    f"[dim]{p.total_bytes / scale:.2f} {unit} each ({source_label(p.gpu.total_source)})[/]")
     add_row("vLLM", f"{p.vllm_version} {_rules_text(p)} (era {p.era})" + ("  [dim]simple arithmetic (--overhead-gb)[/]" if p.mode == "simple" else ""))
     add_row("flags", f"max_model_len {a.max_model_len:,} · gpu_memory_utilization {a.gpu_memory_utilization} · TP {a.tensor_parallel_size}"
                      f" · PP {a.pipeline_parallel_size} · DP {p.engines}"
+                     + (f" · PCP {a.prefill_context_parallel_size}" if (a.prefill_context_parallel_size or 1) > 1 else "")
                      + (f" · DCP {a.decode_context_parallel_size}" if (a.decode_context_parallel_size or 1) > 1 else "")
                      + f" · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"
                      f" · max_num_seqs {a.max_num_seqs} · max_num_batched_tokens {a.max_num_batched_tokens}"

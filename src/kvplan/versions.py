@@ -630,6 +630,18 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # v1/attention/backends/mla/common.py 0.10.2-0.14.x, model_executor/layers/attention/mla_attention.py 0.15-0.24),
     # gone from 0.25.0's mla_attention.py
     "dcp_fp8_mla_asserts": [((0, 0, 0), True), ((0, 25, 0), False)],
+    # Prefill context parallelism (--prefill-context-parallel-size / -pcp, the flag from 0.12.0: SERVE_FLAG_SINCE):
+    # "refused" = 0.12.0's ParallelConfig ValueError "Prefill context parallelism is not fully supported. Please set
+    # prefill_context_parallel_size to 1." (config/parallel.py); "no_impl" = 0.13.0-0.25.x, where no attention impl sets
+    # supports_pcp (AttentionImpl's False, attention/backends/abstract.py) and the KV-cache setup asserts "PCP requires
+    # attention impls' support, but the impl X does not support PCP." (v1/worker/cp_utils.py
+    # check_attention_cp_compatibility); "mla" = from 0.26.0 MLAAttentionImpl.supports_pcp is True (v1/attention/backend.py)
+    # and any other backend is invalid at selection ("PCP not supported"), cp_utils asserting "PCP requires attention
+    # backend support, but X does not support PCP.". Read in the 0.12.0-0.34.0 wheels.
+    "pcp_support": [((0, 0, 0), "none"), ((0, 12, 0), "refused"), ((0, 13, 0), "no_impl"), ((0, 26, 0), "mla")],
+    # PCP with --data-parallel-size > 1: ParallelConfig's ValueError "PCP does not support data parallelism yet."
+    # (config/parallel.py 0.26.0-0.29.x), gone from 0.30.0
+    "pcp_refuses_dp": [((0, 0, 0), True), ((0, 30, 0), False)],
     # Tokens the sliding window may hold beyond the window: T up to 0.26, then in-flight tokens
     # = 2 x T with async scheduling at PP=1 (section 3.4).
     # (section 3.4: max_concurrent_batches is 2 with async scheduling on MRV1 at PP=1, pp on MRV1 at PP>1,
@@ -2583,6 +2595,8 @@ class VersionRules:
     dcp_attention: str
     dcp_refusal_form: str
     dcp_fp8_mla_asserts: bool
+    pcp_support: str
+    pcp_refuses_dp: bool
     window_inflight: str
     async_scheduling_default: str
     async_scheduling_pp: bool
@@ -3252,7 +3266,10 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     "--mamba-ssm-cache-dtype": (0, 10, 1), "--mamba-cache-dtype": (0, 10, 1), "--runner": (0, 10, 1),
     # ParallelConfig.decode_context_parallel_size (-dcp): absent from the 0.10.1.1 wheel's engine/arg_utils.py, present
     # in 0.10.2's to 0.34.0's
-    "--decode-context-parallel-size": (0, 10, 2), "--language-model-only": (0, 17, 0),
+    "--decode-context-parallel-size": (0, 10, 2),
+    # ParallelConfig.prefill_context_parallel_size (-pcp): absent from the 0.11.1 and 0.11.2 wheels' engine/arg_utils.py,
+    # present in 0.12.0's to 0.34.0's
+    "--prefill-context-parallel-size": (0, 12, 0), "--language-model-only": (0, 17, 0),
     "--data-parallel-backend": (0, 9, 1),
     # CacheConfig.kv_cache_memory_bytes, vLLM PR #21489 ("Allow users to specify kv cache memory size"): absent from
     # the 0.10.1.1 wheel's engine/arg_utils.py, present in 0.10.2's (docs/vllm-memory-model.md section 1.3). (The

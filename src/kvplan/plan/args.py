@@ -672,6 +672,7 @@ _GPU_COUNTS = frozenset({"tensor_parallel_size", "pipeline_parallel_size", "data
 COUNT_EXAMPLES = {
     "tensor_parallel_size": "e.g. 1, 2, 4 or 8", "pipeline_parallel_size": "e.g. 1 or 2", "data_parallel_size": "e.g. 1 or 2",
     "decode_context_parallel_size": "e.g. 2, 4 or 8: a divisor of --tensor-parallel-size",
+    "prefill_context_parallel_size": "e.g. 2 or 4 (each PCP rank a whole TP group of its own GPUs)",
     "max_num_seqs": "e.g. 256", "max_num_batched_tokens": "e.g. 8192", "block_size": "e.g. 16 (vLLM's default up to 0.33; 64 from 0.34)",
     "num_gpus": "e.g. 1", "max_model_len": "e.g. 4096",
 }
@@ -749,6 +750,9 @@ class EngineArgs:
     # vLLM's --decode-context-parallel-size / -dcp (0.10.2+; None or 1: off): the TP group's ranks split into DCP groups
     # that each shard a sequence's KV along its tokens, 1/dcp per rank (plan.kv, plan.planner._capacity)
     decode_context_parallel_size: int | None = None
+    # vLLM's --prefill-context-parallel-size / -pcp (0.12+; None or 1: off): PCP groups of whole TP groups, world size
+    # TP x PP x PCP per engine (config/parallel.py); each PCP rank keeps the whole KV cache (plan.kv.pcp_checks)
+    prefill_context_parallel_size: int | None = None
     kv_cache_dtype: str | None = None
     dtype: str | None = None
     quantization: str | None = None
@@ -906,7 +910,14 @@ class EngineArgs:
         """The EP group's size (args resolved): the TP x DP ranks under --enable-expert-parallel, which split the experts
         between them, else 1, every rank holding each expert sliced by TP (FusedMoEParallelConfig.make: use_ep is
         TP x DP > 1 with expert parallelism asked; at 1 rank the two read the same)."""
-        return self.tensor_parallel_size * self.data_parallel_size if self.enable_expert_parallel else 1
+        return self.tensor_parallel_size * self.data_parallel_size * self.pcp if self.enable_expert_parallel else 1
+
+    @property
+    def pcp(self) -> int:
+        """The prefill-context-parallel size: --prefill-context-parallel-size, 1 where not given. vLLM's world size per
+        engine is PP x TP x PCP (ParallelConfig.world_size, config/parallel.py 0.12.0-0.34.0) and a MoE layer's experts
+        are split over TP x PCP x DP (FusedMoEParallelConfig flatten_tp_across_dp_and_pcp, fused_moe/config.py 0.26.0-0.34.0)."""
+        return self.prefill_context_parallel_size or 1
 
     @property
     def dcp(self) -> int:
@@ -1081,6 +1092,7 @@ class EngineArgs:
                    else "e.g. 0.9 (the fraction of total GPU memory vLLM may claim)")
             raise InputError("--gpu-memory-utilization", f"must be in (0, 1], got {u}", fix)
         for name in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "decode_context_parallel_size",
+                     "prefill_context_parallel_size",
                      "max_num_seqs", "max_num_batched_tokens",
                      "block_size", "num_gpus", "max_model_len"):
             v = getattr(self, name)

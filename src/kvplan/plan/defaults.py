@@ -949,9 +949,11 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs,
     tp = args.tensor_parallel_size or 1
     pp = args.pipeline_parallel_size or 1
     dp = args.data_parallel_size or 1
-    if args.num_gpus is not None and tp * pp * dp > args.num_gpus:
-        raise InputError("--num-gpus", f"tensor x pipeline x data parallel = {tp * pp * dp} ranks but only {args.num_gpus} GPU(s)",
-                         f"use --num-gpus {tp * pp * dp} or smaller parallel sizes")
+    pcp = args.prefill_context_parallel_size or 1  # ParallelConfig.world_size = PP x TP x PCP (config/parallel.py 0.12+)
+    if args.num_gpus is not None and tp * pp * pcp * dp > args.num_gpus:
+        names = "tensor x pipeline x prefill context x data parallel" if pcp > 1 else "tensor x pipeline x data parallel"
+        raise InputError("--num-gpus", f"{names} = {tp * pp * pcp * dp} ranks but only {args.num_gpus} GPU(s)",
+                         f"use --num-gpus {tp * pp * pcp * dp} or smaller parallel sizes")
     if args.enable_expert_parallel and not model.is_moe:
         raise InputError("--enable-expert-parallel", f"{model.id} has no experts", "drop the flag (it only applies to MoE models)")
     why_not = _model_tp_refusal(model, tp)
@@ -1291,7 +1293,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs,
                        quantization=(quant.method if quant else None), block_size=block_size, max_num_seqs=max_seqs,
                        awq_kernel=awq_kernel, gptq_kernel=gptq_linear_kernel(model, gpu, replace(args, tensor_parallel_size=tp), rules, quant) or "",
                        max_num_batched_tokens=tokens, mamba_ssm_cache_dtype=mamba_dtype,
-                       vllm_version=rules.version, num_gpus=args.num_gpus or tp * pp * dp, data_parallel_size=dp)
+                       vllm_version=rules.version, num_gpus=args.num_gpus or tp * pp * pcp * dp, data_parallel_size=dp)
     return resolved, quant, notes, bool(chunked)
 
 

@@ -247,7 +247,7 @@ def resolve_eplb(model: ModelSpec, quant: QuantSpec | None, args: EngineArgs, ru
         if not args.enable_expert_parallel:
             raise RefusedByVLLMError("--enable-eplb", "enable_expert_parallel must be True to use EPLB.",
                                      "add --enable-expert-parallel, or drop --enable-eplb", rule="EPLB without expert parallelism")
-        if tp * dp <= 1:
+        if tp * dp * args.pcp <= 1:  # the EP group spans TP x PCP x DP (config/parallel.py 0.26.0-0.34.0)
             message = (f"EPLB requires tensor, prefill-context, or data parallelism, but got TP={tp}, PCP=1, DP={dp}."
                        if rules.eplb_one_rank_message == "tp_pcp_dp" else
                        f"EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, but got "

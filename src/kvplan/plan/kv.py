@@ -105,7 +105,7 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     kwargs = dict(tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[args.dtype] if not model.checkpoint else None,
                   gpu_cc=gpu.cc, ep=args.expert_parallel_size,
                   mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
-                  vision=not _text_only(model, args, rules), dp=args.data_parallel_size,
+                  vision=not _text_only(model, args, rules), dp=(args.data_parallel_size or 1) * args.pcp,  # experts over TP x PCP x DP
                   mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
                   mxfp4_triton_cc_majors=rules.mxfp4_triton_cc_majors,
                   mxfp4_triton_keeps_scales=rules.mxfp4_triton_keeps_scales,
@@ -1084,6 +1084,97 @@ def dcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: 
                  "dcp_world_size' up to 0.20.0; max concurrency x max_model_len after)"
                  + (". The MLA chunked-prefill workspace grows by 1/dcp (its DCP all-gather), made with the attention "
                     "metadata builders after the pool is sized: not a profile term" if mla else ""))
+
+
+PCP_FLAG = "--prefill-context-parallel-size"
+
+
+def pcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: list[KVGroup], notes: list[str],
+               runner_choice: tuple[str, str], gpu: GPUSpec | None = None) -> None:
+    """Prefill context parallelism (--prefill-context-parallel-size P > 1, args resolved): vLLM's refusals with its text,
+    kvplan's refusals of what it has not read, and the note of what PCP changes. vLLM's world size per engine is
+    PP x TP x PCP (ParallelConfig.world_size, config/parallel.py 0.12.0-0.34.0): P whole TP groups, each rank holding the
+    TP shard of the dense and attention weights (replicated over PCP) and 1/(TP x PCP) of a MoE layer's experts
+    (flatten_tp_across_dp_and_pcp, fused_moe/config.py 0.26.0-0.34.0; rank_weights). With DCP off every PCP rank keeps the
+    whole KV cache ("PCP-only execution replicates the KV cache", ParallelConfig.pcp_shard_decode_requests 0.34.0;
+    model_executor/layers/attention/pcp.py gathers the partitioned prefill's K/V before the cache write, 0.26.0): the
+    pool, blocks, tokens and concurrency are the ones without PCP (the scheduler's KV-cache manager is built with
+    pcp_world_size=1, v1/core/sched/scheduler.py 0.26.0). `runner_choice`: cudagraphs.model_runner_choice's (runner, why),
+    PCP's prefill split being model runner v2's. Read in the 0.11.1-0.34.0 wheels."""
+    pcp, tp, dp, dcp, v = args.pcp, args.tensor_parallel_size, args.data_parallel_size or 1, args.dcp, rules.version
+    if pcp <= 1:
+        return
+    form = rules.pcp_support
+    if form == "none" or rules.engine != "v1":
+        raise InputError(PCP_FLAG, f"vLLM {v} has no prefill context parallelism (the flag came in vLLM 0.12.0)",
+                         f"drop {PCP_FLAG}, or vLLM 0.26 or newer")
+    if form == "refused":
+        raise InputError(PCP_FLAG, f"vLLM {v} refuses it: ValueError: Prefill context parallelism is not fully "
+                         "supported. Please set prefill_context_parallel_size to 1. (ParallelConfig, config/parallel.py)",
+                         f"drop {PCP_FLAG}, or vLLM 0.26 or newer (MLA models)")
+    if dp > 1 and rules.pcp_refuses_dp:
+        raise InputError(PCP_FLAG, f"vLLM {v} refuses it beside --data-parallel-size {dp}: ValueError: PCP does not "
+                         "support data parallelism yet. (ParallelConfig, config/parallel.py 0.26-0.29)",
+                         "--data-parallel-size 1, or vLLM 0.30 or newer")
+    if dcp > 1 and form == "mla" and dcp not in (pcp, tp * pcp):
+        valid = sorted({1, pcp, tp * pcp})
+        raise InputError(PCP_FLAG, f"vLLM {v} refuses it beside --decode-context-parallel-size {dcp}: ValueError: When "
+                         "PCP is enabled, DCP must be disabled, span the PCP axis, or span the full TP x PCP axis. Got "
+                         f"TP={tp}, PCP={pcp}, DCP={dcp}; valid DCP sizes are {valid}.",
+                         f"--decode-context-parallel-size one of {', '.join(map(str, valid))}")
+    mla = runs_mla(model, args, rules)
+    if form == "no_impl":
+        # v1/worker/cp_utils.check_attention_cp_compatibility (0.13.0-0.25.x), run at the KV-cache setup: no attention
+        # impl of these releases sets supports_pcp (AttentionImplBase's False; MLA's True from 0.26.0)
+        kind = "MLA" if mla else "attention"
+        raise InputError(PCP_FLAG, f"vLLM {v} refuses it: \"AssertionError: PCP requires attention impls' support, but "
+                         "the impl <the layer's impl class> does not support PCP.\" (the KV-cache setup's check, "
+                         f"v1/worker/cp_utils.py: no attention impl of vLLM 0.13-0.25, this model's {kind} one included, "
+                         "supports PCP; the MLA impls do from 0.26.0)",
+                         f"drop {PCP_FLAG}, or vLLM 0.26 or newer (MLA models)")
+    if not mla:
+        # v1/attention/backend.py (0.26.0-0.34.0): a backend whose impl has not supports_pcp is invalid ("PCP not
+        # supported"); only MLAAttentionImpl sets it, so a GQA / MHA model's layers find no backend
+        raise InputError(PCP_FLAG, f"vLLM {v} refuses it for {model.id}, which does not run MLA: every attention backend "
+                         "is invalid for it with the reason \"PCP not supported\" (only the MLA impls support PCP, "
+                         "v1/attention/backend.py), so no backend is selected",
+                         f"drop {PCP_FLAG} (an MLA model such as DeepSeek-V3 takes it)")
+    if gpu is not None and gpu.vendor.upper() == "AMD":
+        # platforms/rocm.py (0.26.0-0.34.0): "Prefill context parallel (PCP) is enabled, which is incompatible with full
+        # CUDA graphs. Overriding cudagraph_mode to PIECEWISE." (and 0.34's MXFP4 indexer path declines PCP)
+        raise InputError(PCP_FLAG, f"kvplan has not read prefill context parallelism on ROCm (vLLM {v} turns FULL CUDA "
+                         "graphs to PIECEWISE for it there, 'Prefill context parallel (PCP) is enabled, which is "
+                         "incompatible with full CUDA graphs.', platforms/rocm.py)", f"plan without {PCP_FLAG}")
+    runner, why = runner_choice
+    if runner != "v2":
+        # PCP's batch split is model runner v2's (v1/worker/gpu/pcp_manager.py 0.26.0-0.34.0); model runner v1's
+        # v1/worker/gpu_model_runner.py of 0.26.0-0.33.0 has no PCP code beyond cp_utils' backend check
+        raise InputError(PCP_FLAG, f"kvplan has not read prefill context parallelism on model runner v1, which vLLM {v} "
+                         f"runs here ({why}): its gpu_model_runner.py has no PCP code (the prefill split is model runner "
+                         "v2's pcp_manager)", "VLLM_USE_V2_MODEL_RUNNER=1 (--env), or plan without " + PCP_FLAG)
+    if model.sparse_mla or model.compressed_attention:
+        raise InputError(PCP_FLAG, f"kvplan has not read prefill context parallelism for {model.id}'s sparse / compressed "
+                         "attention (its indexer and compressed caches say per release whether they support PCP)",
+                         f"plan without {PCP_FLAG}")
+    kinds = sorted({g.kind for g in groups} - {"full", "mla"})
+    if kinds:
+        raise InputError(PCP_FLAG, f"kvplan has not read prefill context parallelism beside {'/'.join(kinds)} layers "
+                         "(vLLM's sliding-window, chunked-local and Mamba managers assert \"PCP not support ... now.\", "
+                         "v1/core/single_type_kv_cache_manager.py)", f"plan {model.id} without {PCP_FLAG}")
+    if dcp > 1:
+        raise InputError(PCP_FLAG, f"kvplan has not read how DCP {dcp} spanning the PCP axis (PCP {pcp}, TP {tp}) shards "
+                         "the KV cache", f"plan without --decode-context-parallel-size, or without {PCP_FLAG}")
+    if dp > 1:
+        raise InputError(PCP_FLAG, f"kvplan has not read prefill context parallelism beside data parallelism (vLLM {v} "
+                         "splits a MoE layer over TP x PCP x DP ranks)", "plan one engine (--data-parallel-size 1)")
+    if args.speculative:
+        raise InputError(PCP_FLAG, "kvplan has not read which speculative-decoding methods support prefill context "
+                         "parallelism (each speculator says it per release)", "plan without --speculative-config")
+    notes.append(f"prefill context parallelism {pcp}: {pcp} TP groups of {tp}, {tp * args.pipeline_parallel_size * pcp} "
+                 f"GPUs per engine (PP x TP x PCP); a prefill's tokens are split over the {pcp} PCP ranks and its K/V "
+                 "gathered back, so every PCP rank keeps the whole KV cache: the pool, tokens and concurrency below are "
+                 "the ones without PCP (per rank, per engine)"
+                 + (f"; the experts are split over TP x PCP = {tp * pcp} ranks" if model.is_moe else ""))
 
 
 def runs_mla(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:

@@ -31,7 +31,7 @@ from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes
                                     startup_used_bytes, unified_memory_warning, utilization_text,
                                     utilization_warning)
 from kvplan.plan.eplb import eplb_state_bytes, resolve_eplb
-from kvplan.plan.kv import (cross_attention_tokens, dcp_checks, window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
+from kvplan.plan.kv import (cross_attention_tokens, dcp_checks, pcp_checks, window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, gdn_prefill, mamba_cache_mode, prefix_caching_on, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
 from kvplan.plan.serve_flags import (load_format_refusal, load_format_says, moe_backend_refusal, moe_backend_says,
@@ -214,8 +214,8 @@ class Plan:
 
     @property
     def gpus_used(self) -> int:
-        """GPUs vLLM occupies: TP x PP ranks per engine, times the engines."""
-        return self.args.tensor_parallel_size * self.args.pipeline_parallel_size * self.engines
+        """GPUs vLLM occupies: TP x PP (x PCP) ranks per engine, times the engines."""
+        return self.args.tensor_parallel_size * self.args.pipeline_parallel_size * self.args.pcp * self.engines
 
     def with_fixes(self, fixes: tuple[Fix, ...]) -> "Plan":
         return replace(self, fixes=fixes)
@@ -369,6 +369,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--mamba-cache-dtype": args.mamba_cache_dtype,
                             "--decode-context-parallel-size": (args.decode_context_parallel_size
                                                                if (args.decode_context_parallel_size or 1) > 1 else None),
+                            "--prefill-context-parallel-size": (args.prefill_context_parallel_size
+                                                                if (args.prefill_context_parallel_size or 1) > 1 else None),
                             "--gdn-prefill-backend": args.gdn_prefill_backend,
                             "--moe-backend": args.moe_backend,
                             "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
@@ -840,7 +842,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
               and not quant.module_bytes)
     if quant is None or quant.bits == 8 and quant.scheme.startswith("fp8") or packed:
         linear_bytes = quant.bits / 8 if packed else 1 if quant is not None else DTYPE_BYTES[resolved.dtype]
-        sizes = dict(tp=tp, dtype_bytes=linear_bytes, ep=ep, dp=resolved.data_parallel_size,
+        sizes = dict(tp=tp, dtype_bytes=linear_bytes, ep=ep, dp=resolved.data_parallel_size * resolved.pcp,
                      split_limit=rules.allocator_split_limit, embed_bytes=DTYPE_BYTES[resolved.dtype],
                      redundant_experts=resolved.eplb_redundant)
         rounding = once(lambda: allocator_rounding_bytes(model, **sizes), "allocator_rounding", model,
@@ -856,7 +858,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         elif rounding and expandable:
             # the same tensors with expandable_segments:True: blocks rounded to 512 B (see allocator_rounding_bytes)
             kept = allocator_rounding_bytes(model, tp=tp, dtype_bytes=linear_bytes, ep=ep,
-                                            dp=resolved.data_parallel_size, embed_bytes=DTYPE_BYTES[resolved.dtype],
+                                            dp=resolved.data_parallel_size * resolved.pcp,
+                                            embed_bytes=DTYPE_BYTES[resolved.dtype],
                                             expandable_segments=True, redundant_experts=resolved.eplb_redundant)
             notes.append(f"PyTorch's allocator has expandable_segments:True ({' / '.join(rules.torch_alloc_conf_env)}): "
                          f"weight tensors take blocks rounded up to 512 B, not to 2 MiB, so the {rounding / 1024 ** 2:.1f} "
@@ -1179,6 +1182,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     # checkpoints; vLLM's refusal of a backend the platform lacks, or its fallback warning, and what runs (V1)
     gdn_kernel = gdn_prefill(model.layers, gpu, resolved, rules)
     groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu, gdn_kernel)
+    if resolved.pcp > 1:  # --prefill-context-parallel-size: refusals, its note (PCP runs on model runner v2)
+        pcp_checks(model, resolved, rules, groups, notes, model_runner_choice(model, resolved, rules), gpu)
     dcp_checks(model, resolved, rules, groups, notes, warns, gpu)  # --decode-context-parallel-size: refusals, its note
     gdn = gdn_kernel if rules.is_v1 else None
     if gdn is not None and gdn.note:
@@ -2160,7 +2165,8 @@ def _refuse_what_the_seed_ignores(model: ModelSpec, args: EngineArgs) -> None:
                 "online quantization (it counts the checkpoint's own weights)"),
                ("--speculative-config", bool(spec and (spec[0] == "mtp" or spec[0] in DRAFT_METHODS)),
                 f"{spec[0] if spec else ''} drafter"),
-               ("--decode-context-parallel-size", args.dcp > 1, "decode context parallelism")]
+               ("--decode-context-parallel-size", args.dcp > 1, "decode context parallelism"),
+               ("--prefill-context-parallel-size", args.pcp > 1, "prefill context parallelism")]
     for flag, given, what in ignored:
         if given:
             raise InputError(flag, f"the seed's arithmetic (--overhead-gb) has no {what}, so {flag} would be ignored",

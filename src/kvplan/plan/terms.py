@@ -683,7 +683,7 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
         # with DP > 1 the dispatch gathers every engine's batch (layer.py naive / all-gather dispatch), up to the
         # release's chunk (rules row fused_moe_chunk_tokens); expert parallelism holds whole experts, else they are
         # sliced over TP x DP (weights_per_rank)
-        dp = args.data_parallel_size or 1
+        dp = (args.data_parallel_size or 1) * args.pcp  # PCP ranks join the MoE's flattened TP x PCP x DP axis
         m = t * dp
         if rules.fused_moe_chunk_tokens:
             m = min(m, rules.fused_moe_chunk_tokens)
@@ -820,7 +820,8 @@ def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: Version
         # ep_size > 1 in the oracle: --enable-expert-parallel splits the experts only over more than one rank
         # (fused_moe/config.py FusedMoEParallelConfig.make: use_ep = dp x pcp x tp > 1 and enable_expert_parallel,
         # 0.17.0 and 0.27.1 wheels); on one GPU the flag leaves ep_size 1, and Triton first
-        expert_parallel = args.enable_expert_parallel and args.tensor_parallel_size * args.data_parallel_size > 1
+        expert_parallel = (args.enable_expert_parallel
+                           and args.tensor_parallel_size * args.data_parallel_size * args.pcp > 1)
         return ("fp8_block_flashinfer" if expert_parallel else "fp8_block_triton", n_half, hidden)
     if (10, 0) <= cc < (11, 0):
         return ("fp8_block_flashinfer", n_half, hidden)
