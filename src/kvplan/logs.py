@@ -3049,6 +3049,14 @@ class StartupLog:
                 return source[name]
         return default
 
+    def kv_transfer_given(self) -> dict | None:
+        """--kv-transfer-config as the log's arguments give it (non-default args, Namespace, the command line): its
+        connector fields (kv_transfer_from_text), None where not given."""
+        raw = self.given_arg("kv_transfer_config")
+        if raw is None or str(raw).strip() in ("", "None"):
+            return None
+        return kv_transfer_from_text(json.dumps(raw) if isinstance(raw, dict) else str(raw))
+
     def given_arg(self, name: str):
         """An engine argument as the user gave it (non-default args, the command line), never the engine config's
         resolved value, which vLLM sets itself for some (the load format of a bitsandbytes or GGUF checkpoint, the
@@ -3211,6 +3219,9 @@ class StartupLog:
                 # attention, the window dropped for a config's sliding_window 0): window layers as full attention
                 # (plan.kv._windows_kept, plan.planner.sliding_window_disabled)
                 args[name] = True
+        kv_transfer = self.kv_transfer_given()
+        if kv_transfer:  # the KV connector (plan.kv_transfer): the hybrid manager it turns off, vLLM's checks
+            args["kv_transfer_config"] = kv_transfer
         load_format = self.given_load_format
         if load_format and load_format != "auto":  # the loader (plan.serve_flags): vLLM's refusals, the plan's notes
             args["load_format"] = load_format
@@ -3306,6 +3317,66 @@ def _literal(text: str):
         return text
 
 
+def balanced_text(text: str, start: int) -> str:
+    """The bracketed value that starts at text[start] ('Name(...)', '{...}', '[...]') up to its matching close, or to
+    the end of a line cut inside it."""
+    depth, quote = 0, None
+    for i in range(start, len(text)):
+        c = text[i]
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth <= 0:
+                return text[start:i + 1]
+    return text[start:]
+
+
+_KV_FIELD = re.compile(r"""['"]?(kv_connector|kv_role|kv_connector_module_path)['"]?\s*[=:]\s*['"]([\w.]+)['"]""")
+
+
+def kv_transfer_from_text(text: str) -> dict | None:
+    """--kv-transfer-config as a log prints it (JSON on a command line, a dict, or KVTransferConfig(...)'s repr in
+    non-default args / the Namespace line) as the dict of fields kvplan reads: kv_connector, kv_role,
+    kv_connector_module_path and MultiConnector's connectors (kv_connector_extra_config), None where it names no
+    connector field. A field the text does not hold (a line cut short) is left out."""
+    text = str(text).strip()
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = _literal(text) if text.startswith("{") else None
+    if isinstance(value, dict):
+        keep = {k: value[k] for k in ("kv_connector", "kv_role", "kv_connector_module_path") if value.get(k) is not None}
+        extra = value.get("kv_connector_extra_config")
+        if isinstance(extra, dict) and isinstance(extra.get("connectors"), list):
+            keep["kv_connector_extra_config"] = {"connectors": [
+                {k: c[k] for k in ("kv_connector", "kv_role", "kv_connector_module_path") if c.get(k) is not None}
+                for c in extra["connectors"] if isinstance(c, dict)]}
+        return keep or None
+    found = list(_KV_FIELD.finditer(text))
+    if not found:
+        return None
+    inner = text.find("connectors")
+    top = [m for m in found if inner == -1 or m.start() < inner]
+    out = {}
+    for m in top:
+        out.setdefault(m.group(1), m.group(2))
+    if out.get("kv_connector") == "MultiConnector" and inner != -1:
+        children: list[dict] = []
+        for m in found:
+            if m.start() < inner:
+                continue
+            if m.group(1) == "kv_connector" or not children:
+                children.append({})
+            children[-1].setdefault(m.group(1), m.group(2))
+        out["kv_connector_extra_config"] = {"connectors": children}
+    return out or None
+
+
 def parse_dict_args(body: str) -> dict:
     """The `non-default args: {...}` dict; a truncated one is read pair by pair."""
     body = body.strip()
@@ -3322,6 +3393,11 @@ def parse_dict_args(body: str) -> dict:
     m = re.search(r"'eplb_config':\s*(EPLBConfig\([^)]*\)|\{[^}]*\})", body)
     if m and not out.get("eplb_config"):
         out["eplb_config"] = m.group(1)
+    # --kv-transfer-config: argparse builds the KVTransferConfig (TypeAdapter(cls).validate_json from 0.9; from_cli before),
+    # so the dict prints its repr, nested dicts and all: kept as its text (StartupLog.kv_transfer_given reads it)
+    m = re.search(r"'kv_transfer_config':\s*(?=KVTransferConfig\(|\{)", body)
+    if m and not isinstance(out.get("kv_transfer_config"), dict):
+        out["kv_transfer_config"] = balanced_text(body, m.end())
     # --pooler-config / --override-pooler-config: argparse builds the PoolerConfig from the JSON given
     # (engine/arg_utils.py _compute_kwargs parse_dataclass, TypeAdapter(cls).validate_json, 0.10.0 / 0.12.0 wheels), so
     # the dict prints its dataclass repr, PoolerConfig(pooling_type='MEAN', normalize=None, ...); a line cut inside it
