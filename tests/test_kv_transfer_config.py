@@ -130,12 +130,25 @@ def test_the_flag_starts_at_0_6_5():
      "Unsupported kv_connector: NixlConnector. Supported connectors are ['PyNcclConnector', 'MooncakeConnector']."),
     ('{"kv_connector": "PyNcclConnector", "kv_role": "kv_both"}', "0.9.2", "assert issubclass(connector_cls, KVConnectorBase_V1)"),
     ('{"kv_connector": "OffloadingConnector", "kv_role": "kv_both"}', "0.10.2", "Unsupported connector type: OffloadingConnector"),
-    ('{"kv_connector": "Nixl', "0.33.0", "not JSON"),
+    ('{"kv_connector": "Nixl', "0.33.0", "vllm serve refuses it as it reads the flag"),
+    ('{"kv_connector": "P2pNcclConnector", "kv_role": "kv_both", "kv_buffer_size": 1e9}', "0.33.0",
+     "kv_buffer_size: Unexpected keyword argument"),
+    ('{"kv_conector": "NixlConnector", "kv_role": "kv_both"}', "0.16.0", "kv_conector: Unexpected keyword argument"),
 ])
 def test_refused_as_vllm_refuses_it(value, version, text):
     with pytest.raises(InputError) as e:
         kvplan.fit("Qwen/Qwen3-8B", "L4", vllm_version=version, fixes=False, max_model_len=8192, kv_transfer_config=value)
     assert text in str(e.value)
+
+
+def test_unknown_keys_are_ignored_before_0_16_and_old_fields_until_0_32():
+    p2p = '{"kv_connector": "P2pNcclConnector", "kv_role": "kv_both", "kv_buffer_size": 1e9}'
+    for version in ("0.15.0", "0.23.0"):  # (P2pNcclConnector registered up to 0.23)
+        kvplan.fit("Qwen/Qwen3-8B", "L4", vllm_version=version, fixes=False, max_model_len=8192, kv_transfer_config=p2p)
+    kvplan.fit("Qwen/Qwen3-8B", "L4", vllm_version="0.31.0", fixes=False, max_model_len=8192,
+               kv_transfer_config=LMCACHE[:-1] + ', "kv_buffer_size": 1e9}')
+    typo = '{"kv_conector": "NixlConnector", "kv_role": "kv_both"}'
+    kvplan.fit("Qwen/Qwen3-8B", "L4", vllm_version="0.15.0", fixes=False, max_model_len=8192, kv_transfer_config=typo)
 
 
 def test_an_external_connector_loads_from_its_module_path():

@@ -1713,6 +1713,19 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                       "NixlPullConnector", "NixlPushConnector", "OffloadingConnector", "SimpleCPUOffloadConnector",
                       "UMBPStoreConnector")),
     ],
+    # KVTransferConfig's fields where it refuses any other key: None up to 0.15 (a pydantic BaseModel 0.6.5-0.8.x, a
+    # dataclass 0.9-0.15: extra keys ignored); from 0.16 config/utils.py's @config builds a pydantic dataclass with
+    # ConfigDict(extra="forbid"), so an unknown key is a ValidationError ("Unexpected keyword argument") as the flag is
+    # read. kv_buffer_size, kv_rank, kv_parallel_size and kv_ip are gone from 0.32 (config/kv_transfer.py, 0.16.0-0.34.0
+    # wheels).
+    "kv_transfer_fields": [
+        ((0, 0, 0), None),
+        ((0, 16, 0), ("kv_connector", "engine_id", "kv_buffer_device", "kv_buffer_size", "kv_role", "kv_rank",
+                      "kv_parallel_size", "kv_ip", "kv_port", "kv_connector_extra_config", "kv_connector_module_path",
+                      "enable_permute_local_kv", "kv_load_failure_policy")),
+        ((0, 32, 0), ("kv_connector", "engine_id", "kv_buffer_device", "kv_role", "kv_port", "kv_connector_extra_config",
+                      "kv_connector_module_path", "enable_permute_local_kv", "kv_load_failure_policy")),
+    ],
     # KVTransferConfig's refusal of a kv_connector without kv_role (model_post_init / __post_init__): "kv_disagg_role"
     # in its text up to 0.11.0, "kv_role" from 0.11.1; the roles listed as "`kv_producer`, `kv_consumer`, and
     # `kv_both`" up to 0.8.x, as get_args(KVRole), ('kv_producer', 'kv_both', 'kv_consumer'), from 0.9.0
@@ -2841,6 +2854,7 @@ class VersionRules:
     kv_transfer_hybrid: str
     kv_transfer_hybrid_warning: str | None
     kv_connectors_hma: tuple[str, ...]
+    kv_transfer_fields: tuple[str, ...] | None
     kv_role_missing_word: str
     kv_roles_said: str
     disable_sliding_window_rope_refused: bool

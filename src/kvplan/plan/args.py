@@ -118,8 +118,12 @@ def kv_transfer_object(value) -> dict | None:
     dataclass from 0.9 on: engine/arg_utils.py), a JSON object of its fields."""
     if value is None or value == "":
         return None
-    return _json_object(value, "--kv-transfer-config", _KV_TRANSFER_EXAMPLE,
-                        f"must be a JSON object of KVTransferConfig fields, got {value!r}")
+    try:
+        return _json_object(value, "--kv-transfer-config", _KV_TRANSFER_EXAMPLE,
+                            f"must be a JSON object of KVTransferConfig fields, got {value!r}")
+    except InputError as e:  # vLLM's argparse refuses it as it reads the flag: pydantic's ValidationError
+        raise InputError("--kv-transfer-config", f"{e.message}: vllm serve refuses it as it reads the flag (pydantic "
+                         "ValidationError for KVTransferConfig)", _KV_TRANSFER_EXAMPLE) from None
 
 
 def rope_scaling_object(value) -> dict | None:

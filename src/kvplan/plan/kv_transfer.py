@@ -69,11 +69,21 @@ def _from_dict(obj: dict, where: str) -> KVTransfer:
 
 def kv_transfer_refusal(args: EngineArgs, rules: VersionRules, check_release: bool = True) -> None:
     """vLLM's refusals of --kv-transfer-config: the kv_role checks KVTransferConfig makes as the flag is read (always),
-    and, with `check_release` (the release is the one run), the connector names the release does not register or
-    that belong to the other engine (the factory, as the engine starts)."""
+    and, with `check_release` (the release is the one run), the keys it does not have (0.16+, rules row
+    kv_transfer_fields), the connector names the release does not register or that belong to the other engine (the
+    factory, as the engine starts)."""
     kt = kv_transfer_of(args)
     if kt is None:
         return
+    fields = rules.kv_transfer_fields
+    if check_release and fields is not None:
+        unknown = [k for k in kv_transfer_object(args.kv_transfer_config) if k not in fields]
+        if unknown:
+            raise RefusedByVLLMError("--kv-transfer-config", f"vLLM {rules.version}'s KVTransferConfig has no field "
+                                     f"{', '.join(map(repr, unknown))} and refuses any other key as the flag is read "
+                                     f"(pydantic ValidationError: \"{unknown[0]}: Unexpected keyword argument\")",
+                                     f"leave out {', '.join(unknown)}; its fields: {', '.join(fields)}",
+                                     rule="kv_transfer_fields")
     for one in (kt,) + kt.children:
         _role_refusal(one, rules)
         if check_release:
