@@ -210,3 +210,44 @@ def test_a_record_with_a_connector_is_planned_not_skipped():
     assert result.skipped is None
     p, _ = predict_record(flagged)
     assert len(p.groups) == 1 < len(base.groups) and p.num_gpu_blocks < base.num_gpu_blocks
+
+
+# ---- --no-disable-hybrid-kv-cache-manager: the manager kept on against a connector from 0.13
+
+
+def test_no_disable_keeps_the_manager_for_an_hma_connector_from_0_13():
+    on = _fit(version="0.20.0", kv_transfer_config=NIXL, disable_hybrid_kv_cache_manager=False)
+    assert len(on.groups) == 2 and "--no-disable-hybrid-kv-cache-manager keeps the hybrid KV-cache manager on" in _note(on)
+    assert not any(w.startswith("Turning off hybrid") for w in on.warnings)
+    # up to 0.12 False is the flag's default: the connector still turns the manager off
+    assert len(_fit(version="0.12.0", kv_transfer_config=NIXL, disable_hybrid_kv_cache_manager=False).groups) == 1
+
+
+@pytest.mark.parametrize("version", ["0.17.0", "0.20.0", "0.33.0"])
+def test_no_disable_with_a_connector_without_hma_is_refused(version):
+    with pytest.raises(InputError) as e:
+        _fit(version=version, kv_transfer_config=LMCACHE, disable_hybrid_kv_cache_manager=False)
+    assert ("Connector LMCacheConnectorV1 does not support HMA but HMA is enabled. Please set "
+            "`--disable-hybrid-kv-cache-manager`.") in str(e.value)
+
+
+def test_no_disable_on_chunked_local_attention_in_0_13_is_refused():
+    with pytest.raises(InputError) as e:
+        kvplan.fit("meta-llama/Llama-4-Scout-17B-16E-Instruct", "H100", vllm_version="0.13.0", fixes=False,
+                   tensor_parallel_size=4, max_model_len=65536, disable_hybrid_kv_cache_manager=False)
+    assert "Hybrid KV cache manager was explicitly enabled but is not supported in this configuration." in str(e.value)
+
+
+def test_no_disable_flag_in_cli_from_and_serve_sh():
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+    assert SERVE_FLAG_SINCE["--no-disable-hybrid-kv-cache-manager"] == (0, 9, 1)
+    res = CliRunner().invoke(app, ["fit", "--from", f"vllm serve {GPT_OSS} --kv-transfer-config '{NIXL}' "
+                                   "--no-disable-hybrid-kv-cache-manager", "--gpu", "H100", "--vllm-version", "0.20.0",
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["args"]["disable_hybrid_kv_cache_manager"] is False and out["num_gpu_blocks"] == 151_243
+    p = _fit(version="0.20.0", kv_transfer_config=NIXL, disable_hybrid_kv_cache_manager=False)
+    assert "\n  --no-disable-hybrid-kv-cache-manager\n" in render_files(spec_from_plan(p))["serve.sh"]

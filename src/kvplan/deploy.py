@@ -644,6 +644,9 @@ def spec_from_plan(
     if _get(a, "disable_hybrid_kv_cache_manager", default=False):
         flags.append(Flag("--disable-hybrid-kv-cache-manager", None, "window layers held as full attention in one KV-cache "
                           "group (every token kept), as planned"))
+    elif _get(a, "disable_hybrid_kv_cache_manager") is False:
+        flags.append(Flag("--no-disable-hybrid-kv-cache-manager", None, "the hybrid KV-cache manager kept on (from vLLM "
+                          "0.13 also for a KV connector), as planned"))
     kv_transfer = kv_transfer_object(_get(a, "kv_transfer_config"))
     if kv_transfer is not None:  # as given: the connector (plan.kv_transfer), JSON on one line
         flags.append(Flag("--kv-transfer-config", json.dumps(kv_transfer, separators=(",", ":")),

@@ -1693,12 +1693,17 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                      "add HMA support to a KV connector, subclass `SupportsHMA` defined in kv_connector/v1/base.py "
                      "(for MultiConnector, all child connectors must support HMA)."),
     ],
-    # The registered connectors whose class subclasses SupportsHMA (kv_connector/v1/*, 0.22.0-0.34.0 wheels; from 0.24
-    # NixlConnector is an alias of NixlPullConnector, a NixlBaseConnector). Read only where kv_transfer_hybrid is
-    # "unless_hma"; LMCacheConnectorV1, LMCacheMPConnector, ExampleConnector, FlexKVConnectorV1, HF3FSKVConnector and
+    # The registered connectors whose class subclasses SupportsHMA (kv_connector/v1/*, 0.11.0-0.34.0 wheels: none up to
+    # 0.17; from 0.24 NixlConnector is an alias of NixlPullConnector, a NixlBaseConnector). Read where kv_transfer_hybrid
+    # is "unless_hma", and from 0.13 under --no-disable-hybrid-kv-cache-manager (row hybrid_flag_explicit_on); LMCacheConnectorV1, LMCacheMPConnector, ExampleConnector, FlexKVConnectorV1, HF3FSKVConnector and
     # P2pNcclConnector never subclass it, MoRIIOConnector from 0.30.
     "kv_connectors_hma": [
         ((0, 0, 0), ()),
+        ((0, 18, 0), ("NixlConnector",)),
+        ((0, 19, 0), ("NixlConnector", "SimpleCPUOffloadConnector")),
+        ((0, 20, 0), ("MooncakeConnector", "NixlConnector", "SimpleCPUOffloadConnector")),
+        ((0, 21, 0), ("DecodeBenchConnector", "MooncakeConnector", "MultiConnector", "NixlConnector",
+                      "OffloadingConnector", "SimpleCPUOffloadConnector")),
         ((0, 22, 0), ("DecodeBenchConnector", "ExampleHiddenStatesConnector", "MooncakeConnector",
                       "MooncakeStoreConnector", "MultiConnector", "NixlConnector", "OffloadingConnector",
                       "SimpleCPUOffloadConnector")),
@@ -1713,6 +1718,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                       "NixlPullConnector", "NixlPushConnector", "OffloadingConnector", "SimpleCPUOffloadConnector",
                       "UMBPStoreConnector")),
     ],
+    # --no-disable-hybrid-kv-cache-manager (argparse.BooleanOptionalAction from 0.9.1): up to 0.12 the same as not
+    # given (a bool defaulting to False: a connector still turns the manager off); from 0.13 (SchedulerConfig's
+    # `bool | None = None`, config/scheduler.py 0.13.0) an explicit False keeps the manager on for a connector, where
+    # KVConnectorFactory.create_connector refuses a class without SupportsHMA ("Connector X does not support HMA but
+    # HMA is enabled. Please set `--disable-hybrid-kv-cache-manager`.", factory.py 0.11.1-0.34.0), and VllmConfig
+    # refuses it where the release turns the manager off by itself (chunked local attention in 0.13: "Hybrid KV cache
+    # manager was explicitly enabled but is not supported in this configuration. Consider omitting the
+    # --no-disable-hybrid-kv-cache-manager flag to let vLLM decide automatically."; config/vllm.py 0.13.0, 0.14.0).
+    "hybrid_flag_explicit_on": [((0, 0, 0), False), ((0, 13, 0), True)],
     # KVTransferConfig's fields where it refuses any other key: None up to 0.15 (a pydantic BaseModel 0.6.5-0.8.x, a
     # dataclass 0.9-0.15: extra keys ignored); from 0.16 config/utils.py's @config builds a pydantic dataclass with
     # ConfigDict(extra="forbid"), so an unknown key is a ValidationError ("Unexpected keyword argument") as the flag is
@@ -2855,6 +2869,7 @@ class VersionRules:
     kv_transfer_hybrid_warning: str | None
     kv_connectors_hma: tuple[str, ...]
     kv_transfer_fields: tuple[str, ...] | None
+    hybrid_flag_explicit_on: bool
     kv_role_missing_word: str
     kv_roles_said: str
     disable_sliding_window_rope_refused: bool
@@ -3463,7 +3478,7 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     "--disable-custom-all-reduce": (0, 4, 2),
     # SchedulerConfig.disable_hybrid_kv_cache_manager (vLLM PR #17996's hybrid allocator): absent from the 0.9.0 wheel's
     # engine/arg_utils.py, present in 0.9.1's and every later one read (0.9.2-0.34.0)
-    "--disable-hybrid-kv-cache-manager": (0, 9, 1),
+    "--disable-hybrid-kv-cache-manager": (0, 9, 1), "--no-disable-hybrid-kv-cache-manager": (0, 9, 1),
     # VllmConfig.kv_transfer_config (KVTransferConfig): absent from the 0.6.4 wheel's engine/arg_utils.py, present in
     # 0.6.5's and every later one read (0.6.6.post1-0.34.0)
     "--kv-transfer-config": (0, 6, 5),

@@ -849,7 +849,9 @@ class EngineArgs:
     disable_custom_all_reduce: bool = False
     # vLLM's --disable-hybrid-kv-cache-manager (>= 0.9.1): sliding-window and chunked-local layers held as full
     # attention in one group (plan.kv._windows_kept; refused where other kinds stay: rules row hybrid_manager_off_refusal)
-    disable_hybrid_kv_cache_manager: bool = False
+    # (None: not given; False: --no-disable-hybrid-kv-cache-manager, which from 0.13 keeps the manager on for a KV
+    # connector: rules row hybrid_flag_explicit_on)
+    disable_hybrid_kv_cache_manager: bool | None = None
     # vLLM's --kv-transfer-config (>= 0.6.5; JSON text or a dict; None: not given): the KV connector, which turns the
     # hybrid KV-cache manager off where the release does (plan.kv_transfer, rules row kv_transfer_hybrid)
     kv_transfer_config: str | dict | None = None

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Iterable, NamedTuple
 
-from kvplan.errors import InputError
+from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGroup, cdiv
 from kvplan.plan.multimodal import _text_only, mrope_cache_factor
 from kvplan.plan.kv_transfer import manager_off_by_connector
@@ -657,6 +657,17 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
                          "plan with --vllm-version 0.10.2 or newer (V1's CrossAttentionSpec)")
     if rules.engine == "v0":
         return _v0_cache(model, attn, args, rules, notes)
+    if (args.disable_hybrid_kv_cache_manager is False and rules.hybrid_flag_explicit_on
+            and rules.chunked_local_spec == "manager_off" and any(l.kind == "chunked" for l in layers)):
+        # VllmConfig.__post_init__ (0.13): the release turns the manager off for chunked local attention, which an
+        # explicit --no-disable-hybrid-kv-cache-manager contradicts (rules row hybrid_flag_explicit_on)
+        raise RefusedByVLLMError("--no-disable-hybrid-kv-cache-manager", f"vLLM {rules.version} turns the hybrid KV-cache "
+                                 f"manager off for {model.id}'s chunked local attention, and refuses the flag that keeps "
+                                 "it on (ValueError: \"Hybrid KV cache manager was explicitly enabled but is not supported "
+                                 "in this configuration. Consider omitting the --no-disable-hybrid-kv-cache-manager flag "
+                                 "to let vLLM decide automatically.\")", "leave out --no-disable-hybrid-kv-cache-manager, "
+                                 "or set VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 (--env)",
+                                 rule="hma_explicit_on")
     layers, checked = _windows_kept(layers, rules, notes, warns, flag_off=bool(off_by),
                                     off_by=off_by or "--disable-hybrid-kv-cache-manager")
     if off_by:

@@ -88,6 +88,8 @@ def kv_transfer_refusal(args: EngineArgs, rules: VersionRules, check_release: bo
         _role_refusal(one, rules)
         if check_release:
             _name_refusal(one, rules)
+    if check_release:
+        explicit_on_refusal(args, rules)
 
 
 def _role_refusal(kt: KVTransfer, rules: VersionRules) -> None:
@@ -154,11 +156,35 @@ def manager_off_by_connector(args: EngineArgs, rules: VersionRules) -> str | Non
     kt = kv_transfer_of(args)
     if kt is None or not rules.hybrid_kv_manager or not rules.is_v1 or rules.kv_transfer_hybrid == "none":
         return None
-    if args.disable_hybrid_kv_cache_manager:
+    if args.disable_hybrid_kv_cache_manager or explicitly_on(args, rules):
         return None
     if rules.kv_transfer_hybrid == "unless_hma" and _supports_hma(kt, rules):
         return None
     return f"--kv-transfer-config ({kt.name})"
+
+
+def explicitly_on(args: EngineArgs, rules: VersionRules) -> bool:
+    """--no-disable-hybrid-kv-cache-manager where it keeps the manager on against a connector (0.13+, rules row
+    hybrid_flag_explicit_on); up to 0.12 it is the flag's default, False, which a connector still overrides."""
+    return args.disable_hybrid_kv_cache_manager is False and rules.hybrid_flag_explicit_on
+
+
+def explicit_on_refusal(args: EngineArgs, rules: VersionRules) -> None:
+    """vLLM's refusal of --no-disable-hybrid-kv-cache-manager with a connector whose class does not subclass
+    SupportsHMA (KVConnectorFactory.create_connector, 0.13+: the factory checks the class; MultiConnector is taken by
+    its children here, as supports_hma_config reads it from 0.23)."""
+    kt = kv_transfer_of(args)
+    if kt is None or not explicitly_on(args, rules) or not rules.is_v1:
+        return
+    if _supports_hma(kt, rules) is False:
+        raise RefusedByVLLMError("--no-disable-hybrid-kv-cache-manager", f"{kt.name} does not subclass SupportsHMA in "
+                                 f"vLLM {rules.version}, which refuses it with the hybrid KV-cache manager kept on "
+                                 f"(ValueError: \"Connector {kt.name} does not support HMA but HMA is enabled. Please set "
+                                 "`--disable-hybrid-kv-cache-manager`.\")",
+                                 "leave out --no-disable-hybrid-kv-cache-manager (vLLM then turns the manager off for "
+                                 "the connector)" + (f", or use a connector that subclasses SupportsHMA: "
+                                                     f"{', '.join(rules.kv_connectors_hma)}" if rules.kv_connectors_hma
+                                                     else ""), rule="hma_connector")
 
 
 def kv_transfer_says(args: EngineArgs, rules: VersionRules) -> tuple[list[str], list[str]]:
@@ -177,6 +203,10 @@ def kv_transfer_says(args: EngineArgs, rules: VersionRules) -> tuple[list[str], 
     if not rules.is_v1 or not rules.hybrid_kv_manager or rules.kv_transfer_hybrid == "none":
         notes.append(f"--kv-transfer-config: {kt.name}{children}{role}; vLLM {rules.version} has no hybrid KV-cache "
                      "manager for it to turn off")
+    elif explicitly_on(args, rules):
+        notes.append(f"--kv-transfer-config: {kt.name}{children}{role}; --no-disable-hybrid-kv-cache-manager keeps the "
+                     f"hybrid KV-cache manager on (vLLM {rules.version} turns it off for a connector only where the flag "
+                     "is not given)")
     elif args.disable_hybrid_kv_cache_manager:
         notes.append(f"--kv-transfer-config: {kt.name}{children}{role}; the hybrid KV-cache manager is off by "
                      "--disable-hybrid-kv-cache-manager already, so vLLM's connector check changes nothing")

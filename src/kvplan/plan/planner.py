@@ -379,6 +379,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--enable-sleep-mode": True if args.enable_sleep_mode else None,
                             "--disable-custom-all-reduce": True if args.disable_custom_all_reduce else None,
                             "--disable-hybrid-kv-cache-manager": True if args.disable_hybrid_kv_cache_manager else None,
+                            "--no-disable-hybrid-kv-cache-manager": True if args.disable_hybrid_kv_cache_manager is False else None,
                             "--kv-transfer-config": args.kv_transfer_config or None,
                             "--disable-sliding-window": True if args.disable_sliding_window else None,
                             "--allow-deprecated-quantization": True if args.allow_deprecated_quantization else None,
