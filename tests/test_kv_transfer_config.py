@@ -251,3 +251,21 @@ def test_no_disable_flag_in_cli_from_and_serve_sh():
     assert out["args"]["disable_hybrid_kv_cache_manager"] is False and out["num_gpu_blocks"] == 151_243
     p = _fit(version="0.20.0", kv_transfer_config=NIXL, disable_hybrid_kv_cache_manager=False)
     assert "\n  --no-disable-hybrid-kv-cache-manager\n" in render_files(spec_from_plan(p))["serve.sh"]
+
+
+def test_the_namespace_line_and_an_explicit_no_disable_are_read_from_a_log():
+    from kvplan.logs import parse_lines
+
+    def log(version, hma):
+        return parse_lines([
+            f"INFO 10-02 10:00:01 [api_server.py:1896] vLLM API server version {version}",
+            "INFO 10-02 10:00:01 [api_server.py:1897] args: Namespace(model='openai/gpt-oss-20b', max_model_len=32768, "
+            f"disable_hybrid_kv_cache_manager={hma}, kv_transfer_config=KVTransferConfig(kv_connector='NixlConnector', "
+            "engine_id='e', kv_buffer_device='cuda', kv_role='kv_both', kv_connector_extra_config={}, "
+            "kv_connector_module_path=None), seed=0)"]).to_record()["args"]
+    new = log("0.20.0", False)
+    assert new["kv_transfer_config"] == {"kv_connector": "NixlConnector", "kv_role": "kv_both"}
+    assert new["disable_hybrid_kv_cache_manager"] is False
+    # up to 0.12 the Namespace prints the default False: not a given --no- flag
+    assert "disable_hybrid_kv_cache_manager" not in log("0.11.0", False)
+    assert "disable_hybrid_kv_cache_manager" not in log("0.20.0", None)

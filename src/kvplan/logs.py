@@ -3049,6 +3049,17 @@ class StartupLog:
                 return source[name]
         return default
 
+    def explicit_hybrid_manager_on(self) -> bool:
+        """Whether the log's arguments give --no-disable-hybrid-kv-cache-manager where it is not the default: a release
+        from 0.13 (SchedulerConfig's `bool | None = None`: rules row hybrid_flag_explicit_on), whose non-default args
+        and Namespace print False only when given (up to 0.12 the Namespace prints the default False)."""
+        if str(self.given_arg("disable_hybrid_kv_cache_manager")).strip().lower() != "false":
+            return False
+        parts = re.findall(r"\d+", self.vllm_version or "")[:3]
+        if len(parts) < 2:  # no release to place the flag's meaning in: not read
+            return False
+        return bool(rule_at("hybrid_flag_explicit_on", tuple(int(p) for p in parts) + (0,) * (3 - len(parts))))
+
     def kv_transfer_given(self) -> dict | None:
         """--kv-transfer-config as the log's arguments give it (non-default args, Namespace, the command line): its
         connector fields (kv_transfer_from_text), None where not given."""
@@ -3219,6 +3230,8 @@ class StartupLog:
                 # attention, the window dropped for a config's sliding_window 0): window layers as full attention
                 # (plan.kv._windows_kept, plan.planner.sliding_window_disabled)
                 args[name] = True
+        if self.explicit_hybrid_manager_on():  # --no-disable-hybrid-kv-cache-manager (0.13+): kept on for a connector
+            args["disable_hybrid_kv_cache_manager"] = False
         kv_transfer = self.kv_transfer_given()
         if kv_transfer:  # the KV connector (plan.kv_transfer): the hybrid manager it turns off, vLLM's checks
             args["kv_transfer_config"] = kv_transfer
@@ -3718,6 +3731,11 @@ def _h_namespace(acc, g):
         m = re.search(rf"(?:^|[\s,(]){name}=(PoolerConfig\([^)]*\)?)", g["body"])
         if m:
             args[name] = m.group(1)
+    # --kv-transfer-config: the KVTransferConfig argparse built, printed by its repr with nested dicts, which
+    # parse_keyword_args cuts at its first comma: read whole (StartupLog.kv_transfer_given)
+    m = re.search(r"(?:^|[\s,(])kv_transfer_config=(?=KVTransferConfig\(|\{)", g["body"])
+    if m:
+        args["kv_transfer_config"] = balanced_text(g["body"], m.end())
     _merge_args(acc, acc.engine_args, args)
 
 
