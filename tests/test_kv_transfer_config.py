@@ -269,3 +269,12 @@ def test_the_namespace_line_and_an_explicit_no_disable_are_read_from_a_log():
     # up to 0.12 the Namespace prints the default False: not a given --no- flag
     assert "disable_hybrid_kv_cache_manager" not in log("0.11.0", False)
     assert "disable_hybrid_kv_cache_manager" not in log("0.20.0", None)
+
+
+def test_nixl_with_a_cpu_buffer_needs_host_ram_as_large_as_the_pool():
+    cpu = '{"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_buffer_device": "cpu"}'
+    p = _fit(kv_transfer_config=cpu)
+    assert any("host RAM as large as its KV pool" in a for a in p.assumptions)
+    assert p.num_gpu_blocks == _fit(kv_transfer_config=NIXL).num_gpu_blocks
+    assert not any("host RAM" in a for a in _fit(version="0.10.0", kv_transfer_config=cpu).assumptions)
+    assert not any("host RAM" in a for a in _fit(kv_transfer_config=NIXL).assumptions)

@@ -1727,6 +1727,10 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # manager was explicitly enabled but is not supported in this configuration. Consider omitting the
     # --no-disable-hybrid-kv-cache-manager flag to let vLLM decide automatically."; config/vllm.py 0.13.0, 0.14.0).
     "hybrid_flag_explicit_on": [((0, 0, 0), False), ((0, 13, 0), True)],
+    # NixlConnector with kv_buffer_device "cpu" keeps a host copy of every KV-cache tensor to transfer from
+    # (NixlConnectorWorker.initialize_host_xfer_buffer, torch.empty on the CPU with the KV cache's shape):
+    # nixl_connector.py 0.10.1-0.14.0 wheels read, nixl/base_worker.py 0.26.0-0.34.0; absent from 0.9.2 and 0.10.0
+    "nixl_host_buffer": [((0, 0, 0), False), ((0, 10, 1), True)],
     # KVTransferConfig's fields where it refuses any other key: None up to 0.15 (a pydantic BaseModel 0.6.5-0.8.x, a
     # dataclass 0.9-0.15: extra keys ignored); from 0.16 config/utils.py's @config builds a pydantic dataclass with
     # ConfigDict(extra="forbid"), so an unknown key is a ValidationError ("Unexpected keyword argument") as the flag is
@@ -2870,6 +2874,7 @@ class VersionRules:
     kv_connectors_hma: tuple[str, ...]
     kv_transfer_fields: tuple[str, ...] | None
     hybrid_flag_explicit_on: bool
+    nixl_host_buffer: bool
     kv_role_missing_word: str
     kv_roles_said: str
     disable_sliding_window_rope_refused: bool

@@ -24,6 +24,9 @@ from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan.args import EngineArgs, kv_transfer_object
 from kvplan.versions import VersionRules
 
+# the NIXL connectors, whose kv_buffer_device "cpu" keeps host transfer buffers (rules row nixl_host_buffer)
+_NIXL_HOST_BUFFER = ("NixlConnector", "NixlPullConnector", "NixlPushConnector")
+
 # KVRole's values (config/kv_transfer.py: Literal[KVProducer, KVConsumer]; 'kv_producer', 'kv_consumer', 'kv_both' in
 # config.py 0.6.5-0.8.x)
 KV_ROLES = ("kv_producer", "kv_both", "kv_consumer")
@@ -38,6 +41,7 @@ class KVTransfer:
     role: str | None
     module_path: str | None = None
     children: tuple["KVTransfer", ...] = ()
+    buffer_device: str | None = None  # kv_buffer_device as given (None: the default, cuda)
 
     @property
     def name(self) -> str:
@@ -59,12 +63,13 @@ def _from_dict(obj: dict, where: str) -> KVTransfer:
         return v
 
     connector, role, module = text("kv_connector"), text("kv_role"), text("kv_connector_module_path")
+    device = text("kv_buffer_device")
     children: tuple[KVTransfer, ...] = ()
     extra = obj.get("kv_connector_extra_config")
     if connector == "MultiConnector" and isinstance(extra, dict) and isinstance(extra.get("connectors"), list):
         children = tuple(_from_dict(c, f"{where} connectors[{i}]") for i, c in enumerate(extra["connectors"])
                          if isinstance(c, dict))
-    return KVTransfer(connector, role, module, children)
+    return KVTransfer(connector, role, module, children, device)
 
 
 def kv_transfer_refusal(args: EngineArgs, rules: VersionRules, check_release: bool = True) -> None:
@@ -221,6 +226,12 @@ def kv_transfer_says(args: EngineArgs, rules: VersionRules) -> tuple[list[str], 
     else:
         notes.append(f"--kv-transfer-config: {kt.name}{children}{role}; it subclasses SupportsHMA, so vLLM "
                      f"{rules.version} keeps the hybrid KV-cache manager on")
+    nixl = [c for c in (kt,) + kt.children if c.connector in _NIXL_HOST_BUFFER and c.buffer_device == "cpu"]
+    if nixl and rules.is_v1 and rules.nixl_host_buffer:
+        notes.append(f"--kv-transfer-config {nixl[0].name} with kv_buffer_device cpu: vLLM {rules.version} keeps a host "
+                     "copy of every KV-cache tensor to transfer from (initialize_host_xfer_buffer: torch.empty on the CPU "
+                     "with the KV cache's shape), so each rank needs host RAM as large as its KV pool; the GPU budget is "
+                     "the same")
     warns.append(f"--kv-transfer-config {kt.name}: kvplan charges no GPU memory for the connector itself (transfer or "
                  "staging buffers, registrations, its worker threads' CUDA context); it has not pinned that per "
                  "connector and release. Memory it takes before vLLM measures the free memory makes the KV pool "
