@@ -278,3 +278,16 @@ def test_nixl_with_a_cpu_buffer_needs_host_ram_as_large_as_the_pool():
     assert p.num_gpu_blocks == _fit(kv_transfer_config=NIXL).num_gpu_blocks
     assert not any("host RAM" in a for a in _fit(version="0.10.0", kv_transfer_config=cpu).assumptions)
     assert not any("host RAM" in a for a in _fit(kv_transfer_config=NIXL).assumptions)
+
+
+def test_diagnose_names_the_real_flag_for_both_refusals():
+    from kvplan.diagnose import diagnose
+
+    top = diagnose(["(EngineCore_DP0 pid=1) ERROR 12-02 01:00:00 [core.py:866] ValueError: Connector LMCacheConnectorV1 "
+                    "does not support HMA but HMA is enabled. Please set `--disable-hybrid-kv-cache-manager`."]).top
+    assert top is not None and top.fatal and "LMCacheConnectorV1" in top.cause
+    assert "--no-disable-hybrid-kv-cache-manager" in top.fix
+    forced = diagnose(["ValueError: Hybrid KV cache manager was explicitly enabled but is not supported in this "
+                       "configuration. Consider omitting the --no-disable-hybrid-kv-cache-manager flag to let vLLM "
+                       "decide automatically."]).top
+    assert forced is not None and "--no-disable-hybrid-kv-cache-manager" in forced.fix

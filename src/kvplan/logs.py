@@ -2151,9 +2151,17 @@ SIGNATURES: tuple[Signature, ...] = (
          versions="0.27.1, 0.33.0", source="vllm/config/vllm.py validate_mamba_block_size (0.27.1, 0.33.0)"),
     _sig("src_hma_forced", "hybrid kv cache manager was explicitly enabled", r"Hybrid KV cache manager was explicitly enabled but is not supported in this configuration", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
-         cause="--enable-hybrid-kv-cache-manager was forced on, and this configuration (a KV connector, a platform or a feature) cannot use it.",
-         fix="Leave out --enable-hybrid-kv-cache-manager so vLLM decides, or drop the feature the message's configuration names.",
-         versions="0.27.1, 0.33.0", source="vllm/config/vllm.py VllmConfig.__post_init__ (0.27.1, 0.33.0)"),
+         cause="The hybrid KV cache manager was forced on with --no-disable-hybrid-kv-cache-manager (vLLM 0.33+'s message calls it --enable-hybrid-kv-cache-manager, a flag no release has), and this configuration cannot use it: chunked local attention (0.13), KV events, chunked local attention with EAGLE, or a platform without the manager.",
+         fix="Leave out --no-disable-hybrid-kv-cache-manager (the message's --enable-hybrid-kv-cache-manager) so vLLM decides, or drop the feature the message's configuration names.",
+         versions="0.13.0-0.34.0", source="vllm/config/vllm.py VllmConfig.__post_init__ (0.27.1, 0.33.0, 0.13.0, 0.14.0; the flag named --no-disable-hybrid-kv-cache-manager up to 0.32.0, --enable-hybrid-kv-cache-manager from 0.33.0)"),
+    # vllm/distributed/kv_transfer/kv_connector/factory.py KVConnectorFactory.create_connector (0.11.1-0.34.0): with the
+    # hybrid manager on, a connector class that does not subclass SupportsHMA is refused; from 0.13 the manager stays on
+    # for a connector only under --no-disable-hybrid-kv-cache-manager (config/vllm.py VllmConfig.__post_init__)
+    _sig("src_connector_without_hma", "does not support hma but hma is enabled", r"Connector (?P<name>\w+) does not support HMA but HMA is enabled", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="The hybrid KV cache manager is kept on (--no-disable-hybrid-kv-cache-manager) while the KV connector {name} does not subclass SupportsHMA, so vLLM refuses to build it.",
+         fix="Leave out --no-disable-hybrid-kv-cache-manager (vLLM then turns the manager off for the connector), or use a connector that supports the hybrid manager (NixlConnector from 0.18, OffloadingConnector / MultiConnector of such children from 0.21).",
+         versions="0.13.0-0.34.0", source="vllm/distributed/kv_transfer/kv_connector/factory.py KVConnectorFactory.create_connector (0.22.0, 0.34.0, 0.12.0, 0.13.0, 0.18.0)"),
     _sig("src_hma_off_unify", "specs to one unified type",
          r"Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type|Failed to promote local KV cache specs to one unified type", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
