@@ -134,6 +134,9 @@ def test_the_flag_starts_at_0_6_5():
     ('{"kv_connector": "P2pNcclConnector", "kv_role": "kv_both", "kv_buffer_size": 1e9}', "0.33.0",
      "kv_buffer_size: Unexpected keyword argument"),
     ('{"kv_conector": "NixlConnector", "kv_role": "kv_both"}', "0.16.0", "kv_conector: Unexpected keyword argument"),
+    ('{"kv_connector": "MultiConnector", "kv_role": "kv_both", "kv_connector_extra_config": {"connectors": '
+     '[{"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_ip": "10.0.0.1"}]}}', "0.33.0",
+     "kv_ip: Unexpected keyword argument"),
 ])
 def test_refused_as_vllm_refuses_it(value, version, text):
     with pytest.raises(InputError) as e:

@@ -82,10 +82,16 @@ def kv_transfer_refusal(args: EngineArgs, rules: VersionRules, check_release: bo
         return
     fields = rules.kv_transfer_fields
     if check_release and fields is not None:
-        unknown = [k for k in kv_transfer_object(args.kv_transfer_config) if k not in fields]
+        obj = kv_transfer_object(args.kv_transfer_config)
+        extra = obj.get("kv_connector_extra_config")
+        # MultiConnector builds each child as KVTransferConfig(**child) (multi_connector.py): the same refusal
+        children = extra.get("connectors") if obj.get("kv_connector") == "MultiConnector" and isinstance(extra, dict) else None
+        keys = list(obj) + [k for c in (children if isinstance(children, list) else []) if isinstance(c, dict) for k in c]
+        unknown = list(dict.fromkeys(k for k in keys if k not in fields))
         if unknown:
             raise RefusedByVLLMError("--kv-transfer-config", f"vLLM {rules.version}'s KVTransferConfig has no field "
-                                     f"{', '.join(map(repr, unknown))} and refuses any other key as the flag is read "
+                                     f"{', '.join(map(repr, unknown))} and refuses any other key as the flag is read (a MultiConnector child's "
+                                     "as it builds the child) "
                                      f"(pydantic ValidationError: \"{unknown[0]}: Unexpected keyword argument\")",
                                      f"leave out {', '.join(unknown)}; its fields: {', '.join(fields)}",
                                      rule="kv_transfer_fields")
