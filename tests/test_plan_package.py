@@ -10,7 +10,7 @@ from pathlib import Path
 
 plan_package = importlib.import_module("kvplan.plan")  # kvplan.plan the attribute is the plan() function
 PACKAGE = Path(plan_package.__file__).parent
-ORDER = ["args", "multimodal", "kv", "serve_flags", "eplb", "cudagraphs", "terms", "extensible", "defaults", "planner"]
+ORDER = ["args", "multimodal", "kv_transfer", "kv", "serve_flags", "eplb", "cudagraphs", "terms", "extensible", "defaults", "planner"]
 
 
 def test_the_docstring_maps_every_module_in_import_order():

@@ -36,6 +36,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
 from kvplan.plan.serve_flags import serve_load_format
+from kvplan.plan.args import kv_transfer_object
 from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_margin_bytes, device_shortfall_bytes, env_flag_on,
                           plan_kv_sizing_warmup_steps,
                           inductor_compiles, override_changes_text, parse_mm_limits, parse_speculative_config,
@@ -647,6 +648,15 @@ def spec_from_plan(
     if _get(a, "disable_hybrid_kv_cache_manager", default=False):
         flags.append(Flag("--disable-hybrid-kv-cache-manager", None, "window layers held as full attention in one KV-cache "
                           "group (every token kept), as planned"))
+    elif _get(a, "disable_hybrid_kv_cache_manager") is False:
+        flags.append(Flag("--no-disable-hybrid-kv-cache-manager", None, "the hybrid KV-cache manager kept on (from vLLM "
+                          "0.13 also for a KV connector), as planned"))
+    kv_transfer = kv_transfer_object(_get(a, "kv_transfer_config"))
+    if kv_transfer is not None:  # as given: the connector (plan.kv_transfer), JSON on one line
+        flags.append(Flag("--kv-transfer-config", json.dumps(kv_transfer, separators=(",", ":")),
+                          f"KV connector {kv_transfer.get('kv_connector') or '(none named)'}: where the release turns the "
+                          "hybrid KV-cache manager off for it, window layers are held as full attention, as planned; its "
+                          "own buffers are not in the plan"))
     if _get(a, "disable_sliding_window", default=False):
         flags.append(Flag("--disable-sliding-window", None, "sliding-window layers run as full attention; max_model_len "
                           "is capped at the window, as planned"))

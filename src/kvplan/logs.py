@@ -2151,9 +2151,17 @@ SIGNATURES: tuple[Signature, ...] = (
          versions="0.27.1, 0.33.0", source="vllm/config/vllm.py validate_mamba_block_size (0.27.1, 0.33.0)"),
     _sig("src_hma_forced", "hybrid kv cache manager was explicitly enabled", r"Hybrid KV cache manager was explicitly enabled but is not supported in this configuration", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
-         cause="--enable-hybrid-kv-cache-manager was forced on, and this configuration (a KV connector, a platform or a feature) cannot use it.",
-         fix="Leave out --enable-hybrid-kv-cache-manager so vLLM decides, or drop the feature the message's configuration names.",
-         versions="0.27.1, 0.33.0", source="vllm/config/vllm.py VllmConfig.__post_init__ (0.27.1, 0.33.0)"),
+         cause="The hybrid KV cache manager was forced on with --no-disable-hybrid-kv-cache-manager (vLLM 0.33+'s message calls it --enable-hybrid-kv-cache-manager, a flag no release has), and this configuration cannot use it: chunked local attention (0.13), KV events, chunked local attention with EAGLE, or a platform without the manager.",
+         fix="Leave out --no-disable-hybrid-kv-cache-manager (the message's --enable-hybrid-kv-cache-manager) so vLLM decides, or drop the feature the message's configuration names.",
+         versions="0.13.0-0.34.0", source="vllm/config/vllm.py VllmConfig.__post_init__ (0.27.1, 0.33.0, 0.13.0, 0.14.0; the flag named --no-disable-hybrid-kv-cache-manager up to 0.32.0, --enable-hybrid-kv-cache-manager from 0.33.0)"),
+    # vllm/distributed/kv_transfer/kv_connector/factory.py KVConnectorFactory.create_connector (0.11.1-0.34.0): with the
+    # hybrid manager on, a connector class that does not subclass SupportsHMA is refused; from 0.13 the manager stays on
+    # for a connector only under --no-disable-hybrid-kv-cache-manager (config/vllm.py VllmConfig.__post_init__)
+    _sig("src_connector_without_hma", "does not support hma but hma is enabled", r"Connector (?P<name>\w+) does not support HMA but HMA is enabled", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="The hybrid KV cache manager is kept on (--no-disable-hybrid-kv-cache-manager) while the KV connector {name} does not subclass SupportsHMA, so vLLM refuses to build it.",
+         fix="Leave out --no-disable-hybrid-kv-cache-manager (vLLM then turns the manager off for the connector), or use a connector that supports the hybrid manager (NixlConnector from 0.18, OffloadingConnector / MultiConnector of such children from 0.21).",
+         versions="0.13.0-0.34.0", source="vllm/distributed/kv_transfer/kv_connector/factory.py KVConnectorFactory.create_connector (0.22.0, 0.34.0, 0.12.0, 0.13.0, 0.18.0)"),
     _sig("src_hma_off_unify", "specs to one unified type",
          r"Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type|Failed to promote local KV cache specs to one unified type", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
@@ -3049,6 +3057,25 @@ class StartupLog:
                 return source[name]
         return default
 
+    def explicit_hybrid_manager_on(self) -> bool:
+        """Whether the log's arguments give --no-disable-hybrid-kv-cache-manager where it is not the default: a release
+        from 0.13 (SchedulerConfig's `bool | None = None`: rules row hybrid_flag_explicit_on), whose non-default args
+        and Namespace print False only when given (up to 0.12 the Namespace prints the default False)."""
+        if str(self.given_arg("disable_hybrid_kv_cache_manager")).strip().lower() != "false":
+            return False
+        parts = re.findall(r"\d+", self.vllm_version or "")[:3]
+        if len(parts) < 2:  # no release to place the flag's meaning in: not read
+            return False
+        return bool(rule_at("hybrid_flag_explicit_on", tuple(int(p) for p in parts) + (0,) * (3 - len(parts))))
+
+    def kv_transfer_given(self) -> dict | None:
+        """--kv-transfer-config as the log's arguments give it (non-default args, Namespace, the command line): its
+        connector fields (kv_transfer_from_text), None where not given."""
+        raw = self.given_arg("kv_transfer_config")
+        if raw is None or str(raw).strip() in ("", "None"):
+            return None
+        return kv_transfer_from_text(json.dumps(raw) if isinstance(raw, dict) else str(raw))
+
     def given_arg(self, name: str):
         """An engine argument as the user gave it (non-default args, the command line), never the engine config's
         resolved value, which vLLM sets itself for some (the load format of a bitsandbytes or GGUF checkpoint, the
@@ -3222,6 +3249,11 @@ class StartupLog:
             args["mamba_block_size"] = mamba_block
         if str(self.given_arg("calculate_kv_scales")).strip().lower() == "true":  # said, moves nothing (plan.planner)
             args["calculate_kv_scales"] = True
+        if self.explicit_hybrid_manager_on():  # --no-disable-hybrid-kv-cache-manager (0.13+): kept on for a connector
+            args["disable_hybrid_kv_cache_manager"] = False
+        kv_transfer = self.kv_transfer_given()
+        if kv_transfer:  # the KV connector (plan.kv_transfer): the hybrid manager it turns off, vLLM's checks
+            args["kv_transfer_config"] = kv_transfer
         load_format = self.given_load_format
         if load_format and load_format != "auto":  # the loader (plan.serve_flags): vLLM's refusals, the plan's notes
             args["load_format"] = load_format
@@ -3319,6 +3351,66 @@ def _literal(text: str):
         return text
 
 
+def balanced_text(text: str, start: int) -> str:
+    """The bracketed value that starts at text[start] ('Name(...)', '{...}', '[...]') up to its matching close, or to
+    the end of a line cut inside it."""
+    depth, quote = 0, None
+    for i in range(start, len(text)):
+        c = text[i]
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth <= 0:
+                return text[start:i + 1]
+    return text[start:]
+
+
+_KV_FIELD = re.compile(r"""['"]?(kv_connector|kv_role|kv_connector_module_path)['"]?\s*[=:]\s*['"]([\w.]+)['"]""")
+
+
+def kv_transfer_from_text(text: str) -> dict | None:
+    """--kv-transfer-config as a log prints it (JSON on a command line, a dict, or KVTransferConfig(...)'s repr in
+    non-default args / the Namespace line) as the dict of fields kvplan reads: kv_connector, kv_role,
+    kv_connector_module_path and MultiConnector's connectors (kv_connector_extra_config), None where it names no
+    connector field. A field the text does not hold (a line cut short) is left out."""
+    text = str(text).strip()
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = _literal(text) if text.startswith("{") else None
+    if isinstance(value, dict):
+        keep = {k: value[k] for k in ("kv_connector", "kv_role", "kv_connector_module_path") if value.get(k) is not None}
+        extra = value.get("kv_connector_extra_config")
+        if isinstance(extra, dict) and isinstance(extra.get("connectors"), list):
+            keep["kv_connector_extra_config"] = {"connectors": [
+                {k: c[k] for k in ("kv_connector", "kv_role", "kv_connector_module_path") if c.get(k) is not None}
+                for c in extra["connectors"] if isinstance(c, dict)]}
+        return keep or None
+    found = list(_KV_FIELD.finditer(text))
+    if not found:
+        return None
+    inner = text.find("connectors")
+    top = [m for m in found if inner == -1 or m.start() < inner]
+    out = {}
+    for m in top:
+        out.setdefault(m.group(1), m.group(2))
+    if out.get("kv_connector") == "MultiConnector" and inner != -1:
+        children: list[dict] = []
+        for m in found:
+            if m.start() < inner:
+                continue
+            if m.group(1) == "kv_connector" or not children:
+                children.append({})
+            children[-1].setdefault(m.group(1), m.group(2))
+        out["kv_connector_extra_config"] = {"connectors": children}
+    return out or None
+
+
 def parse_dict_args(body: str) -> dict:
     """The `non-default args: {...}` dict; a truncated one is read pair by pair."""
     body = body.strip()
@@ -3335,6 +3427,11 @@ def parse_dict_args(body: str) -> dict:
     m = re.search(r"'eplb_config':\s*(EPLBConfig\([^)]*\)|\{[^}]*\})", body)
     if m and not out.get("eplb_config"):
         out["eplb_config"] = m.group(1)
+    # --kv-transfer-config: argparse builds the KVTransferConfig (TypeAdapter(cls).validate_json from 0.9; from_cli before),
+    # so the dict prints its repr, nested dicts and all: kept as its text (StartupLog.kv_transfer_given reads it)
+    m = re.search(r"'kv_transfer_config':\s*(?=KVTransferConfig\(|\{)", body)
+    if m and not isinstance(out.get("kv_transfer_config"), dict):
+        out["kv_transfer_config"] = balanced_text(body, m.end())
     # --pooler-config / --override-pooler-config: argparse builds the PoolerConfig from the JSON given
     # (engine/arg_utils.py _compute_kwargs parse_dataclass, TypeAdapter(cls).validate_json, 0.10.0 / 0.12.0 wheels), so
     # the dict prints its dataclass repr, PoolerConfig(pooling_type='MEAN', normalize=None, ...); a line cut inside it
@@ -3655,6 +3752,11 @@ def _h_namespace(acc, g):
         m = re.search(rf"(?:^|[\s,(]){name}=(PoolerConfig\([^)]*\)?)", g["body"])
         if m:
             args[name] = m.group(1)
+    # --kv-transfer-config: the KVTransferConfig argparse built, printed by its repr with nested dicts, which
+    # parse_keyword_args cuts at its first comma: read whole (StartupLog.kv_transfer_given)
+    m = re.search(r"(?:^|[\s,(])kv_transfer_config=(?=KVTransferConfig\(|\{)", g["body"])
+    if m:
+        args["kv_transfer_config"] = balanced_text(g["body"], m.end())
     _merge_args(acc, acc.engine_args, args)
 
 

@@ -45,7 +45,7 @@ ARG_FIELDS = RECORD_ARG_NAMES + (
     "moe_backend", "skip_mm_profiling",
     "enable_sleep_mode", "disable_custom_all_reduce", "load_format", "allow_deprecated_quantization",
     "performance_mode", "async_scheduling", "disable_hybrid_kv_cache_manager", "disable_sliding_window",
-    "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta",
+    "kv_transfer_config", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta",
     "num_gpu_blocks_override", "mamba_block_size", "calculate_kv_scales")
 
 # Other vLLM engine arguments a record may carry (EngineArgs in vllm/engine/arg_utils.py, 0.11.0; the OpenAI server's
@@ -95,7 +95,8 @@ ARGS_NOT_MODELLED = {
     # (async_scheduling, the tokens in flight per sliding-window request, is modelled: ARG_FIELDS, plan.serve_flags)
     "mm_encoder_tp_mode": "weights", "mm_processor_kwargs": None,
     "lora_dtype": "auto", "lora_extra_vocab_size": 256, "long_lora_scaling_factors": None,
-    "kv_transfer_config": None,  # a KV connector's buffers
+    # (kv_transfer_config is modelled: ARG_FIELDS, plan.kv_transfer: vLLM's checks, the hybrid manager it turns off;
+    # the connector's own buffers are a warning)
     "num_lookahead_slots": 0, "speculative_model": None, "num_speculative_tokens": None,  # 0.6-0.7 speculative flags
     "quantization_param_path": None,  # 0.6: KV-cache scales file
 }

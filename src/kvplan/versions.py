@@ -1617,6 +1617,167 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "hybrid_manager_off_refusal": [((0, 0, 0), "Hybrid KV cache manager is disabled but failed to convert the KV cache "
                                               "specs to one unified type."),
                                    ((0, 27, 0), "Failed to promote local KV cache specs to one unified type.")],
+    # --kv-transfer-config (KVTransferConfig; engine/arg_utils.py from 0.6.5, absent from 0.6.4). kv_connector_names:
+    # the names the release registers (0.6.5-0.6.6.post1: KVTransferConfig.model_post_init's supported_kv_connector
+    # list, refused as the flag is read, "Unsupported kv_connector: X. Supported connectors are [...]."; from 0.7.0:
+    # KVConnectorFactory.register_connector calls in kv_connector/factory.py, an unknown name refused as the engine
+    # starts, "Unsupported connector type: X", unless kv_connector_module_path loads it from 0.9.0). Read from the
+    # 0.6.5, 0.6.6.post1, 0.7.0-0.7.3, 0.8.0, 0.8.2, 0.8.5, 0.9.0-0.34.0 wheels.
+    "kv_connector_names": [
+        ((0, 0, 0), ()),
+        ((0, 6, 5), ("PyNcclConnector", "MooncakeConnector")),
+        ((0, 8, 0), ("PyNcclConnector", "MooncakeConnector", "LMCacheConnector")),
+        ((0, 8, 5), ("PyNcclConnector", "MooncakeConnector", "LMCacheConnector", "MooncakeStoreConnector",
+                     "SharedStorageConnector", "LMCacheConnectorV1")),
+        ((0, 9, 0), ("PyNcclConnector", "MooncakeConnector", "LMCacheConnector", "MooncakeStoreConnector",
+                     "SharedStorageConnector", "LMCacheConnectorV1", "NixlConnector", "MultiConnector")),
+        ((0, 9, 2), ("PyNcclConnector", "MooncakeConnector", "LMCacheConnector", "MooncakeStoreConnector",
+                     "SharedStorageConnector", "P2pNcclConnector", "LMCacheConnectorV1", "NixlConnector",
+                     "MultiConnector")),
+        ((0, 10, 1), ("SharedStorageConnector", "P2pNcclConnector", "LMCacheConnectorV1", "NixlConnector",
+                      "MultiConnector")),
+        ((0, 11, 0), ("SharedStorageConnector", "P2pNcclConnector", "LMCacheConnectorV1", "NixlConnector",
+                      "MultiConnector", "OffloadingConnector")),
+        ((0, 11, 1), ("SharedStorageConnector", "P2pNcclConnector", "LMCacheConnectorV1", "LMCacheMPConnector",
+                      "NixlConnector", "MultiConnector", "OffloadingConnector", "DecodeBenchConnector")),
+        ((0, 13, 0), ("ExampleConnector", "P2pNcclConnector", "LMCacheConnectorV1", "LMCacheMPConnector",
+                      "NixlConnector", "MultiConnector", "OffloadingConnector", "DecodeBenchConnector",
+                      "MooncakeConnector")),
+        ((0, 14, 0), ("ExampleConnector", "P2pNcclConnector", "LMCacheConnectorV1", "LMCacheMPConnector",
+                      "NixlConnector", "MultiConnector", "MoRIIOConnector", "OffloadingConnector",
+                      "DecodeBenchConnector", "MooncakeConnector")),
+        ((0, 17, 0), ("ExampleConnector", "ExampleHiddenStatesConnector", "P2pNcclConnector", "LMCacheConnectorV1",
+                      "LMCacheMPConnector", "NixlConnector", "MultiConnector", "MoRIIOConnector",
+                      "OffloadingConnector", "DecodeBenchConnector", "MooncakeConnector")),
+        ((0, 18, 0), ("ExampleConnector", "ExampleHiddenStatesConnector", "P2pNcclConnector", "LMCacheConnectorV1",
+                      "LMCacheMPConnector", "NixlConnector", "MultiConnector", "MoRIIOConnector",
+                      "OffloadingConnector", "DecodeBenchConnector", "MooncakeConnector", "FlexKVConnectorV1")),
+        ((0, 19, 0), ("ExampleConnector", "ExampleHiddenStatesConnector", "P2pNcclConnector", "LMCacheConnectorV1",
+                      "LMCacheMPConnector", "NixlConnector", "MultiConnector", "MoRIIOConnector",
+                      "OffloadingConnector", "DecodeBenchConnector", "MooncakeConnector", "FlexKVConnectorV1",
+                      "SimpleCPUOffloadConnector")),
+        ((0, 20, 0), ("ExampleConnector", "ExampleHiddenStatesConnector", "P2pNcclConnector", "LMCacheConnectorV1",
+                      "LMCacheMPConnector", "NixlConnector", "MultiConnector", "MoRIIOConnector",
+                      "OffloadingConnector", "DecodeBenchConnector", "MooncakeConnector", "FlexKVConnectorV1",
+                      "SimpleCPUOffloadConnector", "HF3FSKVConnector")),
+        ((0, 21, 0), ("ExampleConnector", "ExampleHiddenStatesConnector", "P2pNcclConnector", "LMCacheConnectorV1",
+                      "LMCacheMPConnector", "NixlConnector", "MultiConnector", "MoRIIOConnector",
+                      "OffloadingConnector", "DecodeBenchConnector", "MooncakeConnector", "MooncakeStoreConnector",
+                      "FlexKVConnectorV1", "SimpleCPUOffloadConnector", "HF3FSKVConnector")),
+        ((0, 24, 0), ("ExampleConnector", "ExampleHiddenStatesConnector", "LMCacheConnectorV1", "LMCacheMPConnector",
+                      "NixlConnector", "NixlPullConnector", "NixlPushConnector", "MultiConnector", "MoRIIOConnector",
+                      "OffloadingConnector", "DecodeBenchConnector", "MooncakeConnector", "MooncakeStoreConnector",
+                      "FlexKVConnectorV1", "SimpleCPUOffloadConnector", "HF3FSKVConnector")),
+        ((0, 30, 0), ("ExampleConnector", "ExampleHiddenStatesConnector", "LMCacheConnectorV1", "LMCacheMPConnector",
+                      "NixlConnector", "NixlPullConnector", "NixlPushConnector", "MultiConnector", "HiSparseConnector",
+                      "MoRIIOConnector", "OffloadingConnector", "DecodeBenchConnector", "MooncakeConnector",
+                      "MooncakeStoreConnector", "FlexKVConnectorV1", "SimpleCPUOffloadConnector", "HF3FSKVConnector")),
+        ((0, 34, 0), ("ExampleConnector", "ExampleHiddenStatesConnector", "LMCacheConnectorV1", "LMCacheMPConnector",
+                      "NixlConnector", "NixlPullConnector", "NixlPushConnector", "MultiConnector", "HiSparseConnector",
+                      "MoRIIOConnector", "OffloadingConnector", "DecodeBenchConnector", "MooncakeConnector",
+                      "MooncakeStoreConnector", "UMBPStoreConnector", "FlexKVConnectorV1", "SimpleCPUOffloadConnector",
+                      "HF3FSKVConnector")),
+    ],
+    # Where an unregistered kv_connector is refused: "config" as the flag is read (KVTransferConfig.model_post_init,
+    # 0.6.5-0.6.6.post1), "factory" as the engine builds the connector (KVConnectorFactory, 0.7.0 on); "module_path":
+    # the factory loads a name it does not register from kv_connector_module_path (0.9.0 on).
+    "kv_connector_refused_at": [((0, 0, 0), "config"), ((0, 7, 0), "factory"), ((0, 9, 0), "module_path")],
+    # The V0 engine's connectors among them (KVConnectorBase subclasses: SimpleConnector under PyNcclConnector /
+    # MooncakeConnector, the V0 LMCacheConnector, MooncakeStoreConnector; factory.py 0.7.0-0.10.0). The V1 engine
+    # asserts issubclass(connector_cls, KVConnectorBase_V1) on them (create_connector_v1, 0.8.5-0.10.0), the V0
+    # engine issubclass(connector_cls, KVConnectorBase) on the others (create_connector_v0). Gone from 0.10.1 (the V1
+    # MooncakeConnector of 0.13 and MooncakeStoreConnector of 0.21 are V1 connectors).
+    "kv_connectors_v0": [((0, 0, 0), ("PyNcclConnector", "MooncakeConnector", "LMCacheConnector",
+                                      "MooncakeStoreConnector")), ((0, 10, 1), ())],
+    # 0.8.0-0.8.4 run --kv-transfer-config on V0: EngineArgs._is_v1_supported_oracle's
+    # _raise_or_fallback(feature_name="--kv-transfer-config") (engine/arg_utils.py 0.8.0, 0.8.2 wheels; gone from 0.8.5)
+    "v0_for_kv_transfer": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 5), False)],
+    # What a KV connector does to the hybrid KV-cache manager (VllmConfig.__post_init__: config.py 0.9.1-0.10.1,
+    # config/__init__.py 0.10.2-0.11.x, config/vllm.py 0.12.0-0.34.0): "none": no manager (before 0.9.1); "off": any
+    # --kv-transfer-config turns it off (0.9.1-0.21; from 0.13 only where --[no-]disable-hybrid-kv-cache-manager is not
+    # given); "unless_hma": off unless the connector class subclasses SupportsHMA (MultiConnector: every child),
+    # 0.22 (supports_hma on get_connector_class) and 0.23-0.34 (KVConnectorFactory.supports_hma_config).
+    "kv_transfer_hybrid": [((0, 0, 0), "none"), ((0, 9, 1), "off"), ((0, 22, 0), "unless_hma")],
+    # vLLM's warning as it turns the manager off for the connector (logger.warning in the same block): none up to
+    # 0.11.0; the connector's class name is put in for %s (0.22).
+    "kv_transfer_hybrid_warning": [
+        ((0, 0, 0), None),
+        ((0, 11, 1), "Turning off hybrid kv cache manager because `--kv-transfer-config` is set. This will reduce the "
+                     "performance of vLLM on LLMs with sliding window attention or Mamba attention. If you are a "
+                     "developer of kv connector, please consider supporting hybrid kv cache manager for your connector "
+                     "by making sure your connector is a subclass of `SupportsHMA` defined in kv_connector/v1/base.py."),
+        ((0, 13, 0), "Turning off hybrid kv cache manager because `--kv-transfer-config` is set. This will reduce the "
+                     "performance of vLLM on LLMs with sliding window attention or Mamba attention. If you are a "
+                     "developer of kv connector, please consider supporting hybrid kv cache manager for your connector "
+                     "by making sure your connector is a subclass of `SupportsHMA` defined in kv_connector/v1/base.py "
+                     "and use --no-disable-hybrid-kv-cache-manager to start vLLM."),
+        ((0, 22, 0), "Turning off hybrid kv cache manager because connector %s does not subclass `SupportsHMA`. This "
+                     "will reduce performance on models with sliding window or Mamba attention. See "
+                     "kv_connector/v1/base.py for details."),
+        ((0, 23, 0), "Turning off hybrid kv cache manager because `--kv-transfer-config` selects a KV connector that "
+                     "does not support it. Impact: hybrid SSM models (e.g. Jamba, Bamba) require HMA and will fail at "
+                     "startup without it; models with sliding window attention will run with reduced performance. To "
+                     "add HMA support to a KV connector, subclass `SupportsHMA` defined in kv_connector/v1/base.py "
+                     "(for MultiConnector, all child connectors must support HMA)."),
+    ],
+    # The registered connectors whose class subclasses SupportsHMA (kv_connector/v1/*, 0.11.0-0.34.0 wheels: none up to
+    # 0.17; from 0.24 NixlConnector is an alias of NixlPullConnector, a NixlBaseConnector). Read where kv_transfer_hybrid
+    # is "unless_hma", and from 0.13 under --no-disable-hybrid-kv-cache-manager (row hybrid_flag_explicit_on); LMCacheConnectorV1, LMCacheMPConnector, ExampleConnector, FlexKVConnectorV1, HF3FSKVConnector and
+    # P2pNcclConnector never subclass it, MoRIIOConnector from 0.30.
+    "kv_connectors_hma": [
+        ((0, 0, 0), ()),
+        ((0, 18, 0), ("NixlConnector",)),
+        ((0, 19, 0), ("NixlConnector", "SimpleCPUOffloadConnector")),
+        ((0, 20, 0), ("MooncakeConnector", "NixlConnector", "SimpleCPUOffloadConnector")),
+        ((0, 21, 0), ("DecodeBenchConnector", "MooncakeConnector", "MultiConnector", "NixlConnector",
+                      "OffloadingConnector", "SimpleCPUOffloadConnector")),
+        ((0, 22, 0), ("DecodeBenchConnector", "ExampleHiddenStatesConnector", "MooncakeConnector",
+                      "MooncakeStoreConnector", "MultiConnector", "NixlConnector", "OffloadingConnector",
+                      "SimpleCPUOffloadConnector")),
+        ((0, 24, 0), ("DecodeBenchConnector", "ExampleHiddenStatesConnector", "MooncakeConnector",
+                      "MooncakeStoreConnector", "MultiConnector", "NixlConnector", "NixlPullConnector",
+                      "NixlPushConnector", "OffloadingConnector", "SimpleCPUOffloadConnector")),
+        ((0, 30, 0), ("DecodeBenchConnector", "ExampleHiddenStatesConnector", "HiSparseConnector", "MoRIIOConnector",
+                      "MooncakeConnector", "MooncakeStoreConnector", "MultiConnector", "NixlConnector",
+                      "NixlPullConnector", "NixlPushConnector", "OffloadingConnector", "SimpleCPUOffloadConnector")),
+        ((0, 34, 0), ("DecodeBenchConnector", "ExampleHiddenStatesConnector", "HiSparseConnector", "MoRIIOConnector",
+                      "MooncakeConnector", "MooncakeStoreConnector", "MultiConnector", "NixlConnector",
+                      "NixlPullConnector", "NixlPushConnector", "OffloadingConnector", "SimpleCPUOffloadConnector",
+                      "UMBPStoreConnector")),
+    ],
+    # --no-disable-hybrid-kv-cache-manager (argparse.BooleanOptionalAction from 0.9.1): up to 0.12 the same as not
+    # given (a bool defaulting to False: a connector still turns the manager off); from 0.13 (SchedulerConfig's
+    # `bool | None = None`, config/scheduler.py 0.13.0) an explicit False keeps the manager on for a connector, where
+    # KVConnectorFactory.create_connector refuses a class without SupportsHMA ("Connector X does not support HMA but
+    # HMA is enabled. Please set `--disable-hybrid-kv-cache-manager`.", factory.py 0.11.1-0.34.0), and VllmConfig
+    # refuses it where the release turns the manager off by itself (chunked local attention in 0.13: "Hybrid KV cache
+    # manager was explicitly enabled but is not supported in this configuration. Consider omitting the
+    # --no-disable-hybrid-kv-cache-manager flag to let vLLM decide automatically."; config/vllm.py 0.13.0, 0.14.0).
+    "hybrid_flag_explicit_on": [((0, 0, 0), False), ((0, 13, 0), True)],
+    # NixlConnector with kv_buffer_device "cpu" keeps a host copy of every KV-cache tensor to transfer from
+    # (NixlConnectorWorker.initialize_host_xfer_buffer, torch.empty on the CPU with the KV cache's shape):
+    # nixl_connector.py 0.10.1-0.14.0 wheels read, nixl/base_worker.py 0.26.0-0.34.0; absent from 0.9.2 and 0.10.0
+    "nixl_host_buffer": [((0, 0, 0), False), ((0, 10, 1), True)],
+    # KVTransferConfig's fields where it refuses any other key: None up to 0.15 (a pydantic BaseModel 0.6.5-0.8.x, a
+    # dataclass 0.9-0.15: extra keys ignored); from 0.16 config/utils.py's @config builds a pydantic dataclass with
+    # ConfigDict(extra="forbid"), so an unknown key is a ValidationError ("Unexpected keyword argument") as the flag is
+    # read. kv_buffer_size, kv_rank, kv_parallel_size and kv_ip are gone from 0.32 (config/kv_transfer.py, 0.16.0-0.34.0
+    # wheels).
+    "kv_transfer_fields": [
+        ((0, 0, 0), None),
+        ((0, 16, 0), ("kv_connector", "engine_id", "kv_buffer_device", "kv_buffer_size", "kv_role", "kv_rank",
+                      "kv_parallel_size", "kv_ip", "kv_port", "kv_connector_extra_config", "kv_connector_module_path",
+                      "enable_permute_local_kv", "kv_load_failure_policy")),
+        ((0, 32, 0), ("kv_connector", "engine_id", "kv_buffer_device", "kv_role", "kv_port", "kv_connector_extra_config",
+                      "kv_connector_module_path", "enable_permute_local_kv", "kv_load_failure_policy")),
+    ],
+    # KVTransferConfig's refusal of a kv_connector without kv_role (model_post_init / __post_init__): "kv_disagg_role"
+    # in its text up to 0.11.0, "kv_role" from 0.11.1; the roles listed as "`kv_producer`, `kv_consumer`, and
+    # `kv_both`" up to 0.8.x, as get_args(KVRole), ('kv_producer', 'kv_both', 'kv_consumer'), from 0.9.0
+    # (config.py 0.6.5-0.10.1, config/kv_transfer.py 0.10.2-0.34.0).
+    "kv_role_missing_word": [((0, 0, 0), "kv_disagg_role"), ((0, 11, 1), "kv_role")],
+    "kv_roles_said": [((0, 0, 0), "`kv_producer`, `kv_consumer`, and `kv_both`"),
+                      ((0, 9, 0), "('kv_producer', 'kv_both', 'kv_consumer')")],
     # --disable-sliding-window (ModelConfig.disable_sliding_window; engine/arg_utils.py from 0.4.3, absent from 0.4.2):
     # _get_and_verify_max_len caps the derived max_model_len at the config's sliding_window (before the rope factor;
     # the min of a list up to 0.10.0, where a config with use_sliding_window false has none) and the window is
@@ -2734,6 +2895,18 @@ class VersionRules:
     hybrid_kv_manager: bool
     chunked_local_spec: str
     hybrid_manager_off_refusal: str
+    kv_connector_names: tuple[str, ...]
+    kv_connectors_v0: tuple[str, ...]
+    kv_connector_refused_at: str
+    v0_for_kv_transfer: bool
+    kv_transfer_hybrid: str
+    kv_transfer_hybrid_warning: str | None
+    kv_connectors_hma: tuple[str, ...]
+    kv_transfer_fields: tuple[str, ...] | None
+    hybrid_flag_explicit_on: bool
+    nixl_host_buffer: bool
+    kv_role_missing_word: str
+    kv_roles_said: str
     disable_sliding_window_rope_refused: bool
     v0_below_cc_major: int
     v1_kv_dtype: str
@@ -3352,7 +3525,10 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     "--disable-custom-all-reduce": (0, 4, 2),
     # SchedulerConfig.disable_hybrid_kv_cache_manager (vLLM PR #17996's hybrid allocator): absent from the 0.9.0 wheel's
     # engine/arg_utils.py, present in 0.9.1's and every later one read (0.9.2-0.34.0)
-    "--disable-hybrid-kv-cache-manager": (0, 9, 1),
+    "--disable-hybrid-kv-cache-manager": (0, 9, 1), "--no-disable-hybrid-kv-cache-manager": (0, 9, 1),
+    # VllmConfig.kv_transfer_config (KVTransferConfig): absent from the 0.6.4 wheel's engine/arg_utils.py, present in
+    # 0.6.5's and every later one read (0.6.6.post1-0.34.0)
+    "--kv-transfer-config": (0, 6, 5),
     # ModelConfig.disable_sliding_window: absent from the 0.4.2 wheel's engine/arg_utils.py, in 0.4.3's and every later one
     "--disable-sliding-window": (0, 4, 3),
     # SchedulerConfig.async_scheduling (bool: argparse.BooleanOptionalAction, both spellings): absent from the 0.9.2

@@ -21,6 +21,8 @@ The stage's modules, in the order vLLM's startup meets them (each imports only t
                             environment it reads, the dataclasses a plan is made of (KVGroup, Term, Fix)
     kvplan.plan.multimodal  the encoder pass of the profile run: the vision tower, items per prompt, the
                             multimodal profile bytes, --skip-mm-profiling
+    kvplan.plan.kv_transfer --kv-transfer-config: vLLM's checks of the KV connector, whether the release turns the
+                            hybrid KV-cache manager off for it, the plan's notes and warnings
     kvplan.plan.kv          KV specs and groups: pipeline stages, rank weights, build_groups (DeepSeek-V4 and
                             sparse-MLA groups included), kept windows, mamba pages, blocks per group
     kvplan.plan.serve_flags the serve flags resolved and checked on their own: --enable-sleep-mode, --load-format,

@@ -108,6 +108,23 @@ def hf_overrides_object(value) -> dict:
     return obj
 
 
+_KV_TRANSFER_EXAMPLE = 'e.g. \'{"kv_connector": "NixlConnector", "kv_role": "kv_both"}\''
+
+
+def kv_transfer_object(value) -> dict | None:
+    """--kv-transfer-config (JSON text or a dict) as a dict, None where it is not given. vLLM reads the flag into a
+    KVTransferConfig (KVTransferConfig.from_cli / model_validate_json 0.6.5-0.8.x, pydantic's TypeAdapter of the
+    dataclass from 0.9 on: engine/arg_utils.py), a JSON object of its fields."""
+    if value is None or value == "":
+        return None
+    try:
+        return _json_object(value, "--kv-transfer-config", _KV_TRANSFER_EXAMPLE,
+                            f"must be a JSON object of KVTransferConfig fields, got {value!r}")
+    except InputError as e:  # vLLM's argparse refuses it as it reads the flag: pydantic's ValidationError
+        raise InputError("--kv-transfer-config", f"{e.message}: vllm serve refuses it as it reads the flag (pydantic "
+                         "ValidationError for KVTransferConfig)", _KV_TRANSFER_EXAMPLE) from None
+
+
 def rope_scaling_object(value) -> dict | None:
     """--rope-scaling (vLLM 0.4.3-0.11.0; JSON text or a dict) as a dict, None where not given."""
     if value in (None, "", {}):
@@ -515,6 +532,8 @@ def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Version
         return "LORA"
     if rules.v0_for_cpu_offload and args.cpu_offload_gb:
         return "--cpu-offload-gb"
+    if rules.v0_for_kv_transfer and kv_transfer_object(args.kv_transfer_config) is not None:
+        return "--kv-transfer-config"
     if rules.v0_for_pipeline_parallel and (args.pipeline_parallel_size or 1) > 1:
         return "PP"
     if rules.v0_for_float32 and _DTYPE_ALIASES.get(args.dtype, args.dtype) == "float32":
@@ -849,7 +868,12 @@ class EngineArgs:
     disable_custom_all_reduce: bool = False
     # vLLM's --disable-hybrid-kv-cache-manager (>= 0.9.1): sliding-window and chunked-local layers held as full
     # attention in one group (plan.kv._windows_kept; refused where other kinds stay: rules row hybrid_manager_off_refusal)
-    disable_hybrid_kv_cache_manager: bool = False
+    # (None: not given; False: --no-disable-hybrid-kv-cache-manager, which from 0.13 keeps the manager on for a KV
+    # connector: rules row hybrid_flag_explicit_on)
+    disable_hybrid_kv_cache_manager: bool | None = None
+    # vLLM's --kv-transfer-config (>= 0.6.5; JSON text or a dict; None: not given): the KV connector, which turns the
+    # hybrid KV-cache manager off where the release does (plan.kv_transfer, rules row kv_transfer_hybrid)
+    kv_transfer_config: str | dict | None = None
     # vLLM's --disable-sliding-window (>= 0.4.3): max_model_len capped at the window, window layers full attention
     # (plan.planner.sliding_window_disabled)
     disable_sliding_window: bool = False

@@ -13,9 +13,10 @@ from collections import Counter
 from dataclasses import replace
 from typing import Iterable, NamedTuple
 
-from kvplan.errors import InputError
+from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGroup, cdiv
 from kvplan.plan.multimodal import _text_only, mrope_cache_factor
+from kvplan.plan.kv_transfer import manager_off_by_connector
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16, once
 from kvplan.versions import (DEEPSEEK_V4_ARCHITECTURES, GDN_FLASHINFER_FALLBACK_WARNING, GDN_PREFILL_ROCM_MISSING,
                              VersionRules, canonical_quant, moe_backend_oracle, release_from)
@@ -634,12 +635,15 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
                          "kvplan plans decoder models; decoder-based embedding models such as Qwen3-Embedding plan")
     if not layers:
         raise InputError("model", f"{model.id} has no layers that keep a KV cache", "kvplan plans decoder models")
-    if args.disable_hybrid_kv_cache_manager and (model.compressed_attention or model.sparse_mla):
-        raise InputError("--disable-hybrid-kv-cache-manager", f"kvplan has not read what vLLM {rules.version}'s "
+    # the hybrid KV-cache manager off: by the flag, or by a KV connector the release turns it off for (plan.kv_transfer)
+    off_by = "--disable-hybrid-kv-cache-manager" if args.disable_hybrid_kv_cache_manager else \
+        manager_off_by_connector(args, rules)
+    if off_by and (model.compressed_attention or model.sparse_mla):
+        raise InputError(off_by.split(" ")[0], f"kvplan has not read what vLLM {rules.version}'s "
                          f"unify_hybrid_kv_cache_specs makes of {model.id}'s "
                          + ("compressed and sliding-window latent caches" if model.compressed_attention else
-                            "latent cache beside its indexer's keys") + " with the hybrid KV-cache manager off",
-                         "leave out --disable-hybrid-kv-cache-manager to plan it")
+                            "latent cache beside its indexer's keys") + f" with the hybrid KV-cache manager off ({off_by})",
+                         f"leave out {off_by.split(' ')[0]} to plan it")
     if model.compressed_attention:
         return _deepseek_v4_groups(model, layers, args, rules, notes)
     if model.sparse_mla:
@@ -653,9 +657,21 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
                          "plan with --vllm-version 0.10.2 or newer (V1's CrossAttentionSpec)")
     if rules.engine == "v0":
         return _v0_cache(model, attn, args, rules, notes)
-    layers, checked = _windows_kept(layers, rules, notes, warns, flag_off=args.disable_hybrid_kv_cache_manager)
-    if args.disable_hybrid_kv_cache_manager:
-        _refuse_ununified(model, layers, rules)
+    if (args.disable_hybrid_kv_cache_manager is False and rules.hybrid_flag_explicit_on
+            and rules.chunked_local_spec == "manager_off" and any(l.kind == "chunked" for l in layers)):
+        # VllmConfig.__post_init__ (0.13): the release turns the manager off for chunked local attention, which an
+        # explicit --no-disable-hybrid-kv-cache-manager contradicts (rules row hybrid_flag_explicit_on)
+        raise RefusedByVLLMError("--no-disable-hybrid-kv-cache-manager", f"vLLM {rules.version} turns the hybrid KV-cache "
+                                 f"manager off for {model.id}'s chunked local attention, and refuses the flag that keeps "
+                                 "it on (ValueError: \"Hybrid KV cache manager was explicitly enabled but is not supported "
+                                 "in this configuration. Consider omitting the --no-disable-hybrid-kv-cache-manager flag "
+                                 "to let vLLM decide automatically.\")", "leave out --no-disable-hybrid-kv-cache-manager, "
+                                 "or set VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 (--env)",
+                                 rule="hma_explicit_on")
+    layers, checked = _windows_kept(layers, rules, notes, warns, flag_off=bool(off_by),
+                                    off_by=off_by or "--disable-hybrid-kv-cache-manager")
+    if off_by:
+        _refuse_ununified(model, layers, rules, off_by)
 
     # buckets of identical specs
     buckets: dict[tuple, list[LayerSpec]] = {}
@@ -917,13 +933,15 @@ def _sparse_mla_latent_bytes(args: EngineArgs, rules: VersionRules, gpu: GPUSpec
 
 
 def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str], warns: list[str],
-                  flag_off: bool = False) -> tuple[list[LayerSpec], list[tuple[str, int] | None]]:
+                  flag_off: bool = False, off_by: str = "--disable-hybrid-kv-cache-manager",
+                  ) -> tuple[list[LayerSpec], list[tuple[str, int] | None]]:
     """Windowed layers as the release keeps them: a window layer V1 cannot keep as one holds every token, like a
     full-attention layer (see the rules rows sliding_window_spec, chunked_local_spec and hybrid_kv_manager). Also,
     per layer, the (kind, window) the fit check still charges where the release has the window spec but holds the
     layer as full attention after the check (rules row fit_check_sees_windows), else None. `flag_off`:
     --disable-hybrid-kv-cache-manager, under which unify_hybrid_kv_cache_specs holds window layers beside
-    full-attention ones as full attention (rules row hybrid_manager_off_refusal)."""
+    full-attention ones as full attention (rules row hybrid_manager_off_refusal); `off_by`: what turned the manager off
+    (the flag, or '--kv-transfer-config (NAME)': plan.kv_transfer), as the notes name it."""
     kinds = {l.kind for l in layers}
     specced = set()  # kinds whose window spec exists (the check sees them) but which are held as full attention
     promote = set()
@@ -948,11 +966,11 @@ def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str]
     elif windows and (whole or promote) and flag_off:
         specced |= windows
         promote |= windows
-        notes.append(f"--disable-hybrid-kv-cache-manager: vLLM {rules.version}'s unify_hybrid_kv_cache_specs turns the "
+        notes.append(f"{off_by}: vLLM {rules.version}'s unify_hybrid_kv_cache_specs turns the "
                      f"{' and '.join(sorted(windows))} layers beside full-attention ones into full-attention specs: every "
                      "layer holds every token, in one group of full-attention pages")
     elif flag_off and rules.hybrid_kv_manager:
-        notes.append("--disable-hybrid-kv-cache-manager: " + (
+        notes.append(f"{off_by}: " + (
             f"vLLM {rules.version} holds the window layers as full attention already" if promote and not windows else
             f"no full-attention layer beside the {'/'.join(sorted(windows))} layers: vLLM {rules.version} keeps them "
             "as windows (one type, nothing to unify)" if windows else
@@ -973,7 +991,8 @@ def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str]
     return [replace(l, kind="full", window=None) if l.kind in promote else l for l in layers], checked
 
 
-def _refuse_ununified(model: ModelSpec, layers: list[LayerSpec], rules: VersionRules) -> None:
+def _refuse_ununified(model: ModelSpec, layers: list[LayerSpec], rules: VersionRules,
+                      off_by: str = "--disable-hybrid-kv-cache-manager") -> None:
     """--disable-hybrid-kv-cache-manager on a model whose KV specs stay of several types once the window layers are
     full attention (Mamba / GDN state or cross attention beside attention layers): vLLM raises the ValueError of rules
     row hybrid_manager_off_refusal as it builds the KV-cache groups (unify_hybrid_kv_cache_specs)."""
@@ -982,11 +1001,16 @@ def _refuse_ununified(model: ModelSpec, layers: list[LayerSpec], rules: VersionR
         return
     what = {"state": "Mamba / linear-attention state", "cross": "cross-attention", "full": "full-attention",
             "mla": "MLA", "sliding": "sliding-window", "chunked": "chunked-local"}
-    raise InputError("--disable-hybrid-kv-cache-manager",
+    flag = off_by.split(" ")[0]
+    raise InputError(flag,
                      f"{model.id} keeps {' and '.join(what.get(k, k) for k in sorted(kinds))} layers, which vLLM "
-                     f"{rules.version} cannot hold as one KV-cache type without its hybrid KV-cache manager: it refuses "
+                     f"{rules.version} cannot hold as one KV-cache type without its hybrid KV-cache manager"
+                     + ("" if flag == off_by else f" (turned off for {off_by})") + ": it refuses "
                      f"(\"ValueError: {rules.hybrid_manager_off_refusal}\")",
-                     "leave out --disable-hybrid-kv-cache-manager: this model needs the hybrid manager's groups")
+                     f"leave out {flag}: this model needs the hybrid manager's groups" if flag == off_by else
+                     f"leave out {flag}, or use a connector that subclasses SupportsHMA on vLLM "
+                     f"{release_from('kv_transfer_hybrid', 'unless_hma')} or newer"
+                     + (f" ({', '.join(rules.kv_connectors_hma)})" if rules.kv_connectors_hma else ""))
 
 
 DCP_FLAG = "--decode-context-parallel-size"

@@ -34,6 +34,7 @@ from kvplan.plan.eplb import eplb_state_bytes, resolve_eplb
 from kvplan.plan.kv import (cross_attention_tokens, dcp_checks, pcp_checks, window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, gdn_prefill, mamba_cache_mode, prefix_caching_on, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
+from kvplan.plan.kv_transfer import kv_transfer_refusal, kv_transfer_says
 from kvplan.plan.serve_flags import (load_format_refusal, load_format_says, moe_backend_refusal, moe_backend_says,
                                      resolve_async_scheduling, sleep_mode_refusal,
                                      sleep_mode_says, sleep_pool_keeps_block_rounding)
@@ -383,6 +384,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--enable-sleep-mode": True if args.enable_sleep_mode else None,
                             "--disable-custom-all-reduce": True if args.disable_custom_all_reduce else None,
                             "--disable-hybrid-kv-cache-manager": True if args.disable_hybrid_kv_cache_manager else None,
+                            "--no-disable-hybrid-kv-cache-manager": True if args.disable_hybrid_kv_cache_manager is False else None,
+                            "--kv-transfer-config": args.kv_transfer_config or None,
                             "--disable-sliding-window": True if args.disable_sliding_window else None,
                             "--allow-deprecated-quantization": True if args.allow_deprecated_quantization else None,
                             # written by the launch files (deploy.spec_from_plan) under the same conditions, so fit
@@ -754,6 +757,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes += [mbs_note] if mbs_note else []
         load_format_refusal(model, args, rules)  # vLLM's refusals of --load-format (plan.serve_flags)
         moe_backend_refusal(model, gpu, resolved, rules)  # --moe-backend: vLLM's refusals (plan.serve_flags)
+    # --kv-transfer-config: KVTransferConfig's kv_role checks; the connector names the release registers for the
+    # engine that runs, where the release is the one run (plan.kv_transfer)
+    kv_transfer_refusal(resolved, rules, check_release=check_architecture)
     requested_graphs = adaptive_verification_refusal(model, gpu, resolved, rules)  # the capture request it read
     check_flashinfer_sampler_env(model, gpu, rules)
     runner, runner_why = model_runner_choice(model, resolved, rules)
@@ -1154,6 +1160,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         kv_scales_note, kv_scales_warning = calculate_kv_scales_says(model, resolved, rules)
         notes.append(kv_scales_note)
         warns += [kv_scales_warning] if kv_scales_warning else []
+    kt_notes, kt_warns = kv_transfer_says(resolved, rules)  # --kv-transfer-config: the hybrid manager, the memory
+    notes += kt_notes
+    warns += kt_warns
     car_note = custom_allreduce_says(gpu, resolved, rules)  # --disable-custom-all-reduce: what the release charged
     if car_note:
         notes.append(car_note)

@@ -6,7 +6,7 @@ const FIELDS = ["model", "revision", "gpu", "gpu_gib", "gpu_kinds", "num_gpus", 
   "gpu_memory_utilization", "kv_cache_dtype", "tensor_parallel_size", "max_num_seqs", "dtype", "quantization", "enforce_eager",
   "kv_cache_memory_bytes", "compilation_config", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "speculative_config", "limit_mm_per_prompt", "skip_mm_profiling", "entrypoint",
   "runner", "enable_extensible_kv_cache", "gdn_prefill_backend",
-  "enable_sleep_mode", "disable_custom_all_reduce", "disable_hybrid_kv_cache_manager", "disable_sliding_window", "load_format", "moe_backend", "async_scheduling", "vllm_version"];
+  "enable_sleep_mode", "disable_custom_all_reduce", "disable_hybrid_kv_cache_manager", "disable_sliding_window", "kv_transfer_config", "load_format", "moe_backend", "async_scheduling", "vllm_version"];
 // sent as JSON numbers; max_model_len goes as typed (32k, 32K, -1, auto): the server reads it as the CLI does
 const NUMBERS = new Set(["gpu_gib", "num_gpus", "concurrency", "gpu_memory_utilization", "tensor_parallel_size", "max_num_seqs",
   "max_cudagraph_capture_size"]);
