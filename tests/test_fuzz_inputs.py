@@ -197,6 +197,8 @@ def test_a_memory_size_past_any_machine_is_refused_before_its_bytes_overflow(mon
 
 def test_more_pipeline_stages_than_layers_are_refused(monkeypatch, capsys):
     out = refused(monkeypatch, capsys, "--pipeline-parallel-size", "fit", M, "--gpu", "L4", "-pp", "99999999999999999999999999")
+    assert "at most 65,536" in out  # past any deployment's GPU count: refused before the layers are counted
+    out = refused(monkeypatch, capsys, "--pipeline-parallel-size", "fit", M, "--gpu", "L4", "-pp", "25")
     assert "at most 24" in out
     code, _ = cli(monkeypatch, capsys, "fit", M, "--gpu", "L4", "-pp", "24")
     assert code in (0, 1)
