@@ -75,3 +75,18 @@ def startup_log(model: str, max_model_len: int, **args):
         "INFO 10-02 10:00:01 [api_server.py:1896] vLLM API server version 0.19.0",
         f"INFO 10-02 10:00:01 [utils.py:233] non-default args: {given!r}",
         f"INFO 10-02 10:00:30 [kv_cache_utils.py:1091] Maximum concurrency for {max_model_len:,} tokens per request: 30.00x"])
+
+
+def catalog_config_with(model_id: str, path: list, value) -> dict:
+    """A copy of the catalog's config.json of `model_id` with the key at `path` (a list of keys into nested objects)
+    set to `value`: a damaged config for the refusal tests."""
+    import copy
+
+    from kvplan.resolve import model_catalog
+
+    config = copy.deepcopy(model_catalog()[model_id]["config"])
+    node = config
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return config

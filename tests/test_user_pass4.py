@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from named_records import catalog_config_with
 from cli_runner import refused, run_cli
 
 
@@ -275,18 +276,6 @@ def test_a_safetensors_file_whose_json_header_is_no_tensor_table_is_called_so(mo
     assert "model.safetensors is not a safetensors file" in out and "re-download it" in out, out
 
 
-def _catalog_config_with(model_id: str, path: list, value) -> dict:
-    import copy
-
-    from kvplan.resolve import model_catalog
-
-    config = copy.deepcopy(model_catalog()[model_id]["config"])
-    node = config
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
-    return config
-
 
 @pytest.mark.parametrize("model_id, path, value, says", [
     ("tiiuae/Falcon-H1-7B", ["mamba_d_ssm"], {"a": 1}, "mamba_d_ssm must be a whole number, got an object"),
@@ -323,7 +312,7 @@ def test_a_damaged_config_value_is_refused_naming_its_key_not_an_internal_error(
     import json
 
     cfg = tmp_path / "config.json"
-    cfg.write_text(json.dumps(_catalog_config_with(model_id, path, value)))
+    cfg.write_text(json.dumps(catalog_config_with(model_id, path, value)))
     code, out, err = run_cli(monkeypatch, capsys, "fit", str(cfg), "--gpu", "H100", "--max-model-len", "4096")
     text = " ".join((out + err).split())
     assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text

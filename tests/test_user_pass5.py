@@ -7,18 +7,9 @@ import json
 
 import pytest
 
+from named_records import catalog_config_with
 from cli_runner import run_cli
 
-
-def _catalog_config_with(model_id: str, path: list, value) -> dict:
-    from kvplan.resolve import model_catalog
-
-    config = copy.deepcopy(model_catalog()[model_id]["config"])
-    node = config
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
-    return config
 
 
 def _fit_config(monkeypatch, capsys, tmp_path, config: dict, *args: str) -> tuple[int, str]:
@@ -40,7 +31,7 @@ def test_a_per_layer_head_dim_is_refused_by_its_full_key(monkeypatch, capsys, tm
     bytes-like object or a real number, not 'list'" (exit 3, weights._gemma4_rotary_elements). No config class reads a
     head size per layer (transformers 5.25 Gemma4TextConfig: head_dim: int; the full-attention layers' is
     global_head_dim), and no real config gives one; a uniform list was read as its one value elsewhere (Qwen3)."""
-    code, text = _fit_config(monkeypatch, capsys, tmp_path, _catalog_config_with(model_id, path, value))
+    code, text = _fit_config(monkeypatch, capsys, tmp_path, catalog_config_with(model_id, path, value))
     assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text
 
 
@@ -65,7 +56,7 @@ def test_a_per_layer_head_dim_is_refused_by_its_full_key(monkeypatch, capsys, tm
 def test_a_damaged_value_that_ended_in_an_internal_error_is_refused_by_its_key(monkeypatch, capsys, tmp_path, model_id,
                                                                                 path, value, says):
     """Each ended `kvplan fit CONFIG` with "internal error: ..." (exit 3): found by mutating catalog configs."""
-    code, text = _fit_config(monkeypatch, capsys, tmp_path, _catalog_config_with(model_id, path, value))
+    code, text = _fit_config(monkeypatch, capsys, tmp_path, catalog_config_with(model_id, path, value))
     assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text
 
 
@@ -76,7 +67,7 @@ def test_an_mtp_layer_count_past_any_model_is_refused_not_planned_until_killed()
     from kvplan.resolve import check_config_values
 
     with pytest.raises(ConfigError) as err:
-        check_config_values(_catalog_config_with("Qwen/Qwen3.8-2.4T-A95B", ["mtp_num_hidden_layers"], 10 ** 30))
+        check_config_values(catalog_config_with("Qwen/Qwen3.8-2.4T-A95B", ["mtp_num_hidden_layers"], 10 ** 30))
     assert err.value.field == "mtp_num_hidden_layers" and "is more than the model's own 92 layers" in err.value.message
     with pytest.raises(ConfigError) as err:  # without the model's layer count beside it: the layer-count bound
         check_config_values({"text_config": {"mtp_num_hidden_layers": 10 ** 30}})
@@ -105,7 +96,7 @@ def test_an_mtp_layer_count_past_any_model_is_refused_not_planned_until_killed()
 def test_a_per_layer_pattern_that_is_none_or_too_short_is_refused_not_guessed(monkeypatch, capsys, tmp_path, model_id,
                                                                               path, value, says):
     """The layer pattern decides what each layer caches; a damaged one was planned from a default without a word."""
-    code, text = _fit_config(monkeypatch, capsys, tmp_path, _catalog_config_with(model_id, path, value))
+    code, text = _fit_config(monkeypatch, capsys, tmp_path, catalog_config_with(model_id, path, value))
     assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text
 
 
@@ -139,7 +130,7 @@ def test_a_longer_layer_pattern_is_read_for_the_models_layers():
     ({"quant_method": "compressed-tensors", "kv_cache_scheme": 5}, "quantization_config.kv_cache_scheme must be an object"),
 ])
 def test_a_quantization_config_missing_what_vllm_reads_is_refused_not_guessed(monkeypatch, capsys, tmp_path, quant, says):
-    code, text = _fit_config(monkeypatch, capsys, tmp_path, _catalog_config_with("Qwen/Qwen3-8B", ["quantization_config"], quant))
+    code, text = _fit_config(monkeypatch, capsys, tmp_path, catalog_config_with("Qwen/Qwen3-8B", ["quantization_config"], quant))
     assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text
 
 
@@ -150,7 +141,7 @@ def test_a_complete_quantization_config_still_plans(quant):
     import kvplan
     from kvplan.resolve import normalize
 
-    spec = normalize(_catalog_config_with("Qwen/Qwen3-8B", ["quantization_config"], quant), model_id="q", source="test")
+    spec = normalize(catalog_config_with("Qwen/Qwen3-8B", ["quantization_config"], quant), model_id="q", source="test")
     assert spec.quant is not None and spec.quant.bits in (4, 8)
     assert kvplan  # the package imports
 
@@ -316,7 +307,7 @@ def test_a_pooler_config_that_is_no_json_object_is_refused_on_any_model(monkeypa
     ("Qwen/Qwen3-Next-80B-A3B-Instruct", "full_attention_interval", "x", "full_attention_interval must be a whole number"),
 ])
 def test_a_layer_period_of_zero_or_null_is_refused_by_its_key(monkeypatch, capsys, tmp_path, model_id, key, value, says):
-    code, text = _fit_config(monkeypatch, capsys, tmp_path, _catalog_config_with(model_id, [key], value))
+    code, text = _fit_config(monkeypatch, capsys, tmp_path, catalog_config_with(model_id, [key], value))
     assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text
 
 
@@ -467,5 +458,5 @@ def test_a_mllama_vision_size_read_as_a_number_is_checked_as_one(monkeypatch, ca
     """Sizes weights.py reads with int() that the value check did not know (num_global_layers, max_num_tiles,
     vision_output_dim; Whisper's encoder/decoder sizes, mlp_ratio as a factor, likewise)."""
     code, text = _fit_config(monkeypatch, capsys, tmp_path,
-                             _catalog_config_with("meta-llama/Llama-3.2-11B-Vision", ["vision_config", key], value))
+                             catalog_config_with("meta-llama/Llama-3.2-11B-Vision", ["vision_config", key], value))
     assert code == 2 and "internal error" not in text and says in text and "fix the config.json" in text, text
