@@ -32,8 +32,8 @@ def _record(**changes) -> dict:
     ({"gpu__total_gib": float("nan")}, "gpu.total_gib", "positive, finite number of GiB"),
     ({"gpu__total_gib": 1e308}, "gpu.total_gib", "positive, finite number of GiB"),
     # 0 GPUs was read as one, a negative count too
-    ({"gpu__count": 0}, "gpu.count", "must be 1 or more"),
-    ({"gpu__count": -1}, "gpu.count", "must be 1 or more"),
+    ({"gpu__count": 0}, "gpu.count", "must be from 1 to 65,536"),
+    ({"gpu__count": -1}, "gpu.count", "must be from 1 to 65,536"),
     # a NaN or Infinity figure was scored into a NaN error and written as NaN, which is not JSON
     ({"observed__kv_cache_gib": float("nan")}, "observed.kv_cache_gib", "finite number"),
     ({"observed__max_concurrency": float("inf")}, "observed.max_concurrency", "finite number"),
@@ -57,7 +57,7 @@ def test_the_table_names_the_skipped_record_field_and_fix(monkeypatch, capsys, t
     path.write_text(json.dumps(_record(id="mine", gpu__count=0)) + "\n")
     code, out, err = run_cli(monkeypatch, capsys, "validate", str(path), "--no-rows")
     text = " ".join((out + err).split())
-    assert code == 2 and "skipped mine: gpu.count: must be 1 or more, got 0 (give the number of GPUs" in text, text
+    assert code == 2 and "skipped mine: gpu.count: must be from 1 to 65,536, got 0 (give the number of GPUs" in text, text
 
 
 def test_a_record_without_an_id_is_named_by_its_line(monkeypatch, capsys, tmp_path):

@@ -675,9 +675,9 @@ def spec_from_plan(
     if pool is not None:
         flags.append(Flag("--kv-cache-memory-bytes", str(pool), f"the KV pool, {pool / 2**30:.2f} GiB per GPU, as planned: "
                           "gpu_memory_utilization no longer sizes it"))
-    blocks = _get(a, "num_gpu_blocks_override")
-    if blocks is not None:
-        flags.append(Flag("--num-gpu-blocks-override", str(blocks), "the KV pool's blocks, as planned: they replace the "
+    override = _get(a, "num_gpu_blocks_override")  # (not `blocks`: the plan's count, which the arithmetic below reads)
+    if override is not None:
+        flags.append(Flag("--num-gpu-blocks-override", str(override), "the KV pool's blocks, as planned: they replace the "
                           "profiled count and are allocated at this size"))
     mbs = _get(a, "mamba_block_size")
     if mbs is not None:
