@@ -73,7 +73,7 @@ ARGS_WITHOUT_MEMORY_EFFECT = frozenset({
 # ARG_FIELDS and pass through to the planner (kv_cache_memory_bytes, mamba_ssm_cache_dtype, cpu_offload_gb, ...).
 ARGS_NOT_MODELLED = {
     # (num_gpu_blocks_override, calculate_kv_scales and mamba_block_size are modelled: ARG_FIELDS, plan.planner
-    # _override_note / calculate_kv_scales_says, plan.kv)
+    # _override_note, plan.serve_flags calculate_kv_scales_says / mamba_block_size_refusal, plan.kv)
     # (disable_sliding_window and disable_hybrid_kv_cache_manager are modelled: ARG_FIELDS, plan.planner
     # sliding_window_disabled, plan.kv._windows_kept)
     "kv_sharing_fast_prefill": False,

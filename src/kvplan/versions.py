@@ -2278,6 +2278,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # passes them and reaches PyTorch's MemPool; "live": the allocator's settings in effect, whichever variable set
     # them (device_allocator/alloc_conf.py current_alloc_conf, PYTORCH_ALLOC_CONF first; 0.31.0-0.34.0 wheels)
     "sleep_mode_expandable_seen": [((0, 0, 0), "PYTORCH_CUDA_ALLOC_CONF"), ((0, 31, 0), "live")],
+    # --calculate-kv-scales deprecated: vLLM warns that it is (config/cache.py _warn_deprecated_calculate_kv_scales,
+    # 0.19.0 wheel; absent from 0.18.0's) and turns it off for attention + Mamba/GDN hybrids (models/config.py
+    # HybridAttentionMambaModelConfig, 0.19.0-0.27.0); the flag is gone from 0.28.0 (SERVE_FLAG_UNTIL)
+    "calculate_kv_scales_deprecated": [((0, 0, 0), False), ((0, 19, 0), True)],
+    # The line vLLM logs before "GPU KV cache size" where decode context parallelism multiplies the tokens counted from
+    # blocks ({dcp}: --decode-context-parallel-size; PCP runs only from 0.26, after the line is gone, so its size is 1
+    # here): v1/core/kv_cache_utils.py, 0.10.2-0.11.x wheels' dcp_world_size form, 0.12.0-0.20.0's cp_world_size form
+    "dcp_multiplier_line": [((0, 0, 0), "Multiplying the GPU KV cache size by the dcp_world_size {dcp}."),
+                            ((0, 12, 0), "Multiplying the GPU KV cache size by the cp_world_size {dcp} (pcp_world_size 1 "
+                                         "* dcp_world_size {dcp}).")],
     # The allocator-config variables the PyTorch a release pins reads, in its order (the first one set wins): torch
     # 2.9.0 reads PYTORCH_ALLOC_CONF first and PYTORCH_CUDA_ALLOC_CONF as a deprecated fallback (c10/core
     # AllocatorConfig; its libc10 holds "PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead", the
@@ -2977,6 +2987,8 @@ class VersionRules:
     sleep_mode_platform_refusal: str
     sleep_mode_expandable: str
     sleep_mode_expandable_seen: str
+    calculate_kv_scales_deprecated: bool
+    dcp_multiplier_line: str
     torch_alloc_conf_env: tuple[str, ...]
     sleep_mode_weights_in_pool: bool
     sleep_mode_pool_trim: bool

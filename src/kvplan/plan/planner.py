@@ -32,10 +32,10 @@ from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes
                                     utilization_warning)
 from kvplan.plan.eplb import eplb_state_bytes, resolve_eplb
 from kvplan.plan.kv import (cross_attention_tokens, dcp_checks, pcp_checks, window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
-                            build_groups, gdn_prefill, mamba_cache_mode, prefix_caching_on, rank_weights)
+                            build_groups, gdn_prefill, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
 from kvplan.plan.kv_transfer import kv_transfer_refusal, kv_transfer_says
-from kvplan.plan.serve_flags import (load_format_refusal, load_format_says, moe_backend_refusal, moe_backend_says,
+from kvplan.plan.serve_flags import (calculate_kv_scales_says, mamba_block_size_refusal, load_format_refusal, load_format_says, moe_backend_refusal, moe_backend_says,
                                      resolve_async_scheduling, sleep_mode_refusal,
                                      sleep_mode_says, sleep_pool_keeps_block_rounding)
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
@@ -595,76 +595,6 @@ def largest_given_pool_bytes(p: Plan) -> int:
     the weights and non-torch memory on the card (whole MiB)."""
     room = p.total_bytes - p.weights_bytes - p.non_torch_bytes - p.cudagraph_capture_bytes - p.activation_peak_bytes
     return max(0, int(room) // 2**20 * 2**20)
-
-
-# --calculate-kv-scales is deprecated from this release (config/cache.py _warn_deprecated_calculate_kv_scales, 0.19.0
-# wheel; absent from 0.18.0's), which also turns it off for attention + Mamba/GDN hybrids (models/config.py); gone
-# from 0.28.0 (versions.SERVE_FLAG_UNTIL)
-CALCULATE_KV_SCALES_DEPRECATED: tuple[int, int, int] = (0, 19, 0)
-
-
-def calculate_kv_scales_says(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[str, str | None]:
-    """(note, warning or None) for --calculate-kv-scales (CacheConfig.calculate_kv_scales, 0.7.0-0.27.x). No startup
-    figure moves: each Attention layer keeps its q/k/v scale tensors with or without it (attention/layer.py, 0.7.0-
-    0.12.0; model_executor/layers/attention/attention.py, 0.18.0-0.27.0), and the first forward (V1: the profile run's
-    dummy batch) sets them from torch.abs(q/k/v).max() (calc_kv_scales), temporaries of one layer's q, k or v, below
-    the MLP activations that set the profile's peak; V1 runs that one step without CUDA graphs (gpu_model_runner.py,
-    0.12.0-0.27.0), and captures its graphs as without the flag."""
-    fp8 = (args.kv_cache_dtype or "auto").startswith("fp8")
-    where = ("" if fp8 else "; with kv_cache_dtype auto the KV cache is stored unscaled and the scales go unused")
-    recurrent = "recurrent" in model.cache_kinds and not model.is_attention_free
-    hybrid = (f" (vLLM {rules.version} turns it off for this hybrid: 'Disabling calculate_kv_scales for hybrid model', "
-              "HybridAttentionMambaModelConfig, model_executor/models/config.py, 0.19.0-0.27.0)"
-              if recurrent and rules.release >= CALCULATE_KV_SCALES_DEPRECATED else "")
-    note = ("--calculate-kv-scales: no startup memory figure moves (planned as without it): the fp8 KV scales are taken "
-            "from the first forward's q/k/v maxima, in V1 the profile run's dummy batch, with temporaries smaller than the "
-            "MLP activations that set the peak; the scale tensors exist either way, and the CUDA graphs are captured as "
-            f"without it{where}{hybrid}")
-    warning = None
-    if rules.release >= CALCULATE_KV_SCALES_DEPRECATED:
-        warning = ("The `--calculate-kv-scales` option is deprecated and will be removed in v0.19. The scales will be "
-                   "loaded from the model checkpoint if available, otherwise they default to 1.0. (vLLM's warning, "
-                   f"{rules.version}; the flag is gone from 0.28.0)")
-    return note, warning
-
-
-def mamba_block_size_refusal(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str | None:
-    """vLLM's refusal of --mamba-block-size (>= 0.11.1) where prefix caching is off: VllmConfig.validate_mamba_block_size
-    (config/vllm.py, 0.11.1-0.34.0 wheels) raises "--mamba-block-size can only be set with --enable-prefix-caching" for
-    a value other than max_model_len (the value vLLM itself gives it without prefix caching). Prefix caching as
-    resolved: on by default for a model without recurrent layers, off for a hybrid before 0.26 (plan.kv
-    prefix_caching_on). What the value moves (plan.kv build_groups): the block of 'all' mode (a Mamba1/2 family under
-    prefix caching, 0.11.1-0.27); align mode sets mamba_block_size to the block size whatever is given
-    (update_block_size_for_backend), and a model without recurrent layers never reads it."""
-    given = args.mamba_block_size
-    if given is None or given == args.max_model_len:
-        return None
-    kinds = {l.recurrent.kind for l in model.layers if l.recurrent is not None}
-    if not prefix_caching_on(args, rules, hybrid=model.is_hybrid):
-        raise RefusedByVLLMError("--mamba-block-size", "--mamba-block-size can only be set with --enable-prefix-caching",
-                                 "add --enable-prefix-caching, or drop --mamba-block-size",
-                                 rule="mamba_block_size without prefix caching")
-    if kinds and rules.mamba_cache_mode == "all_if_supported_else_none" and not kinds <= {"mamba1", "mamba2"}:
-        # 0.11.1-0.14: MambaModelConfig turns prefix caching off for a hybrid without Mamba prefix caching (GDN,
-        # linear attention) in VllmConfig.__post_init__, before the 'after' validator reads it (models/config.py,
-        # config/vllm.py, 0.11.1 and 0.13.0 wheels)
-        raise RefusedByVLLMError("--mamba-block-size", "--mamba-block-size can only be set with --enable-prefix-caching",
-                                 f"drop --mamba-block-size: vLLM {rules.version} turns prefix caching off for "
-                                 f"{model.id} ('Hybrid or mamba-based model detected without support for prefix "
-                                 "caching: disabling.'), then refuses it",
-                                 rule="mamba_block_size without prefix caching")
-    if not kinds:
-        return (f"--mamba-block-size {given}: {model.id} has no Mamba / linear-attention layers, so nothing reads it "
-                "(vLLM takes it where prefix caching is on)")
-    if (kinds <= {"mamba1", "mamba2"} and rules.mamba_cache_mode.startswith("all_if_supported")
-            and any(l.is_attention for l in model.layers)):
-        return None  # 'all' mode: the block follows it (plan.kv build_groups says how)
-    if not any(l.is_attention for l in model.layers):
-        why = "the model has no attention layers whose block it would align"
-    else:
-        why = ("its 'align' mode sets mamba_block_size to the hybrid's block size whatever is given "
-               "(platforms/interface.py update_block_size_for_backend)")
-    return f"--mamba-block-size {given}: no block moves in vLLM {rules.version}: {why}"
 
 
 def _override_note(profiled: int, override: int, bytes_per_block: int, checked: str, rules: VersionRules) -> str:
@@ -2144,11 +2074,8 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
         lines.append(f"GPU KV cache size: {tokens:,} tokens, Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
     else:
         if args.dcp > 1 and rules.tokens_formula == "blocks_per_group_x_block_size":
-            # the tokens counted from blocks, then scaled (v1/core/kv_cache_utils.py: 'dcp_world_size D.' 0.10.2-0.11.x,
-            # 'cp_world_size N (pcp_world_size 1 * dcp_world_size D).' 0.12.0-0.20.0)
-            lines.append(f"Multiplying the GPU KV cache size by the dcp_world_size {args.dcp}." if rules.release < (0, 12, 0)
-                         else f"Multiplying the GPU KV cache size by the cp_world_size {args.dcp} (pcp_world_size 1 * "
-                              f"dcp_world_size {args.dcp}).")
+            # the tokens counted from blocks, then scaled (the release's wording: rules row dcp_multiplier_line)
+            lines.append(rules.dcp_multiplier_line.format(dcp=args.dcp))
         lines.append(f"GPU KV cache size: {tokens:,} tokens")
         lines.append(f"Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
     if fits:

@@ -1,5 +1,6 @@
 """The vllm serve flags the planner resolves and checks on their own, each against its release's rows in versions.py:
---enable-sleep-mode, --load-format, --[no-]async-scheduling and --moe-backend. What they move is small or nothing (the weights' block
+--enable-sleep-mode, --load-format, --[no-]async-scheduling, --moe-backend, --calculate-kv-scales and
+--mamba-block-size. What they move is small or nothing (the weights' block
 rounding under sleep mode, a sliding-window request's in-flight tokens under async scheduling); what they decide is
 which starts vLLM refuses and what the plan says. One section each.
 
@@ -77,6 +78,13 @@ plan.kv.mxfp4_marlin_forced / mxfp4_triton_forced / marlin_moe_experts and plan.
 quantized_moe_experts): MXFP4 experts on Marlin (VLLM_MXFP4_USE_MARLIN's padding and workspace) or on the Triton
 kernels; block-FP8 experts on Triton (its workspace), DeepGEMM, FlashInfer or Marlin; NVFP4 experts on vLLM's CUTLASS
 kernel (cutlass_fp4_moe_bytes); WNA16 experts on Marlin or off it.
+
+## --calculate-kv-scales and --mamba-block-size
+
+--calculate-kv-scales (CacheConfig.calculate_kv_scales, 0.7.0-0.27.x) moves no startup figure; what the plan says of it
+and vLLM's deprecation warning (rules row calculate_kv_scales_deprecated) are calculate_kv_scales_says'.
+--mamba-block-size (CacheConfig.mamba_block_size, 0.11.1 on) is refused without prefix caching; where it is taken,
+plan.kv build_groups sizes the block it sets (mamba_block_size_refusal says which).
 """
 
 from __future__ import annotations
@@ -632,3 +640,67 @@ def moe_backend_says(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Ve
     """The plan's note on --moe-backend ([] where not given)."""
     choice = moe_backend(model, gpu, args, rules)
     return [choice.note] if choice is not None and choice.note else []
+
+
+def calculate_kv_scales_says(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[str, str | None]:
+    """(note, warning or None) for --calculate-kv-scales (CacheConfig.calculate_kv_scales, 0.7.0-0.27.x). No startup
+    figure moves: each Attention layer keeps its q/k/v scale tensors with or without it (attention/layer.py, 0.7.0-
+    0.12.0; model_executor/layers/attention/attention.py, 0.18.0-0.27.0), and the first forward (V1: the profile run's
+    dummy batch) sets them from torch.abs(q/k/v).max() (calc_kv_scales), temporaries of one layer's q, k or v, below
+    the MLP activations that set the profile's peak; V1 runs that one step without CUDA graphs (gpu_model_runner.py,
+    0.12.0-0.27.0), and captures its graphs as without the flag."""
+    fp8 = (args.kv_cache_dtype or "auto").startswith("fp8")
+    where = ("" if fp8 else "; with kv_cache_dtype auto the KV cache is stored unscaled and the scales go unused")
+    recurrent = "recurrent" in model.cache_kinds and not model.is_attention_free
+    hybrid = (f" (vLLM {rules.version} turns it off for this hybrid: 'Disabling calculate_kv_scales for hybrid model', "
+              "HybridAttentionMambaModelConfig, model_executor/models/config.py, 0.19.0-0.27.0)"
+              if recurrent and rules.calculate_kv_scales_deprecated else "")
+    note = ("--calculate-kv-scales: no startup memory figure moves (planned as without it): the fp8 KV scales are taken "
+            "from the first forward's q/k/v maxima, in V1 the profile run's dummy batch, with temporaries smaller than the "
+            "MLP activations that set the peak; the scale tensors exist either way, and the CUDA graphs are captured as "
+            f"without it{where}{hybrid}")
+    warning = None
+    if rules.calculate_kv_scales_deprecated:
+        warning = ("The `--calculate-kv-scales` option is deprecated and will be removed in v0.19. The scales will be "
+                   "loaded from the model checkpoint if available, otherwise they default to 1.0. (vLLM's warning, "
+                   f"{rules.version}; the flag is gone from 0.28.0)")
+    return note, warning
+
+
+def mamba_block_size_refusal(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str | None:
+    """vLLM's refusal of --mamba-block-size (>= 0.11.1) where prefix caching is off: VllmConfig.validate_mamba_block_size
+    (config/vllm.py, 0.11.1-0.34.0 wheels) raises "--mamba-block-size can only be set with --enable-prefix-caching" for
+    a value other than max_model_len (the value vLLM itself gives it without prefix caching). Prefix caching as
+    resolved: on by default for a model without recurrent layers, off for a hybrid before 0.26 (plan.kv
+    prefix_caching_on). What the value moves (plan.kv build_groups): the block of 'all' mode (a Mamba1/2 family under
+    prefix caching, 0.11.1-0.27); align mode sets mamba_block_size to the block size whatever is given
+    (update_block_size_for_backend), and a model without recurrent layers never reads it."""
+    given = args.mamba_block_size
+    if given is None or given == args.max_model_len:
+        return None
+    kinds = {l.recurrent.kind for l in model.layers if l.recurrent is not None}
+    if not prefix_caching_on(args, rules, hybrid=model.is_hybrid):
+        raise RefusedByVLLMError("--mamba-block-size", "--mamba-block-size can only be set with --enable-prefix-caching",
+                                 "add --enable-prefix-caching, or drop --mamba-block-size",
+                                 rule="mamba_block_size without prefix caching")
+    if kinds and rules.mamba_cache_mode == "all_if_supported_else_none" and not kinds <= {"mamba1", "mamba2"}:
+        # 0.11.1-0.14: MambaModelConfig turns prefix caching off for a hybrid without Mamba prefix caching (GDN,
+        # linear attention) in VllmConfig.__post_init__, before the 'after' validator reads it (models/config.py,
+        # config/vllm.py, 0.11.1 and 0.13.0 wheels)
+        raise RefusedByVLLMError("--mamba-block-size", "--mamba-block-size can only be set with --enable-prefix-caching",
+                                 f"drop --mamba-block-size: vLLM {rules.version} turns prefix caching off for "
+                                 f"{model.id} ('Hybrid or mamba-based model detected without support for prefix "
+                                 "caching: disabling.'), then refuses it",
+                                 rule="mamba_block_size without prefix caching")
+    if not kinds:
+        return (f"--mamba-block-size {given}: {model.id} has no Mamba / linear-attention layers, so nothing reads it "
+                "(vLLM takes it where prefix caching is on)")
+    if (kinds <= {"mamba1", "mamba2"} and rules.mamba_cache_mode.startswith("all_if_supported")
+            and any(l.is_attention for l in model.layers)):
+        return None  # 'all' mode: the block follows it (plan.kv build_groups says how)
+    if not any(l.is_attention for l in model.layers):
+        why = "the model has no attention layers whose block it would align"
+    else:
+        why = ("its 'align' mode sets mamba_block_size to the hybrid's block size whatever is given "
+               "(platforms/interface.py update_block_size_for_backend)")
+    return f"--mamba-block-size {given}: no block moves in vLLM {rules.version}: {why}"
