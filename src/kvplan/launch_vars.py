@@ -47,6 +47,12 @@ class Values:
     unread: list = field(default_factory=list)  # files a script sources that kvplan does not read (a venv's activate)
     environment: dict = field(default_factory=dict)  # what the server runs with: a compose service's environment:,
     # a script's exports (set -a while it sources a .env included)
+    # a Kubernetes container's variables whose value kvplan cannot know (valueFrom: a secret, a configMap, a fieldRef;
+    # or envFrom): name -> (the manifest field that defines it, what it is read from)
+    k8s_unknown: dict = field(default_factory=dict)
+    k8s_refs: dict = field(default_factory=dict)  # name -> the manifest field of the first command/args word whose
+    # $(NAME) Kubernetes leaves unexpanded (or whose value kvplan cannot know)
+    gpu_limit: Optional[tuple] = None  # a Kubernetes container's nvidia.com/gpu limit: (count, its field)
 
     def lookup(self, name: str) -> tuple[Optional[str], Optional[str]]:
         if name in self.uncertain:
@@ -205,6 +211,46 @@ def _parameter(expr: str, body: str, values: Values, compose: bool, arrays: Opti
         return expr
     values.note(expr, value, where)
     return value
+
+
+def expand_kubernetes(text: str, lookup: Callable[[str], Optional[str]]) -> str:
+    """`text` (a container's command or args word, or an env value) as the kubelet expands it: `$(NAME)` replaced by
+    lookup(NAME), and kept as written where lookup gives None (Kubernetes leaves a reference it cannot resolve
+    unchanged); `$$` a literal `$` (so `$$(NAME)` is the text `$(NAME)`); any other `$` (`$NAME`, `${NAME}`, an unclosed
+    `$(`) left as written, for the shell if one runs the words. (The Kubernetes API reference, Container.command/args
+    and EnvVar.value: "Variable references $(VAR_NAME) are expanded using the previously defined environment variables
+    in the container and any service environment variables. If a variable cannot be resolved, the reference in the
+    input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME)
+    syntax".)"""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        if text[i] != "$" or i + 1 == len(text):
+            out.append(text[i])
+            i += 1
+            continue
+        nxt = text[i + 1]
+        if nxt == "$":
+            out.append("$")
+            i += 2
+            continue
+        end = text.find(")", i + 2) if nxt == "(" else -1
+        if end < 0:  # `$x`, `${x}`, an unclosed `$(`: the two characters as written
+            out.append(text[i:i + 2])
+            i += 2
+            continue
+        value = lookup(text[i + 2:end])
+        out.append(text[i:end + 1] if value is None else value)
+        i = end + 1
+    return "".join(out)
+
+
+_K8S_REF = re.compile(r"\$\(([^)]*)\)")
+
+
+def kubernetes_refs(text: str) -> list[str]:
+    """The names of the `$(NAME)` references left in a word."""
+    return _K8S_REF.findall(text)
 
 
 def unresolved(text: str) -> list[str]:

@@ -9,6 +9,8 @@ lists, -tp/-pp/-q); each is then, by the classes kvplan already keeps:
 - an engine argument vLLM has and kvplan does not model (validate.ARGS_NOT_MODELLED), set away from its default:
   refused, naming it (a number kvplan cannot determine is not guessed);
 - anything else: refused as not a vllm serve flag kvplan knows.
+A Kubernetes manifest is read for its vLLM container (_manifest_command): command + args as Kubernetes joins them,
+`$(VAR)` from the container's env (launch_vars.expand_kubernetes), its nvidia.com/gpu limit checked by gpus_checked.
 `VAR=x vllm serve ...` and `env VAR=x vllm serve ...` prefixes are read as kvplan's --env. A flag given both on
 kvplan's command line and in the command must agree (else refused, naming it); so must MODEL.
 """
@@ -56,6 +58,7 @@ class ServeCommand:
     server: dict = field(default_factory=dict)  # the not-planned arguments' values (field -> value): scaffold's --port
     read_as: tuple[str, ...] = ()  # how the command was read: the image's entrypoint, --task as --runner
     inputs: tuple[str, ...] = ()  # the --env variables the launch file read as its own (MODEL, PORT): merge drops them
+    gpus: Optional[tuple] = None  # a Kubernetes container's nvidia.com/gpu limit: (count, its field); gpus_checked
 
     def notes(self) -> list[str]:
         out = list(self.read_as)
@@ -254,6 +257,9 @@ def read_source(source: str, values=None, *, text_only: bool = False) -> tuple[l
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise InputError("--from", f"cannot read {source}: {exc.strerror or exc}", "give a readable file") from None
+        manifest = _k8s_objects(text) if path.suffix in (".yml", ".yaml", ".json") else None
+        if manifest is not None:
+            return _manifest_command(source, manifest, values)
         if path.suffix in (".yml", ".yaml"):
             beside = path.parent / ".env"  # docker compose's: after the shell's environment (kvplan's --env)
             values.dotenv_path = str(beside)
@@ -286,6 +292,9 @@ def _read_text(source: str, values) -> tuple[list[str], str, tuple[str, ...]]:
         what = "a file's name or path" if _PATH_WORD.search(text) else "one word"
         raise InputError(TEXT_FIELD, f"{text!r} is {what}, not a command: from_command takes the command's text, and "
                          "the server reads no file", "paste the command itself (vllm serve MODEL ...), or the file's text")
+    manifest = _k8s_objects(text) if "apiVersion" in text else None
+    if manifest is not None:  # a Kubernetes manifest's text: its vLLM container, as a manifest file is read
+        return _manifest_command("the manifest", manifest, values)
     words = _image_args(text)
     if words is not None:
         words = [expand(w, values, compose=True) for w in words]
@@ -351,6 +360,249 @@ def _compose_file_command(source: str, commands: list, values) -> tuple[list[str
         return serve, f"{source}: {shlex.join(words)}", (IMAGE_ENTRYPOINT_NOTE,)
     _command_line(shlex.join(words))
     return words, f"{source}: {shlex.join(words)}", ()
+
+
+# ---- a Kubernetes manifest ------------------------------------------------------------------------------------------
+# where each workload kind holds its pod's spec (the Kubernetes API: Pod.spec, PodTemplate.template.spec, the
+# template.spec of the controllers, CronJob's jobTemplate); other kinds (Service, PersistentVolumeClaim, ...) run nothing
+_K8S_POD_SPEC = {"Pod": ("spec",), "PodTemplate": ("template", "spec"),
+                 "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+                 **{kind: ("spec", "template", "spec") for kind in ("Deployment", "StatefulSet", "DaemonSet",
+                                                                     "ReplicaSet", "ReplicationController", "Job")}}
+_VLLM_IMAGE = re.compile(r"(?:^|/)vllm/vllm-openai(?:[:@]|$)")
+_SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
+_GPU_RESOURCE = "nvidia.com/gpu"
+
+
+def _k8s_objects(text: str) -> Optional[list]:
+    """The Kubernetes objects of `text` (YAML documents separated by ---, or JSON; a `kind: List`'s items): those with
+    apiVersion and kind; None where there is none (or no YAML reader)."""
+    try:
+        import yaml
+
+        docs = list(yaml.safe_load_all(text))
+    except Exception:
+        return None
+    objs = []
+    for doc in docs:
+        if isinstance(doc, dict) and doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+            objs += [item for item in doc["items"] if isinstance(item, dict)]
+        elif isinstance(doc, dict):
+            objs.append(doc)
+    objs = [o for o in objs if isinstance(o.get("kind"), str) and "apiVersion" in o]
+    return objs or None
+
+
+def _strings(container: dict, key: str, path: str) -> Optional[list[str]]:
+    """A container's command or args: a list of strings, as the Kubernetes API takes it (a number or a shell line
+    refused, naming the field: the API server refuses them too)."""
+    value = container.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise InputError(f"{path}.{key}", f"is {value!r}, not a list of strings (Kubernetes runs the words as given, "
+                         "with no shell)", f'write it as a list: {key}: ["vllm", "serve"]' if key == "command"
+                         else f'write it as a list: {key}: ["MODEL", "--max-model-len", "8192"]')
+    for k, word in enumerate(value):
+        if not isinstance(word, str):
+            raise InputError(f"{path}.{key}[{k}]", f"is {word!r}, not a string (the Kubernetes API refuses a number or a "
+                             "boolean there)", f'quote it: "{word}"')
+    return value
+
+
+def _runs_vllm(container: dict) -> bool:
+    """The container is the vLLM server: its command runs vllm serve, or it runs the vllm/vllm-openai image's
+    entrypoint (no command). (Its words are checked as the API takes them only where it is: another container's are
+    no input of the plan.)"""
+    command, args = container.get("command"), container.get("args")
+    if command is None and _VLLM_IMAGE.search(str(container.get("image") or "")):
+        return True
+    words = [str(w) for part in (command, args) for w in (part if isinstance(part, list) else [part] if part else [])]
+    return _is_serve_line(" ".join(words))
+
+
+def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, tuple[str, ...]]:
+    """The vLLM container of a Kubernetes manifest (a Deployment, StatefulSet, Pod, Job, ...; several documents read):
+    its command and args joined as Kubernetes joins them (command replaces the image's ENTRYPOINT, args its CMD),
+    `$(VAR)` expanded from its env as the kubelet expands it (launch_vars.expand_kubernetes), a shell wrapper
+    (`sh -c "vllm serve ..."`) read as bash runs it; its env for the plan's environment, its image for the release and
+    its nvidia.com/gpu limit for gpus_checked."""
+    from kvplan.api import MODELLED_ENV
+    from kvplan.launch_vars import expand_kubernetes, run_script, shell_words
+
+    found, kinds = [], []
+    for obj in objs:
+        kinds.append(obj["kind"])
+        spec_path = _K8S_POD_SPEC.get(obj["kind"])
+        spec = obj
+        for key in spec_path or ():
+            spec = spec.get(key) if isinstance(spec, dict) else None
+        containers = spec.get("containers") if isinstance(spec, dict) else None
+        if not spec_path or not isinstance(containers, list):
+            continue
+        name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
+        what = f"{obj['kind']} {name}" if name else obj["kind"]
+        for i, c in enumerate(containers):
+            path = ".".join(spec_path) + f".containers[{i}]"
+            if isinstance(c, dict) and _runs_vllm(c):
+                found.append((what, path, c))
+    if not found:
+        raise InputError("--from", f"{source} has no container that runs vLLM (the vllm/vllm-openai image, or a "
+                         f"`vllm serve` command) in its {', '.join(kinds)}",
+                         "give the manifest of the Deployment (or Pod, StatefulSet, Job) whose container serves the "
+                         "model, or its command in quotes")
+    if len(found) > 1:
+        raise InputError("--from", f"{source} has {len(found)} containers that run vLLM ("
+                         + ", ".join(f"{what}: {path}" for what, path, _ in found)
+                         + "); which one is planned would be a guess",
+                         "give a manifest with the one vLLM container, or its command in quotes")
+    what, path, c = found[0]
+    where = f"{source} ({what})"
+    given = dict(values.sources[0][1]) if values.sources else {}  # kvplan's --env
+    literal: dict = {}  # the env's values (name/value pairs), expanded as the kubelet expands them, in order
+    unknown = values.k8s_unknown
+    for j, e in enumerate(c.get("env") or []):
+        field_j = f"{path}.env[{j}]"
+        if not isinstance(e, dict) or not isinstance(e.get("name"), str):
+            raise InputError(field_j, "has no name", "give each env entry a name: and a value: (or valueFrom:)")
+        name = e["name"]
+        if e.get("valueFrom") is not None:
+            ref = e["valueFrom"]
+            how = next(iter(ref)) if isinstance(ref, dict) and ref else "valueFrom"
+            unknown[name] = (field_j, f"valueFrom.{how}")
+            literal.pop(name, None)
+            continue
+        value = e.get("value", "")
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            raise InputError(f"{field_j}.value", f"is {value!r}, not a string (the Kubernetes API refuses a number or a "
+                             "boolean there)", f'quote it: value: "{str(value).lower() if isinstance(value, bool) else value}"')
+        deps = [n for n in re.findall(r"\$\(([^)]*)\)", value) if n in unknown and n not in literal]
+        if deps:  # a value built from a secret's: as unknown as it
+            unknown[name] = (field_j, f"$({deps[0]}), {unknown[deps[0]][1]} at {unknown[deps[0]][0]}")
+            literal.pop(name, None)
+            continue
+        def known(ref: str, at: str = f"{field_j}.value") -> Optional[str]:
+            if ref not in literal:
+                values.k8s_refs.setdefault(ref, at)  # kept as written in the value: named where it is planned
+            return literal.get(ref)
+        literal[name] = expand_kubernetes(value, known)
+        unknown.pop(name, None)
+    env_from = [f"{path}.envFrom[{j}]" for j, _ in enumerate(c.get("envFrom") or [])]
+
+    def lookup_at(field: str):
+        def lookup(name: str) -> Optional[str]:
+            if name in literal:
+                values.note(f"$({name})", literal[name], f"{path}.env")
+                return literal[name]
+            if (name in unknown or env_from) and name in given:
+                values.from_env.add(name)
+                values.note(f"$({name})", given[name], "--env")
+                return given[name]
+            values.k8s_refs.setdefault(name, field)
+            return None
+        return lookup
+
+    command = [expand_kubernetes(w, lookup_at(f"{path}.command[{k}]"))
+               for k, w in enumerate(_strings(c, "command", path) or [])]
+    args = [expand_kubernetes(w, lookup_at(f"{path}.args[{k}]")) for k, w in enumerate(_strings(c, "args", path) or [])]
+    if env_from:  # a variable the manifest does not define may be one of these
+        for name in values.k8s_refs:
+            unknown.setdefault(name, (env_from[0], "envFrom"))
+    for name, (field_j, how) in unknown.items():  # a variable the plan reads, of a value kvplan cannot know
+        if name in MODELLED_ENV and name not in given:
+            raise InputError(field_j, f"{where}: {name} is set from {how}, whose value kvplan cannot know, and the "
+                             "plan reads it", f"give --env {name}=VALUE (the value it holds)")
+    if env_from:
+        read_as_env = (f"{', '.join(env_from)}: variables kvplan cannot read (a configMap's or secret's); the plan "
+                       "takes none of them (give a VLLM_* one it reads with --env)",)
+    else:
+        read_as_env = ()
+    values.environment.update({k: v for k, v in literal.items()})
+    values.image = str(c["image"]) if c.get("image") else None
+    values.gpu_limit = _gpu_limit(c, path)
+    read_as: tuple[str, ...] = read_as_env
+    if values.gpu_limit is None:
+        read_as += (f"{path} sets no resources.limits[\"{_GPU_RESOURCE}\"]: the GPUs the pod gets are not checked "
+                    "against the plan's",)
+    if not command:  # the image's ENTRYPOINT with args (its CMD replaced)
+        if not args or not args[0].startswith("-"):
+            raise InputError(f"{path}.command", f"{where} sets no command, so the vllm/vllm-openai image's entrypoint "
+                             "runs with " + (f"args {shlex.join(args[:2])} ..." if args else "no args")
+                             + ": the model is named by --model there on every release, and a first word that is no "
+                             "flag would be a guess", 'set command: ["vllm", "serve"] (the model first in args), or '
+                             "name the model with --model MODEL in args")
+        serve = _flags_as_serve(args)
+        if serve is None:
+            raise InputError(f"{path}.args", f"{where}: the image's entrypoint runs with args that name no model with "
+                             "--model", "add --model MODEL to args")
+        return serve, f"{where}: {shlex.join(args)}", (IMAGE_ENTRYPOINT_NOTE,) + read_as
+    words = command + args
+    if Path(words[0]).name in _SHELLS and len(words) > 2 and re.fullmatch(r"-[a-z]*c[a-z]*", words[1]):
+        # a shell wrapper: its script runs with the container's environment (a secret's value from --env)
+        values.sources = [(f"{path}.env", literal), ("--env", given if env_from else
+                                                     {k: v for k, v in given.items() if k in unknown})]
+        script = words[2]
+        _command_line(script)  # one vllm serve line, else refused
+        arrays, line = run_script(_script_lines(script), None, values, _is_serve_line, read_files=False)
+        words = shell_words(line, values, arrays)
+        return words, f"{where}: {shlex.join(words)}", read_as
+    _command_line(shlex.join(words))
+    return words, f"{where}: {shlex.join(words)}", read_as
+
+
+def _gpu_limit(container: dict, path: str) -> Optional[tuple]:
+    """The container's resources.limits["nvidia.com/gpu"] as (count, its field); None where it sets none."""
+    resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+    limits = resources.get("limits") if isinstance(resources.get("limits"), dict) else {}
+    field = f'{path}.resources.limits["{_GPU_RESOURCE}"]'
+    value = limits.get(_GPU_RESOURCE)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not re.fullmatch(r"\d+", str(value).strip()) or int(str(value).strip()) < 1:
+        raise InputError(field, f"is {value!r}, not a whole number of GPUs", f"give the GPUs the pod takes: {_GPU_RESOURCE}: 1")
+    return int(str(value).strip()), field
+
+
+_PARALLEL = ("tensor_parallel_size", "pipeline_parallel_size", "prefill_context_parallel_size", "data_parallel_size")
+
+
+def gpus_checked(command: Optional[ServeCommand], flags, varied=()) -> Optional[ServeCommand]:
+    """The command with a note on the GPUs its Kubernetes container is given (resources.limits["nvidia.com/gpu"]) and
+    the ranks the plan runs (the command's parallel sizes, else those of `flags`, kvplan's), TP x PP x PCP x DP (one GPU each, as
+    plan.Plan.gpus_used counts them); fewer GPUs than ranks refused, naming the field (the server cannot start as
+    planned). Not checked where --vary varies a parallel size."""
+    if command is None or command.gpus is None:
+        return command
+    count, field = command.gpus
+    if set(varied) & set(_PARALLEL):
+        return replace(command, read_as=command.read_as + (f"{field} = {count}: not checked against the ranks, "
+                                                           "which --vary varies",))
+    sizes = {}
+    for name in _PARALLEL:
+        value = command.planned.get(name, getattr(flags, name))  # merged, the two agree
+        try:
+            sizes[name] = int(str(value)) if value is not None else 1
+        except ValueError:  # no number: the plan refuses it, naming the flag
+            return command
+    shown = [n for n in _PARALLEL if n != "prefill_context_parallel_size" or sizes[n] > 1]
+    ranks = 1
+    for n in _PARALLEL:
+        ranks *= sizes[n]
+    how = (" x ".join(n.split("_parallel")[0].replace("_", " ") for n in shown) + " parallel = "
+           + " x ".join(str(sizes[n]) for n in shown))
+    if ranks > count:
+        raise InputError(field, f"is {count}: the pod gets {count} GPU{'s' if count > 1 else ''}, and the command runs "
+                         f"{ranks} ranks ({how}), one GPU each, so vLLM cannot start as planned",
+                         f"set {_GPU_RESOURCE}: {ranks} in the container's limits, or plan parallel sizes whose product "
+                         f"is {count}")
+    if ranks < count:
+        note = (f"{field} = {count}: the pod holds {count} GPUs and vLLM uses {ranks} ({how}); "
+                f"{count - ranks} of them idle")
+    else:
+        note = f"{field} = {count}: the GPUs of the plan's {ranks} rank{'s' if ranks > 1 else ''} ({how})"
+    return replace(command, read_as=command.read_as + (note,))
 
 
 def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_env: Optional[list] = None, *,
@@ -469,7 +721,8 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
     if inputs:
         read_as += ("--env " + ", ".join(inputs) + ": read as the file's variables, not planned as the server's "
                     "environment",)
-    return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server, read_as, inputs)
+    return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server, read_as, inputs,
+                        values.gpu_limit)
 
 
 # the vllm/vllm-openai image's release tags (v0.11.0, v0.10.1.1; docker.io/ or a mirror's registry before it): the
@@ -500,7 +753,7 @@ def _refuse_unknown_values(model: Optional[str], planned: dict, env: list[str], 
     """A variable with no value (or a command substitution) where the model, a planned flag or the environment takes
     it: refused, naming the variable and where its value would come from. Elsewhere (--api-key, --port) it plans
     nothing and is taken as written."""
-    from kvplan.launch_vars import unresolved
+    from kvplan.launch_vars import kubernetes_refs, unresolved
 
     places = ([("the model", model)] if model is not None else []) + [
         (flag_name(k), v) for k, v in planned.items() if isinstance(v, str)] + [("--env", e) for e in env]
@@ -510,6 +763,10 @@ def _refuse_unknown_values(model: Optional[str], planned: dict, env: list[str], 
         names = unresolved(value)
         bare = [n.strip("${}") for n in names]
         missing = [n for n in bare if n in values.missing]
+        refs = [n for n in kubernetes_refs(value) if n in values.k8s_refs]
+        secret = [n for n in missing if n in values.k8s_unknown]
+        if refs or secret:
+            _refuse_kubernetes_value(where, value, (refs or secret)[0], values)
         if not missing:
             raise InputError("--from", f"{where} is {value} in the command, a shell expansion whose value kvplan "
                              "cannot know", "give the command with the value written out")
@@ -528,6 +785,22 @@ def _refuse_unknown_values(model: Optional[str], planned: dict, env: list[str], 
                          + (f"; its message: {why}" if why else "") + ")",
                          f"give --env {name}=VALUE" + (f", or set {name} in {dotenv}" if dotenv else "")
                          + "; kvplan does not read its own environment")
+
+
+def _refuse_kubernetes_value(where: str, value: str, name: str, values) -> None:
+    """A manifest's `$(NAME)` (or a shell wrapper's $NAME) left without a value where the model or a planned flag takes
+    it: refused naming the field, why (not in the container's env, so Kubernetes passes it as written; or set from a
+    secret / configMap / fieldRef / envFrom, whose value kvplan cannot know) and the fix."""
+    field = values.k8s_refs.get(name)
+    if name in values.k8s_unknown:
+        defined, how = values.k8s_unknown[name]
+        raise InputError(field or defined, f"{where} is {value} in the command, and {name} is set from {how} "
+                         f"({defined}), whose value kvplan cannot know",
+                         f"give --env {name}=VALUE (the value it holds), or write the value in the manifest")
+    raise InputError(field or "--from", f"{where} is {value} in the command, and {name} is not in the container's env, "
+                     "so Kubernetes passes $(" + name + ") to vLLM as written",
+                     f"define {name} in the container's env (name: {name}, value: ...), or write the value in the "
+                     "manifest")
 
 
 def _refuse_stray_words(tokens: list[str]) -> None:

@@ -236,9 +236,11 @@ FROM_HELP = ("Plan a `vllm serve MODEL ...` command as written (in quotes; or `p
              "image's `vllm serve` entrypoint), or a script or compose file whose vllm serve line (backslash "
              "continuations joined) or service command is read: a compose file's ${VAR} from --env VAR=x, then the "
              ".env beside it, then the expression's default; a script's variables, arrays and sourced .env as it runs "
-             "them, from --env. Its flags are planned; server flags that move no GPU memory (--host, --port, ...) are "
-             "named in the notes; a flag kvplan does not model is refused. A flag also given here must agree with the "
-             "command's.")
+             "them, from --env; or a Kubernetes manifest (Deployment, StatefulSet, Pod, Job, ...) whose vLLM "
+             "container is read: its command and args as Kubernetes joins them, $(VAR) from its env (a secret's value "
+             "from --env), its VLLM_* env and image tag planned, its nvidia.com/gpu limit checked against the ranks. "
+             "Its flags are planned; server flags that move no GPU memory (--host, --port, ...) are named in the "
+             "notes; a flag kvplan does not model is refused. A flag also given here must agree with the command's.")
 
 
 def from_option(extra: str = ""):
@@ -253,13 +255,14 @@ def read_from(model: Optional[str], flags: FitFlags, source: Optional[str], vari
     if source is None:
         return model, flags, None
     from kvplan.api import vary_names
-    from kvplan.serve_command import merge, parse_serve_command
+    from kvplan.serve_command import gpus_checked, merge, parse_serve_command
 
     command = parse_serve_command(source, flags.vllm_version, flags.env)
     names = vary_names(varied) if varied else []
     if names:
         command = command.replaced_by(names)
     model, flags = merge(model, flags, command, need_model="model" not in names)
+    command = gpus_checked(command, flags, names)  # a Kubernetes container's GPU limit against the plan's ranks
     refuse_unpublished_version(flags.vllm_version)  # a compose image's release, as --vllm-version's
     return model, flags, command
 

@@ -41,7 +41,7 @@ from kvplan.inputs import json_loads
 from kvplan.plan import COUNT_EXAMPLES
 from kvplan.render import budget_segments, plan_json, plan_rows_plain, verdict_text
 from kvplan.resolve import LOCAL_MODEL_REFS, context_limit
-from kvplan.serve_command import ServeCommand, merge, parse_serve_command
+from kvplan.serve_command import ServeCommand, gpus_checked, merge, parse_serve_command
 from kvplan.web.svg import budget_bar_svg, concurrency_curve_svg
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -379,6 +379,10 @@ def read_from_command(text: str, model: Optional[str], flags: FitFlags, varied: 
     names = vary_names(varied) if varied else []
     if names:
         command = command.replaced_by(names)
+    try:  # a Kubernetes container's GPU limit against the ranks planned (the command's sizes, else the request's)
+        command = gpus_checked(command, flags, names)
+    except InputError as e:
+        raise InputError("from_command", f"{e.field}: {e.message}", e.fix) from None
     if not merged:
         return command, model, flags
     try:
