@@ -113,6 +113,9 @@ def test_a_manifest_variable_is_expanded_from_the_containers_env(monkeypatch, ca
     assert a["kv_cache_tokens"] == direct["kv_cache_tokens"] and a["args"] == direct["args"]
     assert a["from_command"]["command"].endswith("--api-key '$(KEY)' --port '$(PORT)'")
     assert "read as the vllm/vllm-openai image's `vllm serve` entrypoint" in a["from_command"]["notes"][0]
+    # the manifest's text in quotes ("$(cat pod.yaml)") reads as the file does
+    text_given = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--env", "LEN=8192", "--from", POD)
+    assert text_given["args"] == a["args"] and text_given["from_command"]["command"].startswith("the manifest (Pod p): ")
     # a literal value in env, one built from another ($(BASE)), as the kubelet expands them in order
     path.write_text(POD.replace("valueFrom: {configMapKeyRef: {name: c, key: len}}",
                                 "value: \"$(BASE)\"").replace("      env:\n", "      env:\n        - {name: BASE, value: \"4096\"}\n"))

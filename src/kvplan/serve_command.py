@@ -238,6 +238,9 @@ def read_source(source: str, values=None, *, text_only: bool = False) -> tuple[l
         is_file = "\n" not in source and path.is_file()
     except (OSError, ValueError):
         is_file = False
+    manifest = _k8s_objects(source) if not is_file and "\n" in source and "apiVersion" in source else None
+    if manifest is not None:  # a manifest's text given in quotes ("$(cat deployment.yaml)"), as the page reads it
+        return _manifest_command("the manifest", manifest, values)
     words = None if is_file else _image_args(source)
     if words is not None:
         words = [expand(w, values, compose=True) for w in words]
