@@ -95,7 +95,10 @@ def test_the_dcp_flag_overrides_the_cp_one_then_needs_a_kv_transfer_instance():
         _v3("0.33.0", dcp_kv_cache_interleave_size=2 * block, kv_transfer_config=lmcache)
     nixl = json.dumps({"kv_connector": "NixlConnector", "kv_role": "kv_both"})
     p = _v3("0.33.0", dcp_kv_cache_interleave_size=2 * block, kv_transfer_config=nixl)
-    assert any("skips its block-size check for the P/D connector" in a for a in p.assumptions)
+    assert any(a.startswith(f"interleave size {block} (the block size, which vLLM 0.33.0 sets for the P/D connector)")
+               and "skips its block-size check" in a for a in p.assumptions)
+    p = _v3("0.33.0", cp_kv_cache_interleave_size=2 * block, kv_transfer_config=nixl)  # given: kept, unchecked
+    assert any(a.startswith(f"interleave size {2 * block} (--cp-kv-cache-interleave-size") for a in p.assumptions)
     # 0.30-0.32: the workers apply it after the engine's check, which saw the cp value
     p = _v3("0.30.0", dcp_kv_cache_interleave_size=2 * block, kv_transfer_config=lmcache)
     assert any("after the engine's block-size check" in a for a in p.assumptions)

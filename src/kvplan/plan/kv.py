@@ -1163,10 +1163,13 @@ def interleave_checks(args: EngineArgs, rules: VersionRules, groups: list[KVGrou
     connectors = () if kt is None else (kt.connector,) + tuple(c.connector for c in kt.children)
     skipped = kt is not None and (skipped_for == "any" and kt.connector is not None
                                   or skipped_for == "nixl" and "NixlConnector" in connectors)
+    # VllmConfig.__post_init__ (0.11.1-0.19.x; after the platform settles the block size) / validate_block_size
+    # (0.20.0-0.34.0, after update_block_size_for_backend): the block size of its cache config
+    block = min((g.block_size for g in groups if g.kind in ("full", "mla")), default=0)
+    # for the P/D connector vLLM sets the interleave size to the block size: any connector at 0.29, NIXL from 0.30
+    # unless --cp-kv-cache-interleave-size is given (ParallelConfig._allow_auto_resolve_cp_interleave_size)
+    pinned = dcp > 1 and skipped and block > 0 and (skipped_for == "any" or cp_i is None)
     if dcp > 1 and not skipped:
-        # VllmConfig.__post_init__ (0.11.1-0.19.x; after the platform settles the block size) /
-        # validate_block_size (0.20.0-0.34.0, after update_block_size_for_backend): the block size of its cache config
-        block = min(g.block_size for g in groups if g.kind in ("full", "mla"))
         checked, checked_flag = (cp_i or 1, CP_INTERLEAVE_FLAG) if late else (size, flag)
         if checked > block or block % checked:
             fits = [d for d in range(1, block + 1) if block % d == 0 and d & (d - 1) == 0]
@@ -1196,12 +1199,13 @@ def interleave_checks(args: EngineArgs, rules: VersionRules, groups: list[KVGrou
         return
     set_by = (f"{flag} {size}" if (dcp_i if flag == DCP_INTERLEAVE_FLAG else cp_i) is not None
               else "vLLM's default")
+    if pinned:
+        size, set_by = block, f"the block size, which vLLM {v} sets for the P/D connector"
     notes.append(f"interleave size {size} ({set_by}): each of the {dcp} DCP ranks keeps {size} consecutive "
                  f"token(s) in turn; vLLM still gives a request its blocks as block_size x {dcp} virtual blocks "
                  "(v1/core's KV-cache managers and FullAttentionSpec.max_memory_usage_bytes, v1/kv_cache_interface.py, "
                  "read no interleave size), so the pool, blocks, tokens and concurrency are the ones without it"
-                 + (" (vLLM skips its block-size check for the P/D connector and sets the interleave size to the "
-                    "block size itself)" if skipped else "")
+                 + (" (vLLM skips its block-size check for the P/D connector)" if skipped else "")
                  + (f" (vLLM {v}'s workers apply {DCP_INTERLEAVE_FLAG} {dcp_i} after the engine's block-size check, "
                     f"which saw {CP_INTERLEAVE_FLAG}'s {cp_i or 1}: it is not checked against the block size)"
                     if late and dcp > 1 and not skipped else ""))
