@@ -170,25 +170,6 @@ def test_reconcile_plans_a_dcp_log_with_it():
     assert rows["kv_cache_tokens"].gap == 0 and abs(rows["max_concurrency"].gap) < 0.01
 
 
-def test_interleave_sizes_are_named_as_not_modelled():
-    # the interleave sizes: at vLLM's default 1 nothing changes; another value is named, not unknown (-pcp is modelled:
-    # tests/test_prefill_context_parallel.py)
-    from kvplan.serve_command import parse_serve_command
-    from kvplan.validate import validate_records
-
-    assert parse_serve_command(f"vllm serve {V3} -tp 8 -dcp 8 --dcp-kv-cache-interleave-size 1").planned == {
-        "tensor_parallel_size": 8, "decode_context_parallel_size": 8}
-    with pytest.raises(InputError) as e:
-        parse_serve_command(f"vllm serve {V3} -tp 8 -dcp 8 --cp-kv-cache-interleave-size 16")
-    assert "--cp-kv-cache-interleave-size 16 (vLLM's default 1)" in str(e.value) and "does not model" in str(e.value)
-    rec = {"id": "cp-interleave-synthetic", "model": {"id": V3}, "gpu": {"name": "NVIDIA H200", "count": 8},
-           "vllm_version": "0.33.0", "args": {"max_model_len": LEN, "tensor_parallel_size": 8,
-                                              "decode_context_parallel_size": 8, "cp_kv_cache_interleave_size": 16},
-           "observed": {"fits": True}}
-    (r,) = validate_records([rec])
-    assert r.skipped and "cp_kv_cache_interleave_size" in r.skipped and "unknown field" not in r.skipped
-
-
 def test_mla_before_0_11_1_needs_flashmla_or_cutlass_mla():
     # 0.10.2-0.11.0: Triton MLA (pre-Hopper GPUs, GeForce Blackwell, ROCm) does not return the softmax LSE
     lite = dict(tensor_parallel_size=2, decode_context_parallel_size=2, max_model_len=32768, fixes=False)

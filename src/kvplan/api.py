@@ -1044,6 +1044,8 @@ class FitFlags:
     pipeline_parallel_size: Optional[int] = None
     decode_context_parallel_size: Optional[int] = None
     prefill_context_parallel_size: Optional[int] = None
+    dcp_kv_cache_interleave_size: Optional[int] = None
+    cp_kv_cache_interleave_size: Optional[int] = None
     data_parallel_size: Optional[int] = None
     enable_expert_parallel: bool = False
     expert_placement_strategy: Optional[str] = None
@@ -1152,6 +1154,8 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("pipeline_parallel_size", Optional[int], None, ("--pipeline-parallel-size", "-pp"), "Pipeline-parallel stages.", "vllm serve flags"),
     FitParam("decode_context_parallel_size", Optional[int], None, ("--decode-context-parallel-size", "-dcp"), "vLLM >= 0.10.2: decode context parallelism, a divisor of --tensor-parallel-size; each rank of a DCP group keeps 1/dcp of every sequence's tokens in its MLA (GQA from 0.11.1) KV cache, so the same per-rank pool holds dcp x the tokens. MLA models only before 0.11.1; GQA needs TP above the KV heads.", "vllm serve flags"),
     FitParam("prefill_context_parallel_size", Optional[int], None, ("--prefill-context-parallel-size", "-pcp"), "vLLM >= 0.26 in practice (the flag from 0.12; 0.12 refuses it, 0.13-0.25 have no attention impl that supports it): prefill context parallelism, PCP groups of whole TP groups, so TP x PP x PCP GPUs per engine; each PCP rank keeps the whole KV cache (the same tokens and concurrency as without it) and a MoE model's experts are split over TP x PCP. MLA models only, on model runner v2 (v1, which 0.26-0.28 keep for most MoE models, is refused as not read).", "vllm serve flags"),
+    FitParam("dcp_kv_cache_interleave_size", Optional[int], None, ("--dcp-kv-cache-interleave-size",), "vLLM >= 0.11.1: under --decode-context-parallel-size, how many consecutive tokens each DCP rank keeps in turn (default 1); it must divide the block size (vLLM refuses 'Block_size(B) should be greater than or equal to and divisible by ...'). It places tokens and moves no figure (blocks, tokens, concurrency). 0.12-0.28 copy it over --cp-kv-cache-interleave-size; from 0.29 vLLM reads it only with a --kv-transfer-config.", "vllm serve flags"),
+    FitParam("cp_kv_cache_interleave_size", Optional[int], None, ("--cp-kv-cache-interleave-size",), "vLLM >= 0.12: the interleave size that replaced --dcp-kv-cache-interleave-size (default 1): a divisor of the block size under decode context parallelism, refused as vLLM refuses it; with --speculative-config only 1. It places tokens and moves no figure.", "vllm serve flags"),
     FitParam("data_parallel_size", Optional[int], None, ("--data-parallel-size", "-dp"), "Data-parallel engines (each with its own KV pool).", "vllm serve flags"),
     FitParam("enable_expert_parallel", bool, False, ("--enable-expert-parallel",), "Split MoE experts over TP x DP ranks.", "vllm serve flags"),
     FitParam("expert_placement_strategy", Optional[str], None, ("--expert-placement-strategy",), "vLLM >= 0.11: linear (the default) or round_robin, how whole experts are spread over the EP ranks. With --enable-lora on a MoE model vLLM 0.34 refuses a placement that stays round_robin (EP over more than one rank, a model with several expert groups, no data parallelism).", "vllm serve flags"),

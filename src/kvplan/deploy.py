@@ -523,6 +523,12 @@ def spec_from_plan(
     if dcp and int(dcp) > 1:
         flags.append(Flag("--decode-context-parallel-size", str(dcp), f"each TP group's ranks in groups of {dcp}, each "
                           f"keeping 1/{dcp} of every sequence's KV tokens, as planned"))
+    for interleave_field, interleave_flag in (("dcp_kv_cache_interleave_size", "--dcp-kv-cache-interleave-size"),
+                                              ("cp_kv_cache_interleave_size", "--cp-kv-cache-interleave-size")):
+        interleave = _get(a, interleave_field)
+        if interleave is not None:  # where DCP places tokens: as given (no figure moves; plan.kv.interleave_checks)
+            flags.append(Flag(interleave_flag, str(interleave), f"{interleave} consecutive token(s) per DCP rank in "
+                              "turn, as given"))
     if _get(a, "enable_expert_parallel", default=False):
         flags.append(Flag("--enable-expert-parallel", None, "whole experts split over the TP x DP ranks"))
     placement = _get(a, "expert_placement_strategy")

@@ -3270,6 +3270,10 @@ class StartupLog:
         if (as_int(self.arg("decode_context_parallel_size")) or 1) > 1:  # -dcp: each rank keeps 1/dcp of the tokens
             # (the non-default args, the command line, or the engine config line's decode_context_parallel_size=D)
             args["decode_context_parallel_size"] = as_int(self.arg("decode_context_parallel_size"))
+        for name in ("dcp_kv_cache_interleave_size", "cp_kv_cache_interleave_size"):  # where DCP places tokens (0.11.1+ /
+            # 0.12+): the non-default args or the command line; vLLM's engine config line does not print them
+            if as_int(self.arg(name)) is not None:
+                args[name] = as_int(self.arg(name))
         if self.arg("enable_expert_parallel"):
             args["enable_expert_parallel"] = self.arg("enable_expert_parallel")
         args.update(self.eplb_given())  # EPLB's redundant experts: more experts on every rank, and the balancer's state

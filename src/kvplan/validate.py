@@ -38,7 +38,8 @@ FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "
 ARG_FIELDS = RECORD_ARG_NAMES + (
     "speculative_config", "runner", "pooler_config", "override_pooler_config", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "max_cpu_loras",
     "lora_target_modules", "cpu_offload_gb",
-    "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "decode_context_parallel_size", "prefill_context_parallel_size",
+    "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "decode_context_parallel_size", "prefill_context_parallel_size", "dcp_kv_cache_interleave_size",
+    "cp_kv_cache_interleave_size",
     "enable_expert_parallel",
     "expert_placement_strategy", "enable_eplb", "num_redundant_experts", "eplb_config", "all2all_backend",
     "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "mamba_cache_dtype", "gdn_prefill_backend",
@@ -88,9 +89,8 @@ ARGS_NOT_MODELLED = {
     "override_attention_dtype": None,
     # (load_format, the loader, is modelled: ARG_FIELDS, plan.serve_flags: the same weights on the GPU, vLLM's refusals)
     "enable_dbo": False,  # (decode_context_parallel_size is modelled: ARG_FIELDS, plan.kv.dcp_checks)
-    # (prefill_context_parallel_size is modelled: ARG_FIELDS, plan.kv.pcp_checks.) Where DCP places tokens
-    # (--dcp-kv-cache-interleave-size 0.11.1+, --cp-kv-cache-interleave-size 0.12+: block-size divisibility checks)
-    "dcp_kv_cache_interleave_size": 1, "cp_kv_cache_interleave_size": 1,
+    # (prefill_context_parallel_size is modelled: ARG_FIELDS, plan.kv.pcp_checks; dcp_kv_cache_interleave_size and
+    # cp_kv_cache_interleave_size too: ARG_FIELDS, plan.kv.interleave_checks, where DCP places tokens, no figure moved)
     # (disable_custom_all_reduce is modelled: ARG_FIELDS, plan.terms custom_allreduce_says)
     # (async_scheduling, the tokens in flight per sliding-window request, is modelled: ARG_FIELDS, plan.serve_flags)
     "mm_encoder_tp_mode": "weights", "mm_processor_kwargs": None,

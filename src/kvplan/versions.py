@@ -642,6 +642,38 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # PCP with --data-parallel-size > 1: ParallelConfig's ValueError "PCP does not support data parallelism yet."
     # (config/parallel.py 0.26.0-0.29.x), gone from 0.30.0
     "pcp_refuses_dp": [((0, 0, 0), True), ((0, 30, 0), False)],
+    # Where DCP places a sequence's tokens, --dcp-kv-cache-interleave-size (ParallelConfig.dcp_kv_cache_interleave_size,
+    # the flag from 0.11.1) and --cp-kv-cache-interleave-size (cp_kv_cache_interleave_size, from 0.12.0): SERVE_FLAG_SINCE.
+    # Which value vLLM checks against the block size ("Block_size(B) should be greater than or equal to and divisible by
+    # X (I).", an AssertionError run only with --decode-context-parallel-size > 1): "dcp" = 0.11.1, the one flag
+    # (VllmConfig.__post_init__, config/vllm.py); "dcp_overrides_cp" = 0.12.0-0.28.x, under DCP a
+    # --dcp-kv-cache-interleave-size above 1 replaces the cp one with the warning "cp_kv_cache_interleave_size is
+    # overridden by dcp_kv_cache_interleave_size. And dcp-kv-cache-interleave-size will be deprecated when PCP is fully
+    # supported." and the cp value is checked (__post_init__ up to 0.19, VllmConfig.validate_block_size from 0.20);
+    # from 0.29.0 that replacement moved into VllmConfig.adjust_dcp_kv_cache_interleave_size, run only for a KV-transfer
+    # instance (a kv_connector and kv_role): without a --kv-transfer-config the dcp flag is not read by the config
+    # (0.29.0's FlashInfer DCP metadata still reads it; 0.30.0's reads the cp one) and the cp value (default 1) is the
+    # one checked and used. "kv_transfer_unchecked" = 0.29.0-0.32.x, where each worker runs it
+    # (distributed/kv_transfer/kv_transfer_state.py ensure_kv_transfer_initialized, from gpu_worker's
+    # initialize_from_config) after the engine core's validate_block_size checked the cp value (v1/engine/core.py
+    # _initialize_kv_caches), so the dcp value is applied unchecked; "kv_transfer_only" = from 0.33.0 the engine core
+    # runs it before validate_block_size (v1/engine/core.py 0.33.0-0.34.0), which checks the replaced value. "none"
+    # before 0.11.1.
+    # Read in the 0.11.0 (no flag), 0.11.1, 0.11.2, 0.12.0, 0.13.0, 0.14.0, 0.20.0, 0.26.0, 0.28.0, 0.29.0, 0.30.0, 0.32.0,
+    # 0.33.0 and 0.34.0 wheels (engine/arg_utils.py, config/parallel.py, config/vllm.py).
+    "cp_interleave_source": [((0, 0, 0), "none"), ((0, 11, 1), "dcp"), ((0, 12, 0), "dcp_overrides_cp"),
+                             ((0, 29, 0), "kv_transfer_unchecked"), ((0, 33, 0), "kv_transfer_only")],
+    # The KV connectors for which validate_block_size skips the interleave check (the worker pins the interleave size to
+    # the block size for P/D): "" = none, up to 0.28.x; "any" = 0.29.0, any --kv-transfer-config kv_connector; "nixl" =
+    # from 0.30.0 a NixlConnector (a MultiConnector child counts, KVTransferConfig.has_connector).
+    "cp_interleave_check_skipped_for": [((0, 0, 0), ""), ((0, 29, 0), "any"), ((0, 30, 0), "nixl")],
+    # An interleave size above 1 with --speculative-config: "config" = VllmConfig.__post_init__ asserts "MTP with
+    # dcp_kv_cache_interleave_size > 1 is not supported now." (0.11.1) / "MTP with cp_kv_cache_interleave_size > 1 is not
+    # supported now." (0.12.x), with or without DCP; "impl" = from 0.13.0 the KV-cache setup asserts, under DCP or PCP,
+    # "MTP with cp_kv_cache_interleave_size > 1 is not supported in <impl>." for every attention impl that does not set
+    # supports_mtp_with_cp_non_trivial_interleave_size (v1/worker/cp_utils.py check_attention_cp_compatibility; the
+    # dense FlashMLA / FlashAttention / FlashInfer impls do not; the sparse FlashMLA and TokenSpeed MLA ones do in 0.34).
+    "cp_interleave_mtp_check": [((0, 0, 0), "config"), ((0, 13, 0), "impl")],
     # Tokens the sliding window may hold beyond the window: T up to 0.26, then in-flight tokens
     # = 2 x T with async scheduling at PP=1 (section 3.4).
     # (section 3.4: max_concurrent_batches is 2 with async scheduling on MRV1 at PP=1, pp on MRV1 at PP>1,
@@ -2768,6 +2800,9 @@ class VersionRules:
     dcp_fp8_mla_asserts: bool
     pcp_support: str
     pcp_refuses_dp: bool
+    cp_interleave_source: str
+    cp_interleave_check_skipped_for: str
+    cp_interleave_mtp_check: str
     window_inflight: str
     async_scheduling_default: str
     async_scheduling_pp: bool
@@ -3455,6 +3490,10 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # ParallelConfig.prefill_context_parallel_size (-pcp): absent from the 0.11.1 and 0.11.2 wheels' engine/arg_utils.py,
     # present in 0.12.0's to 0.34.0's
     "--prefill-context-parallel-size": (0, 12, 0), "--language-model-only": (0, 17, 0),
+    # ParallelConfig.dcp_kv_cache_interleave_size: absent from the 0.11.0 wheel's engine/arg_utils.py, present in 0.11.1's
+    # to 0.34.0's (0.11.2's too); cp_kv_cache_interleave_size: absent from 0.11.1's and 0.11.2's, present in 0.12.0's to 0.34.0's
+    # (rules row cp_interleave_source)
+    "--dcp-kv-cache-interleave-size": (0, 11, 1), "--cp-kv-cache-interleave-size": (0, 12, 0),
     "--data-parallel-backend": (0, 9, 1),
     # CacheConfig.kv_cache_memory_bytes, vLLM PR #21489 ("Allow users to specify kv cache memory size"): absent from
     # the 0.10.1.1 wheel's engine/arg_utils.py, present in 0.10.2's (docs/vllm-memory-model.md section 1.3). (The

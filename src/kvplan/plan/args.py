@@ -692,6 +692,8 @@ COUNT_EXAMPLES = {
     "tensor_parallel_size": "e.g. 1, 2, 4 or 8", "pipeline_parallel_size": "e.g. 1 or 2", "data_parallel_size": "e.g. 1 or 2",
     "decode_context_parallel_size": "e.g. 2, 4 or 8: a divisor of --tensor-parallel-size",
     "prefill_context_parallel_size": "e.g. 2 or 4 (each PCP rank a whole TP group of its own GPUs)",
+    "dcp_kv_cache_interleave_size": "e.g. 1 (token by token, vLLM's default) or the block size: a divisor of it",
+    "cp_kv_cache_interleave_size": "e.g. 1 (token by token, vLLM's default) or the block size: a divisor of it",
     "max_num_seqs": "e.g. 256", "max_num_batched_tokens": "e.g. 8192", "block_size": "e.g. 16 (vLLM's default up to 0.33; 64 from 0.34)",
     "num_gpus": "e.g. 1", "max_model_len": "e.g. 4096",
 }
@@ -772,6 +774,11 @@ class EngineArgs:
     # vLLM's --prefill-context-parallel-size / -pcp (0.12+; None or 1: off): PCP groups of whole TP groups, world size
     # TP x PP x PCP per engine (config/parallel.py); each PCP rank keeps the whole KV cache (plan.kv.pcp_checks)
     prefill_context_parallel_size: int | None = None
+    # vLLM's --dcp-kv-cache-interleave-size (0.11.1+) and --cp-kv-cache-interleave-size (0.12+), None: vLLM's 1: how many
+    # consecutive tokens each DCP rank keeps in turn. Where tokens go, not how many: the KV-cache manager's blocks per
+    # request read neither, only the block-size divisibility check and the MTP check (plan.kv.interleave_checks)
+    dcp_kv_cache_interleave_size: int | None = None
+    cp_kv_cache_interleave_size: int | None = None
     kv_cache_dtype: str | None = None
     dtype: str | None = None
     quantization: str | None = None
@@ -1116,7 +1123,7 @@ class EngineArgs:
                    else "e.g. 0.9 (the fraction of total GPU memory vLLM may claim)")
             raise InputError("--gpu-memory-utilization", f"must be in (0, 1], got {u}", fix)
         for name in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "decode_context_parallel_size",
-                     "prefill_context_parallel_size",
+                     "prefill_context_parallel_size", "dcp_kv_cache_interleave_size", "cp_kv_cache_interleave_size",
                      "max_num_seqs", "max_num_batched_tokens",
                      "block_size", "num_gpus", "max_model_len"):
             v = getattr(self, name)

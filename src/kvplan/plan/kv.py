@@ -16,7 +16,7 @@ from typing import Iterable, NamedTuple
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGroup, cdiv
 from kvplan.plan.multimodal import _text_only, mrope_cache_factor
-from kvplan.plan.kv_transfer import manager_off_by_connector
+from kvplan.plan.kv_transfer import kv_transfer_of, manager_off_by_connector
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16, once
 from kvplan.versions import (DEEPSEEK_V4_ARCHITECTURES, GDN_FLASHINFER_FALLBACK_WARNING, GDN_PREFILL_ROCM_MISSING,
                              VersionRules, canonical_quant, moe_backend_oracle, release_from)
@@ -1108,6 +1108,107 @@ def dcp_checks(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups: 
                  "dcp_world_size' up to 0.20.0; max concurrency x max_model_len after)"
                  + (". The MLA chunked-prefill workspace grows by 1/dcp (its DCP all-gather), made with the attention "
                     "metadata builders after the pool is sized: not a profile term" if mla else ""))
+
+
+DCP_INTERLEAVE_FLAG = "--dcp-kv-cache-interleave-size"
+CP_INTERLEAVE_FLAG = "--cp-kv-cache-interleave-size"
+
+
+def interleave_checks(args: EngineArgs, rules: VersionRules, groups: list[KVGroup], notes: list[str],
+                      warns: list[str]) -> None:
+    """--dcp-kv-cache-interleave-size / --cp-kv-cache-interleave-size (args resolved, after dcp_checks): vLLM's refusals
+    with its text (RefusedByVLLMError) and the note of what the flags change. The interleave size I places a sequence's
+    tokens: I consecutive tokens on DCP rank r, the next I on rank r+1 (ParallelConfig's docstring; the slot mapping of
+    v1/worker/block_table.py). It moves no figure kvplan predicts: the KV-cache manager hands a request its blocks as
+    block_size x dcp "virtual" blocks and FullAttentionSpec.max_memory_usage_bytes divides max_model_len by dcp, neither
+    reading an interleave size (v1/core/ and v1/kv_cache_interface.py of the 0.11.1-0.34.0 wheels have no
+    'interleave'), and vLLM's check that I divides the block size keeps each rank's share of a virtual block one
+    physical block. Which flag's value vLLM uses, and when it checks it: rules rows cp_interleave_source,
+    cp_interleave_check_skipped_for, cp_interleave_mtp_check. Read in the 0.11.0-0.34.0 wheels listed there."""
+    dcp_i, cp_i = args.dcp_kv_cache_interleave_size, args.cp_kv_cache_interleave_size
+    if dcp_i is None and cp_i is None:
+        return
+    source, v, dcp = rules.cp_interleave_source, rules.version, args.dcp
+    given = [f"{flag} {value}" for flag, value in ((DCP_INTERLEAVE_FLAG, dcp_i), (CP_INTERLEAVE_FLAG, cp_i))
+             if value is not None]
+    if source == "none":
+        raise InputError(DCP_INTERLEAVE_FLAG if dcp_i is not None else CP_INTERLEAVE_FLAG,
+                         f"vLLM {v} has no KV-cache interleave size (--dcp-kv-cache-interleave-size first in vLLM "
+                         "0.11.1, --cp-kv-cache-interleave-size in 0.12.0)", "drop it, or a later --vllm-version")
+    kt = kv_transfer_of(args)
+    late = False  # the dcp value applied after vLLM's block-size check (0.29-0.32 with a KV-transfer instance)
+    # the value vLLM checks and places tokens with, the config field it names, and the flag that set it
+    if source == "dcp":
+        size, name, flag = dcp_i or 1, "dcp_kv_cache_interleave_size", DCP_INTERLEAVE_FLAG
+    else:
+        size, name, flag = cp_i or 1, "cp_kv_cache_interleave_size", CP_INTERLEAVE_FLAG
+        # the dcp flag replaces the cp one under DCP: always (0.12-0.28), only for a KV-transfer instance from 0.29
+        instance = kt is not None and kt.connector is not None and kt.role is not None
+        applies = dcp > 1 and (dcp_i or 1) > 1 and (source == "dcp_overrides_cp" or instance)
+        # 0.29-0.32: each worker replaces it after the engine core's block-size check saw the cp value
+        late = applies and source == "kv_transfer_unchecked"
+        if applies and dcp_i != size:
+            notes.append(f"vLLM {v} replaces --cp-kv-cache-interleave-size {size} with {DCP_INTERLEAVE_FLAG} {dcp_i} "
+                         "and warns \"cp_kv_cache_interleave_size is overridden by dcp_kv_cache_interleave_size. And "
+                         "dcp-kv-cache-interleave-size will be deprecated when PCP is fully supported.\"")
+        if applies:
+            size, flag = dcp_i, DCP_INTERLEAVE_FLAG
+        elif dcp > 1 and (dcp_i or 1) > 1 and source in ("kv_transfer_unchecked", "kv_transfer_only"):
+            warns.append(f"{DCP_INTERLEAVE_FLAG} {dcp_i}: vLLM {v} reads it only for a KV-transfer instance "
+                         "(VllmConfig.adjust_dcp_kv_cache_interleave_size, run with a --kv-transfer-config that names a "
+                         f"kv_connector and kv_role); here it is not applied and DCP places tokens {size} at a time "
+                         f"(cp_kv_cache_interleave_size {size}): give {CP_INTERLEAVE_FLAG} {dcp_i} for the "
+                         "interleave asked")
+    skipped_for = rules.cp_interleave_check_skipped_for
+    connectors = () if kt is None else (kt.connector,) + tuple(c.connector for c in kt.children)
+    skipped = kt is not None and (skipped_for == "any" and kt.connector is not None
+                                  or skipped_for == "nixl" and "NixlConnector" in connectors)
+    # VllmConfig.__post_init__ (0.11.1-0.19.x; after the platform settles the block size) / validate_block_size
+    # (0.20.0-0.34.0, after update_block_size_for_backend): the block size of its cache config
+    block = min((g.block_size for g in groups if g.kind in ("full", "mla")), default=0)
+    # for the P/D connector vLLM sets the interleave size to the block size: any connector at 0.29, NIXL from 0.30
+    # unless --cp-kv-cache-interleave-size is given (ParallelConfig._allow_auto_resolve_cp_interleave_size)
+    pinned = dcp > 1 and skipped and block > 0 and (skipped_for == "any" or cp_i is None)
+    if dcp > 1 and not skipped:
+        checked, checked_flag = (cp_i or 1, CP_INTERLEAVE_FLAG) if late else (size, flag)
+        if checked > block or block % checked:
+            fits = [d for d in range(1, block + 1) if block % d == 0 and d & (d - 1) == 0]
+            raise RefusedByVLLMError(checked_flag, f"vLLM {v} refuses it: AssertionError: Block_size({block}) should be "
+                                     f"greater than or equal to and divisible by {name} ({checked}). (DCP's ranks each "
+                                     f"keep {checked} consecutive tokens of a {block}-token block in turn)",
+                                     f"{checked_flag} a divisor of the block size {block} (e.g. "
+                                     f"{', '.join(map(str, fits))}), "
+                                     "or --block-size a multiple of it", rule="cp_interleave_block_size")
+    spec = args.speculative is not None
+    mtp = rules.cp_interleave_mtp_check
+    mtp_size = (dcp_i or 1) if source == "dcp" else size
+    if spec and mtp_size > 1 and (mtp == "config" or dcp > 1 or args.pcp > 1):
+        text = (f"AssertionError: MTP with {name} > 1 is not supported now." if mtp == "config" else
+                "AssertionError: MTP with cp_kv_cache_interleave_size > 1 is not supported in <the layer's impl "
+                "class>.")
+        where = ("VllmConfig.__post_init__, config/vllm.py, with or without DCP" if mtp == "config" else
+                 "the KV-cache setup's check, v1/worker/cp_utils.py: no dense attention impl of vLLM 0.13-0.34 sets "
+                 "supports_mtp_with_cp_non_trivial_interleave_size")
+        raise RefusedByVLLMError(flag, f"vLLM {v} refuses it with --speculative-config: \"{text}\" ({where})",
+                                 f"{flag} 1 (vLLM's default), or plan without --speculative-config",
+                                 rule="cp_interleave_mtp")
+    if dcp <= 1:
+        notes.append(f"{' and '.join(given)}: where decode context parallelism places each sequence's tokens; without "
+                     "--decode-context-parallel-size no rank shards the KV cache, so vLLM checks nothing against it and "
+                     "it moves no figure")
+        return
+    set_by = (f"{flag} {size}" if (dcp_i if flag == DCP_INTERLEAVE_FLAG else cp_i) is not None
+              else "vLLM's default")
+    if pinned:
+        size, set_by = block, f"the block size, which vLLM {v} sets for the P/D connector"
+    notes.append(f"interleave size {size} ({set_by}): each of the {dcp} DCP ranks keeps {size} consecutive "
+                 f"token(s) in turn; vLLM still gives a request its blocks as block_size x {dcp} virtual blocks "
+                 "(v1/core's KV-cache managers and FullAttentionSpec.max_memory_usage_bytes, v1/kv_cache_interface.py, "
+                 "read no interleave size), so the pool, blocks, tokens and concurrency are the ones without it"
+                 + (" (vLLM skips its block-size check for the P/D connector)" if skipped else "")
+                 + (f" (vLLM {v}'s workers apply {DCP_INTERLEAVE_FLAG} {dcp_i} after the engine's block-size check, "
+                    f"which saw {CP_INTERLEAVE_FLAG}'s {cp_i or 1}: it is not checked against the block size)"
+                    if late and dcp > 1 and not skipped else ""))
 
 
 PCP_FLAG = "--prefill-context-parallel-size"

@@ -31,7 +31,7 @@ from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes
                                     startup_used_bytes, unified_memory_warning, utilization_text,
                                     utilization_warning)
 from kvplan.plan.eplb import eplb_state_bytes, resolve_eplb
-from kvplan.plan.kv import (cross_attention_tokens, dcp_checks, pcp_checks, window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
+from kvplan.plan.kv import (cross_attention_tokens, dcp_checks, interleave_checks, pcp_checks, window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, gdn_prefill, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
 from kvplan.plan.kv_transfer import kv_transfer_refusal, kv_transfer_says
@@ -372,6 +372,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                                                                if (args.decode_context_parallel_size or 1) > 1 else None),
                             "--prefill-context-parallel-size": (args.prefill_context_parallel_size
                                                                 if (args.prefill_context_parallel_size or 1) > 1 else None),
+                            "--dcp-kv-cache-interleave-size": args.dcp_kv_cache_interleave_size,
+                            "--cp-kv-cache-interleave-size": args.cp_kv_cache_interleave_size,
                             "--gdn-prefill-backend": args.gdn_prefill_backend,
                             "--moe-backend": args.moe_backend,
                             "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
@@ -1124,6 +1126,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if resolved.pcp > 1:  # --prefill-context-parallel-size: refusals, its note (PCP runs on model runner v2)
         pcp_checks(model, resolved, rules, groups, notes, model_runner_choice(model, resolved, rules), gpu)
     dcp_checks(model, resolved, rules, groups, notes, warns, gpu)  # --decode-context-parallel-size: refusals, its note
+    interleave_checks(resolved, rules, groups, notes, warns)  # --dcp/--cp-kv-cache-interleave-size: refusals, note
     gdn = gdn_kernel if rules.is_v1 else None
     if gdn is not None and gdn.note:
         notes.append(gdn.note)
