@@ -336,6 +336,74 @@ def test_the_sleep_mode_and_all_reduce_boxes_plan_as_the_cli_flags(page, server_
                    enable_sleep_mode=True)
 
 
+NIXL = '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'
+
+
+def _cli_fit(*args: str) -> dict:
+    """`kvplan fit ARGS --json`, run as the command line runs it: its JSON."""
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    res = CliRunner().invoke(app, ["fit", *args, "--json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def _assert_is_the_cli(pg, p, cli: dict) -> None:
+    """The page shows plan `p`, and `p` is the plan `kvplan fit` printed as `cli`: tokens, concurrency, verdict."""
+    _wait_for_plan(pg, p)
+    _assert_matches_cli(pg, p)
+    assert (cli["kv_cache_tokens"], cli["max_concurrency"], cli["fits"]) == (p.kv_cache_tokens, p.max_concurrency, p.fits)
+    assert pg.evaluate("document.querySelector('#verdict').dataset.maxConcurrency") == str(cli["max_concurrency"])
+
+
+def test_the_hybrid_manager_switch_sends_its_no_form_as_the_cli_does(page, server_url):
+    # gpt-oss-20b at vLLM 0.20.0 with a NixlConnector: the release turns the hybrid manager off for the connector;
+    # --no-disable-hybrid-kv-cache-manager (0.13+) keeps it on, and the window layers hold only their window
+    model, version, length = "openai/gpt-oss-20b", "0.20.0", 131072
+    kw = dict(gpu="h100-sxm", vllm_version=version, max_model_len=length, kv_transfer_config=NIXL)
+    default = _open_planned(page, server_url, model, **kw)
+    assert page.input_value("#disable_hybrid_kv_cache_manager") == ""
+    kept = kvplan.fit(model, disable_hybrid_kv_cache_manager=False, **kw)
+    assert kept.max_concurrency > default.max_concurrency
+    page.select_option("#disable_hybrid_kv_cache_manager", "false")
+    _assert_is_the_cli(page, kept, _cli_fit(model, "--gpu", "H100", "--max-model-len", str(length), "--vllm-version", version,
+                                            "--no-disable-hybrid-kv-cache-manager", "--kv-transfer-config", NIXL))
+    assert "disable_hybrid_kv_cache_manager=false" in page.url
+    page.goto(page.url)  # the query string round-trips the --no- form
+    _wait_for_plan(page, kept)
+    assert page.input_value("#disable_hybrid_kv_cache_manager") == "false"
+    page.select_option("#disable_hybrid_kv_cache_manager", "true")
+    _assert_is_the_cli(page, kvplan.fit(model, disable_hybrid_kv_cache_manager=True, **kw),
+                       _cli_fit(model, "--gpu", "H100", "--max-model-len", str(length), "--vllm-version", version,
+                                "--disable-hybrid-kv-cache-manager", "--kv-transfer-config", NIXL))
+    page.select_option("#disable_hybrid_kv_cache_manager", "")
+    page.wait_for_function("!location.search.includes('disable_hybrid_kv_cache_manager')")  # the release's default
+    _wait_for_plan(page, default)
+    # a connector without SupportsHMA with the manager kept on: vLLM's refusal (named --no-...) under the switch
+    page.select_option("#disable_hybrid_kv_cache_manager", "false")
+    page.fill("#kv_transfer_config", '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}')
+    slot = page.locator(".err[data-for='disable_hybrid_kv_cache_manager']")
+    slot.wait_for(state="visible")
+    with pytest.raises(InputError) as refused:
+        kvplan.fit(model, disable_hybrid_kv_cache_manager=False,
+                   **{**kw, "kv_transfer_config": '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}'})
+    assert str(refused.value.message) in slot.text_content()
+    assert page.locator("#form-error").text_content() == ""
+    # a link from when the switch was a checkbox (=1) is the flag given
+    page.goto(server_url + "/?" + urlencode({"model": model, **kw, "disable_hybrid_kv_cache_manager": "1"}))
+    _wait_for_plan(page, kvplan.fit(model, disable_hybrid_kv_cache_manager=True, **kw))
+    assert page.input_value("#disable_hybrid_kv_cache_manager") == "true"
+    # a pasted command's --no- form sets the switch to false, as fit --from reads it
+    page.select_option("#disable_hybrid_kv_cache_manager", "")
+    _wait_for_plan(page, default)
+    page.click("#from-box summary")
+    page.fill("#from_command", f"vllm serve {model} --no-disable-hybrid-kv-cache-manager")
+    _wait_for_plan(page, kept)
+    assert page.input_value("#disable_hybrid_kv_cache_manager") == "false"
+
+
 def test_the_wsl2_switch_plans_as_fit_wsl2(page, server_url):
     model = "Qwen/Qwen2.5-0.5B-Instruct"
     wsl = kvplan.fit(model, gpu="rtx-4060", max_model_len=4096, wsl2=True)

@@ -11,7 +11,8 @@ const FIELDS = ["model", "revision", "gpu", "gpu_gib", "gpu_kinds", "num_gpus", 
 const NUMBERS = new Set(["gpu_gib", "num_gpus", "concurrency", "gpu_memory_utilization", "tensor_parallel_size", "max_num_seqs",
   "max_cudagraph_capture_size"]);
 // switches whose default is the release's (a select of "", "true", "false"): sent as JSON booleans, left out when ""
-const SWITCHES = new Set(["enable_extensible_kv_cache", "async_scheduling"]);
+// ("false" is the flag's --no- form: --no-disable-hybrid-kv-cache-manager, --no-async-scheduling, ...)
+const SWITCHES = new Set(["enable_extensible_kv_cache", "async_scheduling", "disable_hybrid_kv_cache_manager"]);
 const DEFAULTS = { model: "Qwen/Qwen2.5-0.5B-Instruct", gpu: "tesla-t4", max_model_len: "4096" };
 const SLIDER_MIN_TOKENS = 256;
 
@@ -80,6 +81,8 @@ function formFromUrl() {
   const values = { ...DEFAULTS };
   if ([...q.keys()].length) for (const k of Object.keys(DEFAULTS)) delete values[k];
   for (const name of FIELDS) if (q.has(name)) values[name] = q.get(name);
+  // a switch given as "1" (a link from when disable_hybrid_kv_cache_manager was a checkbox) is "true"
+  for (const name of SWITCHES) if (values[name] === "1") values[name] = "true";
   if (q.has("from_command")) values.from_command = q.get("from_command");
   return values;
 }
@@ -102,7 +105,8 @@ function planBody(values) {
 // ------------------------------------------------------------------ errors next to fields
 
 function fieldKey(field) {
-  const key = String(field || "").replace(/^--/, "").replace(/-/g, "_").split("/")[0];
+  let key = String(field || "").replace(/^--/, "").replace(/-/g, "_").split("/")[0];
+  if (key.startsWith("no_") && FIELDS.includes(key.slice(3))) key = key.slice(3);  // a switch's --no- form: its select
   if (key === "config.json" || key === "checkpoint") return "model";
   if (key === "gpu_gb") return "gpu_gib";
   return key;
