@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -14,7 +15,7 @@ pytest.importorskip("httpx", reason="fastapi.testclient needs httpx")
 from fastapi.testclient import TestClient  # noqa: E402
 
 import kvplan  # noqa: E402
-from kvplan.api import FitFlags, sweep_rows  # noqa: E402
+from kvplan.api import FIT_PARAMS, FitFlags, sweep_rows  # noqa: E402
 from kvplan.render import budget_segments, verdict_text  # noqa: E402
 from kvplan.resolve import model_catalog  # noqa: E402
 from kvplan.web.app import MAX_UPLOAD_BYTES, create_app  # noqa: E402
@@ -78,6 +79,46 @@ def test_features_suggest_every_load_format_a_release_takes(client):
     names = client.get("/api/features").json()["load_formats"]
     assert names == list(LOAD_FORMATS) and {"gguf", "bitsandbytes", "ipc_cache"} <= set(names)
     assert set(load_formats_at((0, 33, 0))) < set(names)
+
+
+def test_features_offer_every_moe_backend_and_mamba_cache_dtype(client):
+    # the page's moe_backend suggestions and mamba_cache_dtype choices, from the server (none written in the page)
+    from kvplan.plan import MAMBA_DTYPES
+    from kvplan.versions import MOE_BACKENDS, moe_backends_of
+
+    features = client.get("/api/features").json()
+    assert features["moe_backends"] == list(MOE_BACKENDS) and set(moe_backends_of((0, 33, 0))) < set(MOE_BACKENDS)
+    assert features["mamba_cache_dtypes"] == list(MAMBA_DTYPES)
+    page = client.get("/").text
+    assert '<datalist id="moe-backend-list"></datalist>' in page
+    assert re.search(r'<select id="mamba_cache_dtype" name="mamba_cache_dtype">\s*<option value="">[^<]*</option>\s*</select>', page)
+
+
+# vllm serve flags /api/plan took that the page had no control for (or, disable_hybrid_kv_cache_manager, a checkbox that
+# could not send its --no- form); --enable-prefix-caching, without which --mamba-block-size is refused
+PAGE_FLAGS = ("disable_hybrid_kv_cache_manager", "decode_context_parallel_size", "prefill_context_parallel_size",
+              "mamba_cache_dtype", "num_gpu_blocks_override", "mamba_block_size", "calculate_kv_scales",
+              "enable_prefix_caching")
+
+
+@pytest.mark.parametrize("name", PAGE_FLAGS)
+def test_the_page_has_a_control_for_the_flag_sent_as_its_json_type(client, name):
+    """Each flag has a control, an error slot, a place in FIELDS (read, sent, kept in the URL); an int is sent as a
+    JSON number, a flag with a --no- form (Optional[bool]) is a select of the release's default, true and false sent as
+    JSON booleans, a plain switch a checkbox."""
+    page, js = client.get("/").text, client.get("/static/app.js").text
+    param = next(p for p in FIT_PARAMS if p.name == name)
+    listed = lambda const: re.findall(r'"(\w+)"', re.search(rf"const {const} = (?:new Set\()?\[(.*?)\]", js, re.S).group(1))  # noqa: E731
+    assert name in listed("FIELDS") and f'<div class="err" data-for="{name}"></div>' in page
+    tag = re.search(rf'<(input|select) id="{name}" name="{name}"[^>]*>', page)
+    assert tag, name
+    if param.annotation == Optional[bool]:
+        options = re.search(rf'<select id="{name}" name="{name}">(.*?)</select>', page, re.S).group(1)
+        assert re.findall(r'<option value="([^"]*)">', options) == ["", "true", "false"] and name in listed("SWITCHES")
+    elif param.annotation is bool:
+        assert 'type="checkbox"' in tag.group(0)
+    elif param.annotation == Optional[int]:
+        assert 'type="number"' in tag.group(0) and name in listed("NUMBERS")
 
 
 def test_plan_inverse_questions_match_the_cli(client):

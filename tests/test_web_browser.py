@@ -336,6 +336,158 @@ def test_the_sleep_mode_and_all_reduce_boxes_plan_as_the_cli_flags(page, server_
                    enable_sleep_mode=True)
 
 
+NIXL = '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'
+
+
+def _cli_fit(*args: str) -> dict:
+    """`kvplan fit ARGS --json`, run as the command line runs it: its JSON."""
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    res = CliRunner().invoke(app, ["fit", *args, "--json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def _assert_is_the_cli(pg, p, cli: dict) -> None:
+    """The page shows plan `p`, and `p` is the plan `kvplan fit` printed as `cli`: tokens, concurrency, verdict."""
+    _wait_for_plan(pg, p)
+    _assert_matches_cli(pg, p)
+    assert (cli["kv_cache_tokens"], cli["max_concurrency"], cli["fits"]) == (p.kv_cache_tokens, p.max_concurrency, p.fits)
+    assert pg.evaluate("document.querySelector('#verdict').dataset.maxConcurrency") == str(cli["max_concurrency"])
+
+
+def test_the_hybrid_manager_switch_sends_its_no_form_as_the_cli_does(page, server_url):
+    # gpt-oss-20b at vLLM 0.20.0 with a NixlConnector: the release turns the hybrid manager off for the connector;
+    # --no-disable-hybrid-kv-cache-manager (0.13+) keeps it on, and the window layers hold only their window
+    model, version, length = "openai/gpt-oss-20b", "0.20.0", 131072
+    kw = dict(gpu="h100-sxm", vllm_version=version, max_model_len=length, kv_transfer_config=NIXL)
+    default = _open_planned(page, server_url, model, **kw)
+    assert page.input_value("#disable_hybrid_kv_cache_manager") == ""
+    kept = kvplan.fit(model, disable_hybrid_kv_cache_manager=False, **kw)
+    assert kept.max_concurrency > default.max_concurrency
+    page.select_option("#disable_hybrid_kv_cache_manager", "false")
+    _assert_is_the_cli(page, kept, _cli_fit(model, "--gpu", "H100", "--max-model-len", str(length), "--vllm-version", version,
+                                            "--no-disable-hybrid-kv-cache-manager", "--kv-transfer-config", NIXL))
+    assert "disable_hybrid_kv_cache_manager=false" in page.url
+    page.goto(page.url)  # the query string round-trips the --no- form
+    _wait_for_plan(page, kept)
+    assert page.input_value("#disable_hybrid_kv_cache_manager") == "false"
+    page.select_option("#disable_hybrid_kv_cache_manager", "true")
+    _assert_is_the_cli(page, kvplan.fit(model, disable_hybrid_kv_cache_manager=True, **kw),
+                       _cli_fit(model, "--gpu", "H100", "--max-model-len", str(length), "--vllm-version", version,
+                                "--disable-hybrid-kv-cache-manager", "--kv-transfer-config", NIXL))
+    page.select_option("#disable_hybrid_kv_cache_manager", "")
+    page.wait_for_function("!location.search.includes('disable_hybrid_kv_cache_manager')")  # the release's default
+    _wait_for_plan(page, default)
+    # a connector without SupportsHMA with the manager kept on: vLLM's refusal (named --no-...) under the switch
+    page.select_option("#disable_hybrid_kv_cache_manager", "false")
+    page.fill("#kv_transfer_config", '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}')
+    slot = page.locator(".err[data-for='disable_hybrid_kv_cache_manager']")
+    slot.wait_for(state="visible")
+    with pytest.raises(InputError) as refused:
+        kvplan.fit(model, disable_hybrid_kv_cache_manager=False,
+                   **{**kw, "kv_transfer_config": '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}'})
+    assert str(refused.value.message) in slot.text_content()
+    assert page.locator("#form-error").text_content() == ""
+    # a link from when the switch was a checkbox (=1) is the flag given
+    page.goto(server_url + "/?" + urlencode({"model": model, **kw, "disable_hybrid_kv_cache_manager": "1"}))
+    _wait_for_plan(page, kvplan.fit(model, disable_hybrid_kv_cache_manager=True, **kw))
+    assert page.input_value("#disable_hybrid_kv_cache_manager") == "true"
+    # a pasted command's --no- form sets the switch to false, as fit --from reads it
+    page.select_option("#disable_hybrid_kv_cache_manager", "")
+    _wait_for_plan(page, default)
+    page.click("#from-box summary")
+    page.fill("#from_command", f"vllm serve {model} --no-disable-hybrid-kv-cache-manager")
+    _wait_for_plan(page, kept)
+    assert page.input_value("#disable_hybrid_kv_cache_manager") == "false"
+
+
+def test_the_context_parallel_boxes_plan_as_the_cli_flags(page, server_url):
+    # -dcp 2 on TP 2: each rank keeps half of every sequence's MLA cache, so twice the tokens on the same pool
+    model = "deepseek-ai/DeepSeek-V2-Lite"
+    kw = dict(gpu="h100-sxm", vllm_version="0.20.0", max_model_len=32768, tensor_parallel_size=2)
+    plain = _open_planned(page, server_url, model, **kw)
+    dcp = kvplan.fit(model, decode_context_parallel_size=2, **kw)
+    assert dcp.kv_cache_tokens > plain.kv_cache_tokens
+    page.fill("#decode_context_parallel_size", "2")
+    _assert_is_the_cli(page, dcp, _cli_fit(model, "--gpu", "H100", "--vllm-version", "0.20.0", "--max-model-len", "32768",
+                                           "-tp", "2", "-dcp", "2"))
+    assert "decode_context_parallel_size=2" in page.url
+    page.goto(page.url)
+    _wait_for_plan(page, dcp)
+    assert page.input_value("#decode_context_parallel_size") == "2"
+    page.fill("#decode_context_parallel_size", "3")  # vLLM's assert, under the box
+    slot = page.locator(".err[data-for='decode_context_parallel_size']")
+    slot.wait_for(state="visible")
+    with pytest.raises(InputError) as refused:
+        kvplan.fit(model, decode_context_parallel_size=3, **kw)
+    assert str(refused.value.message) in slot.text_content()
+    # -pcp 2 at 0.33.0 (model runner v2): two TP groups
+    pcp = _open_planned(page, server_url, model, gpu="h100-sxm", vllm_version="0.33.0", max_model_len=32768,
+                        prefill_context_parallel_size=2)
+    assert page.input_value("#prefill_context_parallel_size") == "2"
+    cli = _cli_fit(model, "--gpu", "H100", "--vllm-version", "0.33.0", "--max-model-len", "32768", "-pcp", "2")
+    _assert_is_the_cli(page, pcp, cli)
+
+
+def test_the_pool_and_state_boxes_plan_as_the_cli_flags(page, server_url):
+    features = page.evaluate("fetch('/api/features').then(r => r.json())")
+    # the choices come from the server
+    assert page.eval_on_selector_all("#mamba_cache_dtype option", "os => os.map(o => o.value)") == ["", *features["mamba_cache_dtypes"]]
+    assert page.eval_on_selector_all("#moe-backend-list option", "os => os.map(o => o.value)") == features["moe_backends"]
+    # --num-gpu-blocks-override: the pool is the blocks given
+    base = dict(gpu="l4", max_model_len=8192)
+    _open_planned(page, server_url, LLAMA, **base)
+    page.fill("#num_gpu_blocks_override", "1000")
+    _assert_is_the_cli(page, kvplan.fit(LLAMA, num_gpu_blocks_override=1000, **base),
+                       _cli_fit(LLAMA, "--gpu", "L4", "--max-model-len", "8192", "--num-gpu-blocks-override", "1000"))
+    assert "num_gpu_blocks_override=1000" in page.url
+    # --mamba-cache-dtype float32 on a Mamba hybrid: a larger conv state
+    granite = "ibm-granite/granite-4.0-h-tiny"
+    gkw = dict(gpu="l4", vllm_version="0.20.0", max_model_len=32768)
+    plain = _open_planned(page, server_url, granite, **gkw)
+    page.select_option("#mamba_cache_dtype", "float32")
+    wide = kvplan.fit(granite, mamba_cache_dtype="float32", **gkw)
+    assert wide.kv_cache_tokens != plain.kv_cache_tokens
+    _assert_is_the_cli(page, wide, _cli_fit(granite, "--gpu", "L4", "--vllm-version", "0.20.0", "--max-model-len", "32768",
+                                            "--mamba-cache-dtype", "float32"))
+    page.goto(page.url)
+    _wait_for_plan(page, wide)
+    assert page.input_value("#mamba_cache_dtype") == "float32"
+    # --mamba-block-size without prefix caching: vLLM's refusal under its box; with it, planned as the CLI plans it
+    page.select_option("#mamba_cache_dtype", "")
+    page.fill("#mamba_block_size", "256")
+    slot = page.locator(".err[data-for='mamba_block_size']")
+    slot.wait_for(state="visible")
+    with pytest.raises(InputError) as refused:
+        kvplan.fit(granite, mamba_block_size=256, **gkw)
+    assert str(refused.value.message) in slot.text_content()
+    page.select_option("#enable_prefix_caching", "true")
+    _assert_is_the_cli(page, kvplan.fit(granite, mamba_block_size=256, enable_prefix_caching=True, **gkw),
+                       _cli_fit(granite, "--gpu", "L4", "--vllm-version", "0.20.0", "--max-model-len", "32768",
+                                "--mamba-block-size", "256", "--enable-prefix-caching"))
+    assert "enable_prefix_caching=true" in page.url and "mamba_block_size=256" in page.url
+
+
+def test_the_calculate_kv_scales_box_plans_as_the_cli_flag(page, server_url):
+    kw = dict(gpu="l4", max_model_len=8192, kv_cache_dtype="fp8", vllm_version="0.20.0")
+    _open_planned(page, server_url, LLAMA, **kw)
+    page.check("#calculate_kv_scales")
+    scales = kvplan.fit(LLAMA, calculate_kv_scales=True, **kw)
+    _assert_is_the_cli(page, scales, _cli_fit(LLAMA, "--gpu", "L4", "--max-model-len", "8192", "--kv-cache-dtype", "fp8",
+                                              "--vllm-version", "0.20.0", "--calculate-kv-scales"))
+    _wait_for_assumptions(page, scales)  # planned as without it, and said
+    assert "calculate_kv_scales=1" in page.url
+    page.fill("#vllm_version", "0.28.0")  # removed in 0.28: refused under the box
+    slot = page.locator(".err[data-for='calculate_kv_scales']")
+    slot.wait_for(state="visible")
+    with pytest.raises(InputError) as refused:
+        kvplan.fit(LLAMA, calculate_kv_scales=True, **{**kw, "vllm_version": "0.28.0"})
+    assert str(refused.value.message) in slot.text_content()
+
+
 def test_the_wsl2_switch_plans_as_fit_wsl2(page, server_url):
     model = "Qwen/Qwen2.5-0.5B-Instruct"
     wsl = kvplan.fit(model, gpu="rtx-4060", max_model_len=4096, wsl2=True)
@@ -754,9 +906,9 @@ def test_a_pasted_vllm_serve_command_plans_as_fit_from(page, server_url):
     _assert_matches_cli(page, pasted)
     # the form's fields the command sets hold its values; the rest (the GPU) stay
     assert page.input_value("#model") == "Qwen/Qwen3-8B" and page.input_value("#max_model_len") == "16384"
-    assert page.input_value("#gpu") == "l4"
+    assert page.input_value("#gpu") == "l4" and page.input_value("#enable_prefix_caching") == "true"
     extra = page.locator("#from-extra").text_content()
-    assert "from the command: --max-num-batched-tokens 8192, --enable-prefix-caching" in extra
+    assert "from the command: --max-num-batched-tokens 8192" in extra and "--enable-prefix-caching" not in extra
     assert "VLLM_USE_V1=1" in extra and "not planned with, as they move no GPU memory: --port" in extra
     assert parse_qs(urlparse(page.url).query)["from_command"] == [PASTED]
 
@@ -781,6 +933,7 @@ def test_a_pasted_vllm_serve_command_plans_as_fit_from(page, server_url):
     _wait_for_plan(page, before)
     _assert_matches_cli(page, before)
     assert page.input_value("#model") == "Qwen/Qwen2.5-0.5B-Instruct" and page.input_value("#max_model_len") == "4096"
+    assert page.input_value("#enable_prefix_caching") == ""
     assert page.locator("#from-extra li").count() == 0 and "from_command" not in page.url
 
     # a compose `command:` block, its lines kept, round-trips through the query string

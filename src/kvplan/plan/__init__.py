@@ -46,7 +46,7 @@ This package re-exports the names other modules import from `kvplan.plan`.
 from __future__ import annotations
 
 from kvplan.plan.args import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, CAPTURE_SIZE_ARGS, COUNT_EXAMPLES, ENGINE_FLAGS,
-                              ENV_EFFECTS, INT_ENGINE_ARGS, MM_ITEM_ABOVE_BATCHED_TOKENS, EngineArgs, Fix, KVGroup, cdiv,
+                              ENV_EFFECTS, INT_ENGINE_ARGS, MAMBA_DTYPES, MM_ITEM_ABOVE_BATCHED_TOKENS, EngineArgs, Fix, KVGroup, cdiv,
                               check_env_name, env_flag_on, fix_command_text, human_int, is_auto_length,
                               parse_capture_sizes, parse_env, parse_max_model_len, parse_mm_limits,
                               parse_speculative_config, speculative_draft, speculative_object, unknown_keyword)
@@ -73,7 +73,7 @@ __all__ = [
     "AWQ_DEQUANT_MIN_TOKENS", "BATCHED_TOKENS_BELOW_MAX_MODEL_LEN", "CAPTURE_SIZE_ARGS", "COLD_START_POOL_LOSS_BYTES",
     "COLD_START_WARNING", "COMPILE_CACHE_NOTE", "COUNT_EXAMPLES", "ENGINE_FLAGS", "ColdStartWarning", "CudaGraphPlan", "ENV_EFFECTS",
     "EVERY_START_COLD_WARNING", "EngineArgs", "FI_AR_FUSION_MAX_MB", "FP8E4NV_ERROR", "FI_AR_MULTICAST_GRANULARITY", "Fix",
-    "INT_ENGINE_ARGS", "KVGroup", "MM_ITEM_ABOVE_BATCHED_TOKENS", "PP_SPECULATIVE", "Plan", "_full_graph_sizes",
+    "INT_ENGINE_ARGS", "KVGroup", "MAMBA_DTYPES", "MM_ITEM_ABOVE_BATCHED_TOKENS", "PP_SPECULATIVE", "Plan", "_full_graph_sizes",
     "_is_mm_prefix_lm", "_llava_next_item", "_multimodal_profile_bytes", "_pixtral_item", "_prefix_lm_item_tokens",
     "_state_bytes", "accepted_tp_sizes", "awq_dequant_bytes", "awq_linear_kernel", "build_groups", "cdiv",
     "check_env_name", "cold_start_margin_bytes", "cold_start_pool_loss_bytes", "computed_profile_terms",

@@ -905,7 +905,8 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
     @app.get("/api/features", summary="Which optional modules this server has")
     def features():
         from kvplan.api import known_versions
-        from kvplan.versions import DEFAULT_RELEASE, LOAD_FORMATS
+        from kvplan.plan import MAMBA_DTYPES
+        from kvplan.versions import DEFAULT_RELEASE, LOAD_FORMATS, MOE_BACKENDS
         from kvplan.workload import BUNDLED
 
         has_sim = optional_module("simulate") is not None
@@ -915,6 +916,9 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
                 # every --load-format some release takes (versions.LOAD_FORMATS), as suggestions: /api/plan says which
                 # the asked release takes
                 "load_formats": list(LOAD_FORMATS),
+                # the same for --moe-backend (versions.MOE_BACKENDS, every value some release's MoEBackend Literal
+                # holds) and --mamba-cache-dtype (plan.MAMBA_DTYPES, the values EngineArgs' check takes)
+                "moe_backends": list(MOE_BACKENDS), "mamba_cache_dtypes": list(MAMBA_DTYPES),
                 "limits": {"upload_bytes": MAX_UPLOAD_BYTES, "simulate_requests": MAX_SIM_REQUESTS, "simulate_seconds": simulate_seconds}}
 
     @app.post("/api/from_command", summary="A command read as /api/plan's from_command reads it, planned with nothing: "

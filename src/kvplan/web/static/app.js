@@ -6,12 +6,15 @@ const FIELDS = ["model", "revision", "gpu", "gpu_gib", "gpu_kinds", "num_gpus", 
   "gpu_memory_utilization", "kv_cache_dtype", "tensor_parallel_size", "max_num_seqs", "dtype", "quantization", "enforce_eager",
   "kv_cache_memory_bytes", "compilation_config", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "speculative_config", "limit_mm_per_prompt", "skip_mm_profiling", "entrypoint",
   "runner", "enable_extensible_kv_cache", "gdn_prefill_backend",
-  "enable_sleep_mode", "disable_custom_all_reduce", "disable_hybrid_kv_cache_manager", "disable_sliding_window", "kv_transfer_config", "load_format", "moe_backend", "async_scheduling", "vllm_version"];
+  "enable_sleep_mode", "disable_custom_all_reduce", "disable_hybrid_kv_cache_manager", "disable_sliding_window", "kv_transfer_config", "load_format", "moe_backend",
+  "decode_context_parallel_size", "prefill_context_parallel_size", "enable_prefix_caching", "mamba_cache_dtype", "mamba_block_size",
+  "num_gpu_blocks_override", "calculate_kv_scales", "async_scheduling", "vllm_version"];
 // sent as JSON numbers; max_model_len goes as typed (32k, 32K, -1, auto): the server reads it as the CLI does
 const NUMBERS = new Set(["gpu_gib", "num_gpus", "concurrency", "gpu_memory_utilization", "tensor_parallel_size", "max_num_seqs",
-  "max_cudagraph_capture_size"]);
+  "max_cudagraph_capture_size", "decode_context_parallel_size", "prefill_context_parallel_size", "mamba_block_size", "num_gpu_blocks_override"]);
 // switches whose default is the release's (a select of "", "true", "false"): sent as JSON booleans, left out when ""
-const SWITCHES = new Set(["enable_extensible_kv_cache", "async_scheduling"]);
+// ("false" is the flag's --no- form: --no-disable-hybrid-kv-cache-manager, --no-async-scheduling, ...)
+const SWITCHES = new Set(["enable_extensible_kv_cache", "async_scheduling", "disable_hybrid_kv_cache_manager", "enable_prefix_caching"]);
 const DEFAULTS = { model: "Qwen/Qwen2.5-0.5B-Instruct", gpu: "tesla-t4", max_model_len: "4096" };
 const SLIDER_MIN_TOKENS = 256;
 
@@ -80,6 +83,8 @@ function formFromUrl() {
   const values = { ...DEFAULTS };
   if ([...q.keys()].length) for (const k of Object.keys(DEFAULTS)) delete values[k];
   for (const name of FIELDS) if (q.has(name)) values[name] = q.get(name);
+  // a switch given as "1" (a link from when disable_hybrid_kv_cache_manager was a checkbox) is "true"
+  for (const name of SWITCHES) if (values[name] === "1") values[name] = "true";
   if (q.has("from_command")) values.from_command = q.get("from_command");
   return values;
 }
@@ -102,7 +107,8 @@ function planBody(values) {
 // ------------------------------------------------------------------ errors next to fields
 
 function fieldKey(field) {
-  const key = String(field || "").replace(/^--/, "").replace(/-/g, "_").split("/")[0];
+  let key = String(field || "").replace(/^--/, "").replace(/-/g, "_").split("/")[0];
+  if (key.startsWith("no_") && FIELDS.includes(key.slice(3))) key = key.slice(3);  // a switch's --no- form: its select
   if (key === "config.json" || key === "checkpoint") return "model";
   if (key === "gpu_gb") return "gpu_gib";
   return key;
@@ -619,6 +625,8 @@ async function loadCatalogs() {
   sel.appendChild(new Option("custom size…", "custom"));
   for (const v of features.vllm_versions || []) { const o = document.createElement("option"); o.value = v; $("version-list").appendChild(o); }
   for (const v of features.load_formats || []) $("load-format-list").appendChild(new Option(v, v));
+  for (const v of features.moe_backends || []) $("moe-backend-list").appendChild(new Option(v, v));
+  for (const v of features.mamba_cache_dtypes || []) $("mamba_cache_dtype").appendChild(new Option(v, v));
   // the release a plan takes when the field is empty: kvplan's default, which need not be the newest in the list
   if (features.default_vllm_version) $("vllm_version").placeholder = `${features.default_vllm_version} (kvplan's default release)`;
   $("tab-traffic").hidden = !features.simulate;
