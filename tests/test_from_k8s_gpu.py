@@ -137,6 +137,18 @@ def test_a_mig_label_plans_the_slice_of_the_total_given(monkeypatch, capsys, tmp
     mixed = _json(monkeypatch, capsys, "fit", "--gpu-gib", "19.5", "--from", manifest(
         tmp_path, f"      nodeSelector: {{nvidia.com/mig-3g.20gb.product: {label}}}\n"))
     assert (mixed["gpu"], mixed["kv_cache_tokens"]) == (given["gpu"], given["kv_cache_tokens"])
+    # the node's card by nvidia.com/gpu.product, the slice by the container's nvidia.com/mig-3g.20gb limit (mixed
+    # strategy): the slice planned; refused without its total, and where the card has no such profile
+    whole = manifest(tmp_path, selector("NVIDIA-A100-SXM4-40GB"))
+    path = tmp_path / "mixed.yaml"
+    path.write_text(open(whole).read().replace("nvidia.com/gpu: 1", "nvidia.com/mig-3g.20gb: 1"))
+    d = _json(monkeypatch, capsys, "fit", "--gpu-gib", "19.5", "--from", str(path))
+    assert (d["gpu"], d["kv_cache_tokens"]) == (given["gpu"], given["kv_cache_tokens"])
+    assert (f'{SELECTOR_FIELD} = NVIDIA-A100-SXM4-40GB and {SPEC}.containers[0].resources.limits["nvidia.com/mig-3g.20gb"]'
+            ": planned on NVIDIA A100 40GB SXM4 MIG 3g.20gb") in d["from_command"]["notes"]
+    assert "is a MIG 3g.20gb slice" in refused(monkeypatch, capsys, SELECTOR_FIELD, "fit", "--from", str(path))
+    path.write_text(path.read_text().replace("mig-3g.20gb", "mig-3g.40gb"))
+    assert "nor a MIG 3g.40gb slice" in refused(monkeypatch, capsys, SELECTOR_FIELD, "fit", "--from", str(path))
     # the whole card given for the slice's pod: planned, and warned of
     d, err = _run(monkeypatch, capsys, "fit", "--gpu", "A100-SXM4-40GB", "--from", manifest(tmp_path, selector(label)))
     assert d["gpu"] == "NVIDIA A100 40GB SXM4" and f"pins the pod to {label}" in " ".join(err.split())

@@ -59,7 +59,8 @@ class ServeCommand:
     read_as: tuple[str, ...] = ()  # how the command was read: the image's entrypoint, --task as --runner
     inputs: tuple[str, ...] = ()  # the --env variables the launch file read as its own (MODEL, PORT): merge drops them
     gpus: Optional[tuple] = None  # a Kubernetes container's nvidia.com/gpu limit: (count, its field); gpus_checked
-    gpu_pin: Optional[tuple] = None  # the GPU products its pod's node selection requires: (values, field); gpu_pinned
+    gpu_pin: Optional[tuple] = None  # the GPU products its pod's node selection requires: (values, field, the MIG
+    # slice its limits take: (profile, field) or None); gpu_pinned
 
     def notes(self) -> list[str]:
         out = list(self.read_as)
@@ -463,6 +464,8 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     what, path, c, spec, spec_at = found[0]
     where = f"{source} ({what})"
     values.gpu_pin = _gpu_products(spec, spec_at)
+    if values.gpu_pin is not None:  # a MIG slice's resource in its limits (the mixed MIG strategy): the pod's GPU
+        values.gpu_pin += (_mig_resource(c, path),)
     given = dict(values.sources[0][1]) if values.sources else {}  # kvplan's --env
     literal: dict = {}  # the env's values (name/value pairs), expanded as the kubelet expands them, in order
     unknown = values.k8s_unknown
@@ -615,6 +618,15 @@ def _gpu_products(spec: dict, at: str) -> Optional[tuple]:
     return tuple(dict.fromkeys(pinned)), field_at
 
 
+def _mig_resource(container: dict, path: str) -> Optional[tuple]:
+    """(profile, field) of the MIG slice the container's limits take as its own resource, nvidia.com/mig-<profile>
+    (the device plugin's mixed MIG strategy, internal/lm/mig-strategy.go); None where they take none."""
+    resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+    limits = resources.get("limits") if isinstance(resources.get("limits"), dict) else {}
+    slices = [k for k in limits if isinstance(k, str) and k.startswith("nvidia.com/mig-")]
+    return (slices[0][len("nvidia.com/mig-"):], f'{path}.resources.limits["{slices[0]}"]') if len(slices) == 1 else None
+
+
 def _dig(obj, dotted: str):
     for key in dotted.split("."):
         obj = obj.get(key) if isinstance(obj, dict) else None
@@ -686,9 +698,13 @@ def gpu_pinned(command: Optional[ServeCommand], flags, varied=(), *, plan_it: bo
 
     if command is None or command.gpu_pin is None:
         return flags, command, []
-    products, field_at = command.gpu_pin
+    products, field_at, mig = (command.gpu_pin + (None,))[:3]
     shown = products[0] if len(products) == 1 else "[" + ", ".join(products) + "]"
     labels = [gpu_product_label(v) for v in products]
+    if mig is not None:  # the node's card named, the pod given a MIG slice of it (mixed strategy): the slice planned
+        labels = [gpu_product_label(f"{lab.value}-MIG-{mig[0]}") if lab.profile is None and not lab.shared else lab
+                  for lab in labels]
+        shown += f" and {mig[1]}"
     named = ", ".join(f"{lab.value} ({lab.name})" if lab.name else lab.value for lab in labels)
 
     def noted(*notes):
