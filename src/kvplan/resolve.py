@@ -530,6 +530,58 @@ def _mig_holders(base: str, profile: str) -> list[GPUSpec]:
     return [g for g in mig_cards_named(base) if parts.group(2).lower() in MIG_PROFILES[g.id]] if parts else []
 
 
+
+# NVIDIA GPU Feature Discovery's node label nvidia.com/gpu.product (and nvidia.com/mig-<profile>.product under the
+# mixed MIG strategy): the NVML device name with each space written '-' ('NVIDIA-L4', 'Tesla-T4',
+# 'NVIDIA-A100-SXM4-80GB'); a MIG device's is its card's, then 'MIG' and the profile ('NVIDIA-A100-SXM4-40GB-MIG-1g.5gb');
+# '-SHARED' ends it where time-slicing shares the GPU (NVIDIA/k8s-device-plugin internal/lm/resource.go, productLabel and
+# NewMIGResourceLabeler; internal/lm/mig-strategy.go, the single and mixed strategies' resource names)
+_GFD_MIG = re.compile(r"^(.+)-MIG-((?:\d+c\.)?\d+g\.\d+gb(?:[+-]\w+(?:\.\w+)?)?)$", re.I)
+_GFD_SHARED = "-SHARED"
+
+
+@dataclass(frozen=True)
+class ProductLabel:
+    """What a GPU Feature Discovery product label names in kvplan's catalog: `cards`, those whose name or an alias,
+    each space written '-', is the label's device name exactly (no partial match: a label names one device as NVML
+    does); `ref`, the --gpu that plans it where there is one card (its id; 'ID MIG PROFILE' for a MIG slice);
+    `profile`, the MIG profile; `shared`, time-slicing's '-SHARED'."""
+
+    value: str
+    cards: tuple
+    profile: str | None = None
+    shared: bool = False
+
+    @property
+    def ref(self) -> str | None:
+        if len(self.cards) != 1:
+            return None
+        return f"{self.cards[0].id} MIG {self.profile}" if self.profile else self.cards[0].id
+
+    @property
+    def name(self) -> str | None:
+        if len(self.cards) != 1:
+            return None
+        return f"{self.cards[0].name} MIG {self.profile}" if self.profile else self.cards[0].name
+
+
+def gpu_product_label(value: str) -> ProductLabel:
+    """The catalog cards a nvidia.com/gpu.product label value names exactly (ProductLabel); a MIG profile the card
+    does not have (MIG_PROFILES) names none."""
+    device = value.strip()
+    shared = device.upper().endswith(_GFD_SHARED)
+    if shared:
+        device = device[:-len(_GFD_SHARED)]
+    mig = _GFD_MIG.match(device)
+    base, profile = (mig.group(1), mig.group(2)) if mig else (device, None)
+    key = base.lower()
+    cards = [g for g in gpu_catalog() if any(n.replace(" ", "-").lower() == key for n in (g.name, *g.aliases))]
+    if profile is not None:
+        parts = _MIG_PROFILE_PARTS.match(profile)
+        instance = parts.group(2).lower() if parts else profile.lower()
+        cards = [g for g in cards if g.vendor == "NVIDIA" and (g.id in _MIG_UNREAD or instance in MIG_PROFILES.get(g.id, ()))]
+    return ProductLabel(value, tuple(cards), profile, shared)
+
 # answers kept for the length of a block (answers_kept): api.sweep_rows plans one deployment per varied value, and what
 # does not depend on the values varied (the card a --gpu names, the weights on a rank) is the same in every row
 _KEPT: ContextVar[dict | None] = ContextVar("kvplan_answers_kept", default=None)

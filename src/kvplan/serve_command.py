@@ -59,6 +59,8 @@ class ServeCommand:
     read_as: tuple[str, ...] = ()  # how the command was read: the image's entrypoint, --task as --runner
     inputs: tuple[str, ...] = ()  # the --env variables the launch file read as its own (MODEL, PORT): merge drops them
     gpus: Optional[tuple] = None  # a Kubernetes container's nvidia.com/gpu limit: (count, its field); gpus_checked
+    gpu_pin: Optional[tuple] = None  # the GPU products its pod's node selection requires: (values, field, the MIG
+    # slice its limits take: (profile, field) or None); gpu_pinned
 
     def notes(self) -> list[str]:
         out = list(self.read_as)
@@ -429,7 +431,7 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     its command and args joined as Kubernetes joins them (command replaces the image's ENTRYPOINT, args its CMD),
     `$(VAR)` expanded from its env as the kubelet expands it (launch_vars.expand_kubernetes), a shell wrapper
     (`sh -c "vllm serve ..."`) read as bash runs it; its env for the plan's environment, its image for the release and
-    its nvidia.com/gpu limit for gpus_checked."""
+    its nvidia.com/gpu limit for gpus_checked, the GPU product its pod is pinned to for gpu_pinned."""
     from kvplan.api import MODELLED_ENV
     from kvplan.launch_vars import expand_kubernetes, run_script, shell_words
 
@@ -448,7 +450,7 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
         for i, c in enumerate(containers):
             path = ".".join(spec_path) + f".containers[{i}]"
             if isinstance(c, dict) and _runs_vllm(c):
-                found.append((what, path, c))
+                found.append((what, path, c, spec, ".".join(spec_path)))
     if not found:
         raise InputError("--from", f"{source} has no container that runs vLLM (the vllm/vllm-openai image, or a "
                          f"`vllm serve` command) in its {', '.join(kinds)}",
@@ -456,11 +458,14 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
                          "model, or its command in quotes")
     if len(found) > 1:
         raise InputError("--from", f"{source} has {len(found)} containers that run vLLM ("
-                         + ", ".join(f"{what}: {path}" for what, path, _ in found)
+                         + ", ".join(f"{what}: {path}" for what, path, *_ in found)
                          + "); which one is planned would be a guess",
                          "give a manifest with the one vLLM container, or its command in quotes")
-    what, path, c = found[0]
+    what, path, c, spec, spec_at = found[0]
     where = f"{source} ({what})"
+    values.gpu_pin = _gpu_products(spec, spec_at)
+    if values.gpu_pin is not None:  # a MIG slice's resource in its limits (the mixed MIG strategy): the pod's GPU
+        values.gpu_pin += (_mig_resource(c, path),)
     given = dict(values.sources[0][1]) if values.sources else {}  # kvplan's --env
     literal: dict = {}  # the env's values (name/value pairs), expanded as the kubelet expands them, in order
     unknown = values.k8s_unknown
@@ -555,6 +560,78 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     return words, f"{where}: {shlex.join(words)}", read_as
 
 
+# GPU Feature Discovery's node label of a node's GPU (resolve.gpu_product_label reads its value); under the mixed MIG
+# strategy a slice's is nvidia.com/mig-<profile>.product (NVIDIA/k8s-device-plugin internal/lm/mig-strategy.go)
+_GFD_PRODUCT_KEY = re.compile(r"^nvidia\.com/(?:gpu|mig-[0-9a-z.+-]+)\.product$")
+_REQUIRED = "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+
+
+def _gpu_products(spec: dict, at: str) -> Optional[tuple]:
+    """The GPU products the pod's nodes must have by a GPU Feature Discovery product label: (the values, in order, and
+    the field that says so), from its nodeSelector and its required node affinity (nodeSelectorTerms are ORed, a term's
+    matchExpressions ANDed, and both with the nodeSelector: the Kubernetes API reference, NodeSelector /
+    NodeSelectorRequirement); None where no product is required (a term without an `In` on the label, a NotIn, Exists
+    or a preferred affinity pins none). A value the API refuses (no string), or a selection no node can meet, is
+    refused naming the field."""
+    selector = spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else {}
+    pinned, field_at = None, None
+    for key, value in selector.items():
+        if isinstance(key, str) and _GFD_PRODUCT_KEY.match(key):
+            field_at = f'{at}.nodeSelector["{key}"]'
+            if not isinstance(value, str):
+                raise InputError(field_at, f"is {value!r}, not a string (the Kubernetes API refuses a number or a "
+                                 "boolean there)", f'quote it: "{value}"')
+            pinned = [value] if pinned is None else [v for v in pinned if v == value]
+    terms, term_sets = _dig(spec, _REQUIRED + ".nodeSelectorTerms"), []
+    for t, term in enumerate(terms if isinstance(terms, list) else []):
+        allowed, allowed_at = None, None
+        exprs = term.get("matchExpressions") if isinstance(term, dict) else None
+        for k, e in enumerate(exprs if isinstance(exprs, list) else []):
+            if not (isinstance(e, dict) and isinstance(e.get("key"), str) and _GFD_PRODUCT_KEY.match(e["key"])
+                    and e.get("operator") == "In"):
+                continue
+            values_at = f"{at}.{_REQUIRED}.nodeSelectorTerms[{t}].matchExpressions[{k}].values"
+            given = e.get("values")
+            if not isinstance(given, list) or not given or not all(isinstance(v, str) for v in given):
+                raise InputError(values_at, f"is {given!r}, not a list of strings (operator In takes one value or "
+                                 "more)", 'give the products as strings: values: ["NVIDIA-L4"]')
+            allowed = list(given) if allowed is None else [v for v in allowed if v in given]
+            allowed_at = values_at
+        if allowed is None:  # this term lets the pod onto a node of any GPU
+            term_sets = None
+            break
+        term_sets.append((allowed, allowed_at))
+    if term_sets:
+        affinity = list(dict.fromkeys(v for allowed, _ in term_sets for v in allowed))
+        affinity_at = term_sets[0][1] if len(term_sets) == 1 else f"{at}.{_REQUIRED}.nodeSelectorTerms"
+        if pinned is None:
+            pinned, field_at = affinity, affinity_at
+        else:
+            pinned = [v for v in pinned if v in affinity]
+            field_at = f"{field_at} and {affinity_at}"
+    if pinned is None:
+        return None
+    if not pinned:
+        raise InputError(field_at, "no GPU product meets both (nodeSelector and required node affinity, or two "
+                         "requirements in one term, ask for different products): no node takes the pod",
+                         "require the one product the pod runs on")
+    return tuple(dict.fromkeys(pinned)), field_at
+
+
+def _mig_resource(container: dict, path: str) -> Optional[tuple]:
+    """(profile, field) of the MIG slice the container's limits take as its own resource, nvidia.com/mig-<profile>
+    (the device plugin's mixed MIG strategy, internal/lm/mig-strategy.go); None where they take none."""
+    resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+    limits = resources.get("limits") if isinstance(resources.get("limits"), dict) else {}
+    slices = [k for k in limits if isinstance(k, str) and k.startswith("nvidia.com/mig-")]
+    return (slices[0][len("nvidia.com/mig-"):], f'{path}.resources.limits["{slices[0]}"]') if len(slices) == 1 else None
+
+
+def _dig(obj, dotted: str):
+    for key in dotted.split("."):
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj
+
 def _gpu_limit(container: dict, path: str) -> Optional[tuple]:
     """The container's resources.limits["nvidia.com/gpu"] as (count, its field); None where it sets none."""
     resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
@@ -606,6 +683,84 @@ def gpus_checked(command: Optional[ServeCommand], flags, varied=()) -> Optional[
     else:
         note = f"{field} = {count}: the GPUs of the plan's {ranks} rank{'s' if ranks > 1 else ''} ({how})"
     return replace(command, read_as=command.read_as + (note,))
+
+
+
+def gpu_pinned(command: Optional[ServeCommand], flags, varied=(), *, plan_it: bool = True):
+    """(flags, command, warnings): the GPU a Kubernetes pod is pinned to by GPU Feature Discovery's product label
+    (ServeCommand.gpu_pin) planned where no --gpu is given (flags.gpu the catalog card the label names exactly,
+    resolve.gpu_product_label; a note names the field), and compared with the card --gpu names where one is (a
+    different card: a warning naming both, the --gpu one planned). Refused, naming the field and the fix (--gpu): a label
+    that names no catalog card or several, several products required, a MIG slice without its total (--gpu-gib).
+    Not planned where --vary varies the GPU or `plan_it` is false (preflight checks this machine's GPU): a note then."""
+    from kvplan.errors import KvplanError
+    from kvplan.resolve import GIB, find_gpu, gpu_product_label
+
+    if command is None or command.gpu_pin is None:
+        return flags, command, []
+    products, field_at, mig = (command.gpu_pin + (None,))[:3]
+    shown = products[0] if len(products) == 1 else "[" + ", ".join(products) + "]"
+    labels = [gpu_product_label(v) for v in products]
+    if mig is not None:  # the node's card named, the pod given a MIG slice of it (mixed strategy): the slice planned
+        labels = [gpu_product_label(f"{lab.value}-MIG-{mig[0]}") if lab.profile is None and not lab.shared else lab
+                  for lab in labels]
+        shown += f" and {mig[1]}"
+    named = ", ".join(f"{lab.value} ({lab.name})" if lab.name else lab.value for lab in labels)
+
+    def noted(*notes):
+        return replace(command, read_as=command.read_as + notes)
+
+    if "gpu" in varied:
+        return flags, noted(f"{field_at} = {shown}: not planned, --vary gpu names each row's GPU"), []
+    given = (flags.gpu or "").strip()
+    if not given and not plan_it:
+        cards = ", ".join(lab.name or lab.value for lab in labels)
+        return flags, noted(f"{field_at} = {shown}: the pod runs on {cards}; this machine's GPU is checked here "
+                            "(give --gpu to plan the pod's)"), []
+    if given.lower() == "auto" or (not given and getattr(flags, "gpu_kinds", None) is not None):
+        return flags, noted(f"{field_at} = {shown}: the pod's GPU; --gpu auto searches the catalog's instead"), []
+    if given:
+        total = (round(flags.gpu_gib * GIB) if flags.gpu_gib else round(flags.gpu_gb * 10 ** 9) if flags.gpu_gb
+                 else None)
+        try:
+            card = find_gpu(given, total_bytes=total)
+        except KvplanError:  # no card, or a MIG slice without its total: the plan refuses it itself
+            return flags, command, []
+        if any(lab.name == card.name for lab in labels):  # the card, or the same MIG slice of it
+            same = (f"the pod's GPU, as --gpu {given} names it" if len(labels) == 1
+                    else f"--gpu {given} plans one of the pod's GPUs")
+            return flags, noted(f"{field_at} = {shown}: {same}"), []
+        unknown = [lab.value for lab in labels if not lab.ref]
+        if len(unknown) == len(labels):
+            return flags, noted(f"{field_at} = {shown}: names no catalog GPU exactly; the --gpu {given} card "
+                                f"({card.name}) is planned"), []
+        warning = (f"--gpu {given} plans the {card.name}, and {field_at} pins the pod to {named}: the plan is not of "
+                   "the GPU the pod is scheduled on")
+        return flags, noted(warning), [warning]
+    fix = "give --gpu NAME for the card the pod runs on (`kvplan gpus` lists them)"
+    if len(products) > 1:
+        raise InputError(field_at, f"allows {len(products)} GPU products ({', '.join(products)}); which one is planned "
+                         "would be a guess", fix + ", or require one product")
+    lab = labels[0]
+    if not lab.cards:
+        raise InputError(field_at, f"{lab.value!r} names no GPU in kvplan's catalog exactly (GPU Feature Discovery's "
+                         "product label is the NVML device name, spaces written '-')"
+                         + (f", nor a MIG {lab.profile} slice of a catalog card" if lab.profile else ""), fix)
+    if len(lab.cards) > 1:
+        raise InputError(field_at, f"{lab.value!r} names {len(lab.cards)} catalog GPUs (" + ", ".join(
+            g.name for g in lab.cards) + "); which one is planned would be a guess", fix)
+    if lab.profile and flags.gpu_gib is None and flags.gpu_gb is None:
+        raise InputError(field_at, f"{lab.value!r} is a MIG {lab.profile} slice of the {lab.cards[0].name}: vLLM sees "
+                         "the slice's memory, which its profile name does not state exactly",
+                         "give the slice's total as vLLM logs it with --gpu-gib N (its 'Free memory on device (x/N "
+                         "GiB)' line)")
+    notes = [f"{field_at} = {shown}: planned on {lab.name}"]
+    warnings = []
+    if lab.shared:
+        warnings.append(f"{field_at} = {shown}: time-slicing shares the {lab.cards[0].name} with other pods, whose "
+                        "memory the plan does not count")
+        notes += warnings
+    return replace(flags, gpu=lab.ref), noted(*notes), warnings
 
 
 def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_env: Optional[list] = None, *,
@@ -725,7 +880,7 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
         read_as += ("--env " + ", ".join(inputs) + ": read as the file's variables, not planned as the server's "
                     "environment",)
     return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server, read_as, inputs,
-                        values.gpu_limit)
+                        values.gpu_limit, values.gpu_pin)
 
 
 # the vllm/vllm-openai image's release tags (v0.11.0, v0.10.1.1; docker.io/ or a mirror's registry before it): the

@@ -238,7 +238,8 @@ FROM_HELP = ("Plan a `vllm serve MODEL ...` command as written (in quotes; or `p
              ".env beside it, then the expression's default; a script's variables, arrays and sourced .env as it runs "
              "them, from --env; or a Kubernetes manifest (Deployment, StatefulSet, Pod, Job, ...) whose vLLM "
              "container is read: its command and args as Kubernetes joins them, $(VAR) from its env (a secret's value "
-             "from --env), its VLLM_* env and image tag planned, its nvidia.com/gpu limit checked against the ranks. "
+             "from --env), its VLLM_* env and image tag planned, its nvidia.com/gpu limit checked against the ranks, its pod's nvidia.com/gpu.product node label (nodeSelector or "
+             "required node affinity, one product) planned as the GPU where --gpu is not given. "
              "Its flags are planned; server flags that move no GPU memory (--host, --port, ...) are named in the "
              "notes; a flag kvplan does not model is refused. A flag also given here must agree with the command's.")
 
@@ -248,14 +249,18 @@ def from_option(extra: str = ""):
     return typer.Option(None, "--from", help=FROM_HELP + (" " + extra if extra else ""))
 
 
-def read_from(model: Optional[str], flags: FitFlags, source: Optional[str], varied: list = ()):
+def read_from(model: Optional[str], flags: FitFlags, source: Optional[str], varied: list = (), *,
+              pinned_gpu: bool = True):
     """(model, flags, the ServeCommand or None): `--from SOURCE` read (serve_command.parse_serve_command, its
     variables from --env) and merged with MODEL and the flags given (serve_command.merge: a flag given on both must
-    agree). `varied`: sweep's and capacity's --vary, whose flags (and model) replace the command's in each row."""
+    agree). `varied`: sweep's and capacity's --vary, whose flags (and model) replace the command's in each row.
+    A Kubernetes pod's GPU product label plans its GPU where no --gpu is given (serve_command.gpu_pinned; not where
+    `pinned_gpu` is false: preflight checks this machine's); a --gpu of another card is warned of on stderr."""
     if source is None:
         return model, flags, None
     from kvplan.api import vary_names
-    from kvplan.serve_command import gpus_checked, merge, parse_serve_command
+    from kvplan.render import warning_text
+    from kvplan.serve_command import gpu_pinned, gpus_checked, merge, parse_serve_command
 
     command = parse_serve_command(source, flags.vllm_version, flags.env)
     names = vary_names(varied) if varied else []
@@ -263,6 +268,9 @@ def read_from(model: Optional[str], flags: FitFlags, source: Optional[str], vari
         command = command.replaced_by(names)
     model, flags = merge(model, flags, command, need_model="model" not in names)
     command = gpus_checked(command, flags, names)  # a Kubernetes container's GPU limit against the plan's ranks
+    flags, command, warnings = gpu_pinned(command, flags, names, plan_it=pinned_gpu)  # the pod's GPU product label
+    for warning in warnings:
+        err_console.print(warning_text(warning), highlight=False, soft_wrap=True)
     refuse_unpublished_version(flags.vllm_version)  # a compose image's release, as --vllm-version's
     return model, flags, command
 

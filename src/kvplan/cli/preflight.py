@@ -85,7 +85,8 @@ def preflight(
     """
     from kvplan import preflight as pf
 
-    model, flags, command = read_from(model, flags, from_command)
+    # this machine's GPU is checked: a manifest's GPU product label is noted, not planned (read_from, pinned_gpu)
+    model, flags, command = read_from(model, flags, from_command, pinned_gpu=False)
 
     facts = pf.gather_facts()
     req, note = build_request(model, flags, facts)
