@@ -98,7 +98,7 @@ def test_features_offer_every_moe_backend_and_mamba_cache_dtype(client):
 # could not send its --no- form); --enable-prefix-caching, without which --mamba-block-size is refused
 PAGE_FLAGS = ("disable_hybrid_kv_cache_manager", "decode_context_parallel_size", "prefill_context_parallel_size",
               "mamba_cache_dtype", "num_gpu_blocks_override", "mamba_block_size", "calculate_kv_scales",
-              "enable_prefix_caching")
+              "enable_prefix_caching", "dcp_kv_cache_interleave_size", "cp_kv_cache_interleave_size")
 
 
 @pytest.mark.parametrize("name", PAGE_FLAGS)

@@ -432,6 +432,34 @@ def test_the_context_parallel_boxes_plan_as_the_cli_flags(page, server_url):
     _assert_is_the_cli(page, pcp, cli)
 
 
+def test_the_interleave_boxes_plan_as_the_cli_flags(page, server_url):
+    # DeepSeek-V3 on 8 x H200, -dcp 8 at 0.33.0: an interleave size of 16 divides the 16-token block and moves no figure
+    # (the plan's note says so); 32 does not, and vLLM's refusal shows under its box
+    model = "deepseek-ai/DeepSeek-V3"
+    kw = dict(gpu="h200", vllm_version="0.33.0", max_model_len=131072, tensor_parallel_size=8,
+              decode_context_parallel_size=8)
+    flags = ("--gpu", "H200", "--vllm-version", "0.33.0", "--max-model-len", "131072", "-tp", "8", "-dcp", "8")
+    plain = _open_planned(page, server_url, model, **kw)
+    page.fill("#cp_kv_cache_interleave_size", "16")
+    sixteen = kvplan.fit(model, cp_kv_cache_interleave_size=16, **kw)
+    assert sixteen.kv_cache_tokens == plain.kv_cache_tokens
+    _assert_is_the_cli(page, sixteen, _cli_fit(model, *flags, "--cp-kv-cache-interleave-size", "16"))
+    assert "cp_kv_cache_interleave_size=16" in page.url
+    page.goto(page.url)
+    _wait_for_plan(page, sixteen)
+    assert page.input_value("#cp_kv_cache_interleave_size") == "16"
+    page.fill("#cp_kv_cache_interleave_size", "32")
+    slot = page.locator(".err[data-for='cp_kv_cache_interleave_size']")
+    slot.wait_for(state="visible")
+    with pytest.raises(InputError) as refused:
+        kvplan.fit(model, cp_kv_cache_interleave_size=32, **kw)
+    assert str(refused.value.message) in slot.text_content()
+    # the older flag at 0.11.1 (64-token FlashMLA blocks): 64 is planned as the CLI plans it
+    old = _open_planned(page, server_url, model, **{**kw, "vllm_version": "0.11.1"}, dcp_kv_cache_interleave_size=64)
+    assert page.input_value("#dcp_kv_cache_interleave_size") == "64"
+    _assert_is_the_cli(page, old, _cli_fit(model, *flags[:3], "0.11.1", *flags[4:], "--dcp-kv-cache-interleave-size", "64"))
+
+
 def test_the_pool_and_state_boxes_plan_as_the_cli_flags(page, server_url):
     features = page.evaluate("fetch('/api/features').then(r => r.json())")
     # the choices come from the server

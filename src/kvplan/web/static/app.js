@@ -7,11 +7,13 @@ const FIELDS = ["model", "revision", "gpu", "gpu_gib", "gpu_kinds", "num_gpus", 
   "kv_cache_memory_bytes", "compilation_config", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "speculative_config", "limit_mm_per_prompt", "skip_mm_profiling", "entrypoint",
   "runner", "enable_extensible_kv_cache", "gdn_prefill_backend",
   "enable_sleep_mode", "disable_custom_all_reduce", "disable_hybrid_kv_cache_manager", "disable_sliding_window", "kv_transfer_config", "load_format", "moe_backend",
-  "decode_context_parallel_size", "prefill_context_parallel_size", "enable_prefix_caching", "mamba_cache_dtype", "mamba_block_size",
+  "decode_context_parallel_size", "prefill_context_parallel_size", "dcp_kv_cache_interleave_size", "cp_kv_cache_interleave_size",
+  "enable_prefix_caching", "mamba_cache_dtype", "mamba_block_size",
   "num_gpu_blocks_override", "calculate_kv_scales", "async_scheduling", "vllm_version"];
 // sent as JSON numbers; max_model_len goes as typed (32k, 32K, -1, auto): the server reads it as the CLI does
 const NUMBERS = new Set(["gpu_gib", "num_gpus", "concurrency", "gpu_memory_utilization", "tensor_parallel_size", "max_num_seqs",
-  "max_cudagraph_capture_size", "decode_context_parallel_size", "prefill_context_parallel_size", "mamba_block_size", "num_gpu_blocks_override"]);
+  "max_cudagraph_capture_size", "decode_context_parallel_size", "prefill_context_parallel_size", "dcp_kv_cache_interleave_size",
+  "cp_kv_cache_interleave_size", "mamba_block_size", "num_gpu_blocks_override"]);
 // switches whose default is the release's (a select of "", "true", "false"): sent as JSON booleans, left out when ""
 // ("false" is the flag's --no- form: --no-disable-hybrid-kv-cache-manager, --no-async-scheduling, ...)
 const SWITCHES = new Set(["enable_extensible_kv_cache", "async_scheduling", "disable_hybrid_kv_cache_manager", "enable_prefix_caching"]);
