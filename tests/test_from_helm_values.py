@@ -154,3 +154,13 @@ def test_the_charts_v100_example_pins_its_release_and_v0_engine(monkeypatch, cap
     assert cmd["vllm_version"] == "0.8.5" and prov["env"] == ["VLLM_USE_V1=0"]
     assert f"{AT}.requestGPU = 2: the GPUs of the plan's 2 ranks" in " ".join(prov["notes"])
     assert any("VLLM_ENABLE_CUDA_COMPATIBILITY" in n for n in prov["notes"])
+
+
+def test_the_entrys_node_selector_terms_pin_the_gpu_by_its_key(monkeypatch, capsys, tmp_path):
+    # the template writes nodeSelectorTerms as the pod's required node affinity: GPU Feature Discovery's product label
+    # plans the GPU where no --gpu is given, named by the values key
+    terms = [{"matchExpressions": [{"key": "nvidia.com/gpu.product", "operator": "In", "values": ["NVIDIA-L4"]}]}]
+    path = _changed(tmp_path, BASIC, lambda s: s.update(nodeSelectorTerms=terms))
+    a = _json(monkeypatch, capsys, "fit", "--from", path)
+    assert a["kv_cache_tokens"] == _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", str(BASIC))["kv_cache_tokens"]
+    assert f"{AT}.nodeSelectorTerms[0].matchExpressions[0].values = NVIDIA-L4: planned on NVIDIA L4" in a["from_command"]["notes"]
