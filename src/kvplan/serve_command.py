@@ -231,6 +231,9 @@ def read_source(source: str, values=None, *, text_only: bool = False) -> tuple[l
     from kvplan.launch_vars import Values, dotenv, expand, run_script, shell_words
 
     values = values if values is not None else Values()
+    helm = _helm_source(source, values, text_only)  # a values file of vLLM's Helm chart (its own section below)
+    if helm is not None:
+        return helm
     if text_only:
         return _read_text(source, values)
     if not source or not source.strip():
@@ -1049,3 +1052,329 @@ def _same(name: str, a, b) -> bool:
         return checked_engine_arg(name, a) == checked_engine_arg(name, b)
     except Exception:  # one is no value of the flag: not the same
         return False
+
+
+# ---- a values file of vLLM's Helm chart (vllm-project/production-stack) ----------------------------------------------
+# The chart's helm/templates/deployment-vllm-multi.yaml (read at production-stack a6c01db0, the template last changed in
+# 6d98f834) renders each servingEngineSpec.modelSpec[] entry (enabled unless `enabled: false`, no raySpec.enabled: that
+# one is ray-cluster.yaml's) as a Deployment whose container "vllm" runs, as its `command:` list:
+#   vllm serve MODEL_URL --host 0.0.0.0 --port CONTAINER_PORT        (/opt/venv/bin/vllm for lmcache/vllm-openai)
+#   [--enable-lora] [--enable-auto-tool-choice] [--tool-call-parser P]
+#   vllmConfig (a non-empty map): [--enable-chunked-prefill | --no-enable-chunked-prefill] (where the key is set),
+#     --enable-prefix-caching where enablePrefixCaching is true, else --no-enable-prefix-caching (always one),
+#     --max-model-len, --dtype, --tensor-parallel-size, --max-num-seqs, --gpu_memory_utilization, --max_loras,
+#     --runner, --convert (each where its key is set), then extraArgs' words
+#   [--revision modelRevision] [--kv-transfer-config {"kv_connector":"LMCacheConnectorV1",...} where
+#     lmcacheConfig.enabled] [--chat-template /templates/chatTemplate]
+# each value through sprig's `quote` (Go's %v: Helm reads a values file's numbers as float64, so 1000000 is written
+# 1e+06). Its env: VLLM_USE_V1=0 where vllmConfig.v0 is "1", then servingEngineSpec.env and the entry's env (verbatim);
+# its resources: the entry's resources, else requestGPU as requests and limits of requestGPUType (nvidia.com/gpu)
+# (_helpers.tpl chart.resources). The container is then read as a manifest's is (_manifest_command), its fields named
+# by the values keys they come from.
+_HELM_TEMPLATE = "the chart's templates/deployment-vllm-multi.yaml"
+# the vllmConfig keys the template writes as flags: key -> flag, as it spells them
+_HELM_VLLM_FLAGS = {"maxModelLen": "--max-model-len", "dtype": "--dtype", "tensorParallelSize": "--tensor-parallel-size",
+                    "maxNumSeqs": "--max-num-seqs", "gpuMemoryUtilization": "--gpu_memory_utilization",
+                    "maxLoras": "--max_loras", "runner": "--runner", "convert": "--convert"}
+_HELM_VLLM_READ = frozenset(_HELM_VLLM_FLAGS) | {"enableChunkedPrefill", "enablePrefixCaching", "extraArgs", "v0",
+                                                 "prometheusMultiprocDir"}
+# the entry's keys the template turns into the command, env or GPU resources (the others: the pod's metadata,
+# storage, CPU and memory requests, scheduling: no vLLM flag, no GPU memory)
+_HELM_READ = frozenset({"name", "enabled", "raySpec", "repository", "tag", "modelURL", "enableLoRA", "enableTool",
+                        "toolCallParser", "vllmConfig", "modelRevision", "lmcacheConfig", "chatTemplate", "env",
+                        "envFromSecret", "resources", "requestGPU", "requestGPUType", "affinity", "nodeSelectorTerms",
+                        "nodeName"})
+_HELM_CONTAINER = "spec.template.spec.containers[0]"
+_HELM_POD = "spec.template.spec"
+
+
+def _helm_values_doc(text: str) -> Optional[dict]:
+    """`text` read as a values file of the production-stack chart (a servingEngineSpec mapping with a modelSpec
+    list); None where it is not one."""
+    if "servingEngineSpec" not in text:
+        return None
+    try:
+        import yaml
+
+        doc = yaml.safe_load(text)
+    except Exception:
+        return None
+    spec = doc.get("servingEngineSpec") if isinstance(doc, dict) else None
+    return doc if isinstance(spec, dict) and "modelSpec" in spec else None
+
+
+def _helm_source(source: str, values, text_only: bool) -> Optional[tuple]:
+    """read_source of a chart values file (`FILE`, `FILE#NAME` choosing the modelSpec entry NAME, or the file's
+    text); None where `source` is none."""
+    if not source or not source.strip():
+        return None
+    if "\n" in source:
+        doc = _helm_values_doc(source)
+        return _helm_command("the values file", doc, values, None) if doc is not None else None
+    if text_only:
+        return None
+    path, name = Path(source).expanduser(), None
+    try:
+        if not path.is_file() and "#" in source:
+            head, _, tail = source.rpartition("#")
+            if Path(head).expanduser().is_file():
+                path, name, source = Path(head).expanduser(), tail, head
+        if not path.is_file() or path.suffix not in (".yml", ".yaml"):
+            return None
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
+    doc = _helm_values_doc(text)
+    if doc is None:
+        if name is not None:
+            raise InputError("--from", f"{source} is no values file of vLLM's Helm chart (no servingEngineSpec."
+                             f"modelSpec), so #{name} chooses nothing", f"give --from {source} alone")
+        return None
+    return _helm_command(source, doc, values, name)
+
+
+def _go_value(value, key: str) -> str:
+    """A values-file value as the template writes it (`{{ value }}`, `quote`: Go's %v of what Helm read, numbers as
+    float64); refused by its key where that is no word vLLM reads as written (null, a map, Go's 1e+06)."""
+    from decimal import Decimal
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        f = float(value)
+        if f != f or f in (float("inf"), float("-inf")):
+            raise InputError(key, f"is {value!r}, no number vLLM reads", "give a finite number")
+        d = Decimal(repr(f)).normalize() if f else Decimal(0)
+        if f and not -4 <= d.adjusted() < 6:  # Go's %v (strconv 'g', shortest): exponent form from 1e+06 / 1e-05 on
+            digits = "".join(map(str, d.as_tuple().digits))
+            go = (("-" if f < 0 else "") + digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+                  + f"e{'+' if d.adjusted() >= 0 else '-'}{abs(d.adjusted()):02d}")
+            raise InputError(key, f"is {value!r}, which Helm reads as a float64 and the template writes as {go} "
+                             "(Go's %v), a word vLLM's flag may not read", "give the flag in "
+                             'vllmConfig.extraArgs as strings instead, e.g. ["--max-model-len", "1048576"]')
+        return format(d, "f")
+    if isinstance(value, str):
+        if "{{" in value:
+            raise InputError(key, f"is {value!r}, a Helm template expression left in the values file: Helm renders "
+                             "no template in values, so the chart writes it as this text, whose meaning kvplan cannot "
+                             "know", "write the value itself in the values file")
+        return value
+    if value is None:
+        raise InputError(key, "is empty (null): the template writes the flag with no value", "give it a value, or "
+                         "drop the key")
+    raise InputError(key, f"is {value!r}, not one value (the template writes Go's text of it)", "give one value")
+
+
+def _go_true(value) -> bool:
+    """A value's truth in a Go template (`if`): false, 0, null, an empty string, list or map are false."""
+    return not (value is None or value is False or (isinstance(value, (int, float)) and value == 0)
+                or (isinstance(value, (str, list, dict)) and not value))
+
+
+def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[list[str], str, tuple[str, ...]]:
+    """The one modelSpec entry's vllm container, as the chart renders it (see this section's head), read as a manifest's
+    container is; an error of a rendered field named by the values key it comes from."""
+    serving = doc["servingEngineSpec"]
+    if "enableEngine" in serving and not _go_true(serving["enableEngine"]):
+        raise InputError("servingEngineSpec.enableEngine", f"is {serving['enableEngine']!r}: the chart renders no vLLM "
+                         "Deployment", "set enableEngine: true")
+    specs = serving.get("modelSpec")
+    if not isinstance(specs, list) or not all(isinstance(s, dict) for s in specs):
+        raise InputError("servingEngineSpec.modelSpec", "is no list of model entries", "give a list: modelSpec: "
+                         "[{name: ..., modelURL: ..., repository: vllm/vllm-openai, tag: ...}]")
+    names = [str(s.get("name")) for s in specs]
+    deployed = [i for i, s in enumerate(specs) if s.get("enabled") is not False]
+    if name is not None:
+        if name not in names:
+            raise InputError("--from", f"{source} has no modelSpec entry named {name!r} (its entries: "
+                             + (", ".join(names) or "none") + ")", f"give --from {source}#NAME with one of them")
+        i = names.index(name)
+        if i not in deployed:
+            raise InputError(f"servingEngineSpec.modelSpec[{i}].enabled", f"is false: the chart deploys no {name}",
+                             "set enabled: true, or choose another entry")
+    elif len(deployed) == 1:
+        i = deployed[0]
+    else:
+        raise InputError("--from", f"{source} has {len(deployed) or 'no'} modelSpec entr{'ies' if len(deployed) != 1 else 'y'}"
+                         " the chart deploys" + (" (" + ", ".join(names[i] for i in deployed) + "); which one is "
+                                                 "planned would be a guess" if deployed else ""),
+                         (f"choose one by its name: --from {source}#{names[deployed[0]]}" if "\n" not in source
+                          and source != "the values file" else "give the file with #NAME, or one entry")
+                         if deployed else "set enabled: true on the entry to plan")
+    spec, at = specs[i], f"servingEngineSpec.modelSpec[{i}]"
+    ray = spec.get("raySpec")
+    if isinstance(ray, dict) and _go_true(ray.get("enabled")):
+        raise InputError(f"{at}.raySpec.enabled", "is true: the chart runs this model on a Ray cluster "
+                         "(templates/ray-cluster.yaml), whose command kvplan does not read",
+                         "plan the model's vllm serve command with --from 'vllm serve ...'")
+    keys: list[str] = []  # the values key of each rendered command word
+
+    def add(word: str, key: str) -> None:
+        command.append(word)
+        keys.append(key)
+
+    for key in ("repository", "tag", "modelURL"):
+        if spec.get(key) in (None, ""):
+            raise InputError(f"{at}.{key}", "is not set: the chart requires it" if key != "modelURL"
+                             else "is not set: the chart writes `vllm serve \"\"`", f"give {key}: ...")
+    repository, tag = _go_value(spec["repository"], f"{at}.repository"), _go_value(spec["tag"], f"{at}.tag")
+    command: list[str] = []
+    add("/opt/venv/bin/vllm" if repository == "lmcache/vllm-openai" else "vllm", f"{at}.repository")
+    add("serve", _HELM_TEMPLATE)
+    add(_go_value(spec["modelURL"], f"{at}.modelURL"), f"{at}.modelURL")
+    port = serving.get("containerPort", "8000")
+    for word in ("--host", "0.0.0.0", "--port", _go_value(port if port not in (None, "") else "8000",
+                                                          "servingEngineSpec.containerPort")):
+        add(word, "servingEngineSpec.containerPort")
+    if _go_true(spec.get("enableLoRA")):
+        add("--enable-lora", f"{at}.enableLoRA")
+    if _go_true(spec.get("enableTool")):
+        add("--enable-auto-tool-choice", f"{at}.enableTool")
+    if _go_true(spec.get("toolCallParser")):
+        add("--tool-call-parser", f"{at}.toolCallParser")
+        add(_go_value(spec["toolCallParser"], f"{at}.toolCallParser"), f"{at}.toolCallParser")
+    vc = spec.get("vllmConfig")
+    if vc is not None and not isinstance(vc, dict):
+        raise InputError(f"{at}.vllmConfig", f"is {vc!r}, not a map", "give vllmConfig: {maxModelLen: 8192, ...}")
+    vc = vc or {}
+    notes: list[str] = []
+    if vc:  # `with .vllmConfig`: an empty map writes none of these
+        if "enableChunkedPrefill" in vc:
+            add("--enable-chunked-prefill" if _go_true(vc["enableChunkedPrefill"]) else "--no-enable-chunked-prefill",
+                f"{at}.vllmConfig.enableChunkedPrefill")
+        add("--enable-prefix-caching" if _go_true(vc.get("enablePrefixCaching")) else "--no-enable-prefix-caching",
+            f"{at}.vllmConfig.enablePrefixCaching")
+        if "enablePrefixCaching" not in vc:
+            notes.append(f"{at}.vllmConfig sets no enablePrefixCaching: {_HELM_TEMPLATE} writes "
+                         "--no-enable-prefix-caching")
+        for key, flag in _HELM_VLLM_FLAGS.items():
+            if key in vc:
+                add(flag, f"{at}.vllmConfig.{key}")
+                add(_go_value(vc[key], f"{at}.vllmConfig.{key}"), f"{at}.vllmConfig.{key}")
+        extra = vc.get("extraArgs")
+        if _go_true(extra):
+            if not isinstance(extra, list):
+                raise InputError(f"{at}.vllmConfig.extraArgs", f"is {extra!r}, not a list of strings",
+                                 'give a list: extraArgs: ["--kv-cache-dtype", "fp8"]')
+            for k, word in enumerate(extra):
+                add(_go_value(word, f"{at}.vllmConfig.extraArgs[{k}]"), f"{at}.vllmConfig.extraArgs[{k}]")
+        unread = [k for k in vc if k not in _HELM_VLLM_READ]
+        if unread:
+            notes.append(f"{at}.vllmConfig." + f", {at}.vllmConfig.".join(map(str, unread)) + f": {_HELM_TEMPLATE} "
+                         "writes no flag for " + ("it" if len(unread) == 1 else "them") + " (Helm ignores "
+                         + ("it" if len(unread) == 1 else "them") + "; a vLLM flag goes in extraArgs)")
+    if _go_true(spec.get("modelRevision")):
+        add("--revision", f"{at}.modelRevision")
+        add(_go_value(spec["modelRevision"], f"{at}.modelRevision"), f"{at}.modelRevision")
+    lm = spec.get("lmcacheConfig") if isinstance(spec.get("lmcacheConfig"), dict) else {}
+    v0 = "v0" in vc and _go_value(vc["v0"], f"{at}.vllmConfig.v0") == "1"
+    if lm and _go_true(lm.get("enabled")):
+        role = _go_value(lm["kvRole"], f"{at}.lmcacheConfig.kvRole") if _go_true(lm.get("kvRole")) else "kv_both"
+        if "enablePD" in lm:
+            rpc = _go_value(lm.get("nixlRole", ""), f"{at}.lmcacheConfig.nixlRole") if lm.get("nixlRole") is not None else ""
+            config = ('{"kv_connector":"LMCacheConnectorV1","kv_role":"%s","kv_connector_extra_config":'
+                      '{"discard_partial_chunks": false, "lmcache_rpc_port": "%s"}}' % (role, rpc))
+        elif v0:
+            config = '{"kv_connector":"LMCacheConnector","kv_role":"%s"}' % role
+        else:
+            config = '{"kv_connector":"LMCacheConnectorV1","kv_role":"%s"}' % role
+        add("--kv-transfer-config", f"{at}.lmcacheConfig.enabled")
+        add(config, f"{at}.lmcacheConfig.enabled")
+        other = [k for k in lm if k not in ("enabled", "kvRole", "enablePD", "nixlRole")]
+        if other:
+            notes.append(f"{at}.lmcacheConfig: " + ", ".join(map(str, other)) + ": LMCache's own settings (its "
+                         "LMCACHE_* variables: CPU / disk offloading, its controller), which the plan does not read")
+    if _go_true(spec.get("chatTemplate")):
+        add("--chat-template", f"{at}.chatTemplate")
+        add(f"/templates/{spec['chatTemplate']}", f"{at}.chatTemplate")
+    # the container's env, as the template writes it (only what a plan or $(VAR) can read; HF_HOME and the like are
+    # the chart's paths), each with the values key it comes from
+    env: list = [{"name": "PYTHONHASHSEED", "value": "123"}]
+    env_keys = [_HELM_TEMPLATE]
+    if vc and v0:
+        env.append({"name": "VLLM_USE_V1", "value": "0"})
+        env_keys.append(f"{at}.vllmConfig.v0")
+    if _go_true(spec.get("hf_token")):
+        env.append({"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {}}})
+        env_keys.append(f"{at}.hf_token")
+    for where, entries in (("servingEngineSpec.env", serving.get("env")), (f"{at}.env", spec.get("env"))):
+        if entries is None:
+            continue
+        if not isinstance(entries, list):
+            raise InputError(where, f"is {entries!r}, not a list of env entries",
+                             "give a list: - name: VLLM_USE_V1\n  value: \"1\"")
+        for j, e in enumerate(entries):
+            if isinstance(e, dict) and isinstance(e.get("value"), str) and "{{" in e["value"]:
+                _go_value(e["value"], f"{where}[{j}].value")
+            env.append(e)
+            env_keys.append(f"{where}[{j}]")
+    if lm and _go_true(lm.get("enabled")):
+        env.append({"name": "VLLM_RPC_TIMEOUT", "value": "1000000"})
+        env_keys.append(f"{at}.lmcacheConfig.enabled")
+    env_from = []
+    if _go_true(serving.get("configs")):
+        env_from.append("servingEngineSpec.configs")
+    if _go_true(spec.get("envFromSecret")):
+        env_from.append(f"{at}.envFromSecret")
+    # resources (_helpers.tpl chart.resources): the entry's own, else requestGPU as a limit of requestGPUType
+    if _go_true(spec.get("resources")):
+        resources, gpu_key = spec["resources"], None
+    else:
+        resources, gpu_key = {}, f"{at}.requestGPU"
+        count = spec.get("requestGPU")
+        gpu_type = spec.get("requestGPUType") or _GPU_RESOURCE
+        try:
+            positive = count is not None and int(float(str(count))) > 0  # sprig's `int`
+        except ValueError:
+            positive = False
+        if positive:
+            resources = {"limits": {str(gpu_type): _go_value(count, gpu_key)}}
+    pod: dict = {"containers": [{"name": "vllm", "image": f"{repository}:{tag}", "command": command, "env": env,
+                                 "envFrom": [{}] * len(env_from), "resources": resources}]}
+    if _go_true(spec.get("affinity")):
+        pod["affinity"] = spec["affinity"]
+    elif _go_true(spec.get("nodeSelectorTerms")) and not _go_true(spec.get("nodeName")):
+        pod["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": spec["nodeSelectorTerms"]}}}
+    for k, word in enumerate(command):
+        if "{{" in word:
+            _go_value(word, keys[k])
+    renames = [(f"{_HELM_CONTAINER}.command[{k}]", key) for k, key in enumerate(keys)]
+    renames += [(f"{_HELM_CONTAINER}.env[{j}]", key) for j, key in enumerate(env_keys)]
+    renames += [(f"{_HELM_CONTAINER}.envFrom[{j}]", key) for j, key in enumerate(env_from)]
+    renames += [(f'{_HELM_CONTAINER}.resources.limits["{_GPU_RESOURCE}"]',
+                 gpu_key or f'{at}.resources.limits["{_GPU_RESOURCE}"]'),
+                (f"{_HELM_CONTAINER}.resources", f"{at}.resources"),
+                (f"{_HELM_POD}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms",
+                 f"{at}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+                 if _go_true(spec.get("affinity")) else f"{at}.nodeSelectorTerms"),
+                (f"{_HELM_POD}.affinity", f"{at}.affinity"), (f"{_HELM_CONTAINER}.env", f"{at}.env"),
+                (_HELM_CONTAINER, f"{at} ({_HELM_TEMPLATE}'s vllm container)")]
+    where = f"{source}: {at} ({spec.get('name')})"
+    renames.append((f"{where} (Deployment)", where))
+    pattern = re.compile("|".join(re.escape(old) for old, _ in sorted(renames, key=lambda r: -len(r[0]))))
+    table = dict(renames)
+
+    def renamed(text):
+        return pattern.sub(lambda m: table[m.group(0)], text) if isinstance(text, str) else text
+
+    obj = {"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"template": {"spec": pod}}}
+    try:
+        words, shown, read_as = _manifest_command(where, [obj], values)
+    except InputError as exc:
+        raise InputError(renamed(exc.field), renamed(exc.message), renamed(exc.fix)) from None
+    values.gpu_limit = (values.gpu_limit[0], renamed(values.gpu_limit[1])) if values.gpu_limit else None
+    if values.gpu_pin is not None:
+        values.gpu_pin = tuple(renamed(p) if isinstance(p, str) else
+                               tuple(renamed(q) for q in p) if isinstance(p, tuple) else p for p in values.gpu_pin)
+    values.k8s_refs.update({k: renamed(v) for k, v in values.k8s_refs.items()})
+    values.k8s_unknown.update({k: tuple(renamed(x) for x in v) for k, v in values.k8s_unknown.items()})
+    values.read[:] = [renamed(r) for r in values.read]
+    shown = renamed(shown)
+    other = sorted(str(k) for k in spec if k not in _HELM_READ)
+    if other:
+        notes.append(f"{at}: {', '.join(other)}: {_HELM_TEMPLATE} writes no vLLM flag of "
+                     + ("it" if len(other) == 1 else "them") + "; not planned with, as they move no GPU memory (the "
+                     "pod's replicas, CPU, memory, storage, labels)")
+    read_as = tuple(renamed(r) for r in read_as if r != IMAGE_ENTRYPOINT_NOTE)
+    return words, shown, (f"read as {_HELM_TEMPLATE} (vllm-project/production-stack) renders {at}",) + read_as + tuple(notes)

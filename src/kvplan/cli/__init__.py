@@ -239,7 +239,10 @@ FROM_HELP = ("Plan a `vllm serve MODEL ...` command as written (in quotes; or `p
              "them, from --env; or a Kubernetes manifest (Deployment, StatefulSet, Pod, Job, ...) whose vLLM "
              "container is read: its command and args as Kubernetes joins them, $(VAR) from its env (a secret's value "
              "from --env), its VLLM_* env and image tag planned, its nvidia.com/gpu limit checked against the ranks, its pod's nvidia.com/gpu.product node label (nodeSelector or "
-             "required node affinity, one product) planned as the GPU where --gpu is not given. "
+             "required node affinity, one product) planned as the GPU where --gpu is not given; or a values file of "
+             "vLLM's Helm chart (production-stack: servingEngineSpec.modelSpec; FILE#NAME chooses one of several "
+             "entries) read as its deployment-vllm-multi.yaml renders the entry's vllm container, requestGPU checked "
+             "against the ranks. "
              "Its flags are planned; server flags that move no GPU memory (--host, --port, ...) are named in the "
              "notes; a flag kvplan does not model is refused. A flag also given here must agree with the command's.")
 
