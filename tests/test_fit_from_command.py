@@ -280,3 +280,26 @@ def test_a_compose_file_is_read_through_its_service_command(monkeypatch, capsys,
     # two services with commands: which one would be a guess
     compose.write_text("services:\n  a:\n    command: --model a/b\n  b:\n    command: --model c/d\n")
     assert "2 service commands" in refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from", str(compose))
+
+
+def test_several_served_model_names_are_taken_as_vllm_serve_takes_them(monkeypatch, capsys, tmp_path):
+    # --served-model-name is nargs="+" (the API answers to each name): the words after it are its values, not stray
+    two = "vllm serve Qwen/Qwen3-8B --served-model-name Qwen/Qwen3-8B qwen3 --max-model-len 8192"
+    prov = _json(monkeypatch, capsys, "--gpu", "L4", "--from", two)["from_command"]
+    assert prov["planned"] == {"--max-model-len": "8192"} and prov["not_planned"] == ["--served-model-name"]
+    # scaffold's files serve one name: refused until one of them is chosen, then that one is written
+    text = refused(monkeypatch, capsys, "--served-model-name", "scaffold", str(tmp_path / "a"), "--gpu", "L4",
+                   "--from", two)
+    assert "Qwen/Qwen3-8B, qwen3" in text and not (tmp_path / "a").exists()
+    refused(monkeypatch, capsys, "--served-model-name", "scaffold", str(tmp_path / "b"), "--gpu", "L4",
+            "--served-model-name", "other", "--from", two)
+    code, _, err = run_cli(monkeypatch, capsys, "scaffold", str(tmp_path / "c"), "--gpu", "L4",
+                           "--served-model-name", "qwen3", "--from", two)
+    assert code == 0, err
+    assert "SERVED_MODEL_NAME=${SERVED_MODEL_NAME:-qwen3}" in (tmp_path / "c" / "serve.sh").read_text()
+    # a startup log's command line names both
+    from kvplan.logs import parse_log
+
+    log = parse_log(["INFO 01-01 00:00:00 api_server.py:1] vLLM API server version 0.11.0",
+                     f"INFO 01-01 00:00:00 api_server.py:2] {two} --port 8000"])
+    assert {"Qwen/Qwen3-8B", "qwen3"} <= set(log.model_names)

@@ -4208,7 +4208,8 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
     version = v.get("vllm_version")
     model = v.get("model") or v.get("command_model") or v.get("loaded_model")
     served = acc.engine_args.get("served_model_name") or acc.command_args.get("served_model_name")
-    served = [served] if isinstance(served, str) else list(served) if isinstance(served, (list, tuple)) else []
+    # a command line's several names come joined by spaces (parse_command_args reads nargs="+" flags so)
+    served = served.split() if isinstance(served, str) else list(served) if isinstance(served, (list, tuple)) else []
     model_paths = tuple(dict.fromkeys(str(n) for n in (v.get("model"), v.get("command_model"), v.get("loaded_model"),
                                                         acc.engine_config.get("model")) if n))
     model_names = tuple(dict.fromkeys(model_paths + tuple(str(n) for n in served if n)))

@@ -3637,9 +3637,12 @@ SERVE_FLAG_UNTIL: dict[str, tuple[V, str]] = {
 # config field gets argparse nargs="+" (vllm/engine/arg_utils.py _compute_kwargs; read in the 0.11.0 and 0.33.0
 # wheels). CompilationConfig.cudagraph_capture_sizes is such a flag from 0.11.1 (SERVE_FLAG_SINCE), and
 # SchedulerConfig.cuda_graph_sizes in 0.9.0-0.12.x, LoRAConfig.target_modules (list[str]) as --lora-target-modules
-# from 0.19.0. One fact for both directions: deploy writes these as several words
-# in serve.sh, logs reads them back from a log's command line (as cudagraph_capture_sizes, cuda_graph_sizes).
-MULTI_VALUE_FLAGS = frozenset({"--cudagraph-capture-sizes", "--cuda-graph-sizes", "--lora-target-modules"})
+# from 0.19.0; --served-model-name, the names the API answers to (nargs="+" written out in the 0.6.4 wheel's
+# arg_utils.py; ModelConfig.served_model_name `str | list[str] | None` through _compute_kwargs in 0.11.1 and 0.33.0).
+# One fact for both directions: deploy writes these as several words in serve.sh, logs reads them back from a log's
+# command line (as cudagraph_capture_sizes, cuda_graph_sizes), serve_command takes the words after them as theirs.
+MULTI_VALUE_FLAGS = frozenset({"--cudagraph-capture-sizes", "--cuda-graph-sizes", "--lora-target-modules",
+                               "--served-model-name"})
 
 # What a release older than a flag had in its place, named when that flag is refused (_check_flag_exists): steps of
 # (first release, text), the last step at or below the release applying. --cuda-graph-sizes: SchedulerConfig.cuda_graph_sizes

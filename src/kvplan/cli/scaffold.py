@@ -46,6 +46,17 @@ def scaffold(
                     raise InputError(f"--{name.replace('_', '-')}", f"the command's is {value}, a variable with no "
                                      "value", f"give --env {str(value).strip('${}').split(':')[0]}=VALUE, or "
                                      f"--{name.replace('_', '-')} VALUE with the variable's value written in the command")
+                names = str(value).split() if name == "served_model_name" else [str(value)]
+                if len(names) > 1:  # vllm serve answers to each; scaffold's files (SERVED_MODEL_NAME) serve one
+                    if given is None:
+                        raise InputError("--served-model-name", f"the command serves {len(names)} names ("
+                                         f"{', '.join(names)}), and scaffold's files serve one (SERVED_MODEL_NAME, "
+                                         "the name its client sends)", f"give --served-model-name {names[0]} (or another "
+                                         "of them) to write that one")
+                    if given not in names:
+                        raise InputError("--served-model-name", f"{given} is given, and the command serves "
+                                         f"{', '.join(names)}", "give one of the command's names")
+                    continue
                 if given != default and str(given) != str(value):
                     raise InputError(f"--{name.replace('_', '-')}", f"{given} is given, and the command sets {value}",
                                      f"drop --{name.replace('_', '-')} (the command's is written), or make them agree")
