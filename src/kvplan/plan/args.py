@@ -1068,6 +1068,16 @@ class EngineArgs:
         return not self.enforce_eager and self.cudagraph_mode != "NONE"
 
     @property
+    def lora_settings_ignored(self) -> list[str]:
+        """The LoRA flags given without --enable-lora, which vLLM ignores (no LoRAConfig is built without it)."""
+        if self.enable_lora:
+            return []
+        given = (("--max-loras", self.max_loras), ("--max-lora-rank", self.max_lora_rank),
+                 ("--fully-sharded-loras", self.fully_sharded_loras or None), ("--max-cpu-loras", self.max_cpu_loras),
+                 ("--lora-target-modules", self.lora_target_modules or None))
+        return [flag if value is True else f"{flag} {value}" for flag, value in given if value is not None]
+
+    @property
     def lora_targets(self) -> tuple[str, ...] | None:
         """--lora-target-modules as module names, or None (every supported module)."""
         v = self.lora_target_modules
@@ -1187,10 +1197,11 @@ class EngineArgs:
                 raise InputError("--" + name.replace("_", "-"), f"must be a positive whole number, got {v!r}", example)
         if self.max_lora_rank is not None and self.max_lora_rank not in LORA_RANKS:
             raise InputError("--max-lora-rank", f"vLLM accepts ranks {', '.join(map(str, LORA_RANKS))}, got {self.max_lora_rank}", "e.g. 16")
-        if (self.max_loras or self.max_lora_rank or self.fully_sharded_loras or self.max_cpu_loras
-                or self.lora_target_modules) and not self.enable_lora:
-            raise InputError("--enable-lora", "LoRA settings given without --enable-lora", "add --enable-lora (vLLM ignores them otherwise)")
-        if self.max_cpu_loras is not None and self.max_cpu_loras < (self.max_loras or 1):
+        # LoRA settings without --enable-lora: vLLM builds no LoRAConfig (EngineArgs.create_engine_config: `LoRAConfig(...)
+        # if self.enable_lora else None`, 0.6.4, 0.11.1, 0.33.0 wheels), so they are ignored and unchecked; the planner
+        # says so (lora_settings_ignored)
+        if (self.enable_lora and self.max_cpu_loras is not None
+                and self.max_cpu_loras < (self.max_loras or 1)):
             # LoRAConfig's own check (config/lora.py __post_init__ / _validate_lora_config, 0.10.2-0.33.0 wheels)
             raise InputError("--max-cpu-loras", f"max_cpu_loras ({self.max_cpu_loras}) must be >= max_loras "
                              f"({self.max_loras or 1}): vLLM refuses the start", f"give --max-cpu-loras {self.max_loras or 1} "

@@ -838,6 +838,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          draft_profile_bytes=(_drafter_profile_bytes(model, resolved, rules) or (0,))[0],
                          lookahead_slots_per_sequence=spec[1])
         notes.extend(d_notes)
+    if resolved.lora_settings_ignored:  # vLLM builds no LoRA config without --enable-lora: no slots, nothing checked
+        warns.append(f"{', '.join(resolved.lora_settings_ignored)} without --enable-lora: vLLM ignores them (no LoRA "
+                     "config is built, so no adapter slots are allocated; planned without them); add --enable-lora to "
+                     "serve adapters")
     if resolved.enable_lora:
         refusal = lora_refusal(model.architectures, rules.version)
         if refusal and refusal[0] == "refused":
