@@ -983,7 +983,9 @@ def write_residuals(paths: list[str]) -> None:
     out = Path(__file__).resolve().parents[1] / "src" / "kvplan" / "data" / "residuals.json"
     names = " and ".join(Path(p).name for p in paths)
     out.write_text(json.dumps({"source": f"tools/fit_calibration.py --write-residuals on {names}", **table}, indent=1) + "\n")
-    print(f"wrote {out}: " + ", ".join(f"{k} n={v['n']}" for k, v in table.items()))
+    seen = table.get("args_seen", {})
+    print(f"wrote {out}: " + ", ".join(f"{k} n={v['n']}" for k, v in table.items() if k != "args_seen")
+          + f"; engine arguments no validated startup set: {sum(1 for v in seen.values() if not v['n'])} of {len(seen)}")
 
 
 if __name__ == "__main__" and "--write-residuals" in sys.argv:

@@ -20,7 +20,7 @@ from typing import Callable, Iterable
 
 # the band lives in kvplan.band (read by `kvplan fit` without this module); validate writes its table (residual_table)
 # and scores each record under its keys; its public names (uncertainty_band, band_bounds) stay importable from here
-from kvplan.band import band_bounds, era_group, model_architecture, model_family, uncertainty_band  # noqa: F401
+from kvplan.band import args_seen_table, args_set, async_scheduling_ran, band_bounds, era_group, model_architecture, model_family, uncertainty_band  # noqa: F401
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
 from kvplan.inputs import existing_file, json_loads, read_text
 from kvplan.logs import EXTENSIBLE_KV_FIRST_RELEASE, RECORD_ARG_NAMES, as_int
@@ -142,6 +142,9 @@ class RecordResult:
     # the residual groups of the plan the record was scored with (family and era, and the family's all-eras group),
     # which residual_table files its KV residual under; not part of the output
     band_keys: tuple[str, ...] = ()
+    # the engine arguments the record's plan was given away from vLLM's default (band.args_set), which residual_table
+    # counts into "args_seen"; not part of the output
+    args_set: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {"id": self.id, **self.label, "predicted": self.predicted, "observed": self.observed,
@@ -820,6 +823,7 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
             # figures name no era), or the fitting tools' reading from outside the record
             r.label["version_basis"] = basis
             r.band_keys = (f"{model_family(p.model)}|{era_group(p.era)}", f"{model_family(p.model)}|*", f"arch|{model_architecture(p.model)}")
+            r.args_set = {**args_set(p.given_args), **async_scheduling_ran(p.args)}
             for f in FIGURES:
                 if given_kv and f == "kv_cache_gib":
                     continue
@@ -896,10 +900,12 @@ def residual_table(results: list[RecordResult]) -> dict:
     """Residuals of the KV pool (predicted vs logged, %) by family and era, for `uncertainty_band`: each scored
     record's under the groups of the plan `validate_records` scored it with (RecordResult.band_keys)."""
     by_key: dict[str, list[float]] = {}
+    sets = []
     for r in results:
         e = r.error_pct.get("kv_cache_gib")
         if e is None or r.skipped:
             continue
+        sets.append(r.args_set)
         # residual as observed relative to predicted: the band multiplies a prediction
         obs_rel = -e / (100 + e) * 100
         for key in r.band_keys:
@@ -908,4 +914,9 @@ def residual_table(results: list[RecordResult]) -> dict:
     for k, v in by_key.items():
         s = sorted(v)
         out[k] = {"n": len(s), "p10_pct": _quantile(s, 0.1), "p90_pct": _quantile(s, 0.9), "median_pct": statistics.median(s)}
+    # which engine arguments those startups ran away from vLLM's default, and with which values (the band names the
+    # plan's that none ran: band.unvalidated_args); every argument a record may carry (ARG_FIELDS), 0 where none did.
+    # Last, after the bands
+    if by_key:
+        out["args_seen"] = args_seen_table(sets, ARG_FIELDS)
     return out
