@@ -339,6 +339,15 @@ def test_the_sleep_mode_and_all_reduce_boxes_plan_as_the_cli_flags(page, server_
 NIXL = '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'
 
 
+def _assert_refused_under(pg, field: str, model: str, **fit_kw) -> None:
+    """The page shows, under `field`'s control, the refusal kvplan.fit(model, **fit_kw) raises (the CLI's InputError)."""
+    slot = pg.locator(f".err[data-for='{field}']")
+    slot.wait_for(state="visible")
+    with pytest.raises(InputError) as refused:
+        kvplan.fit(model, **fit_kw)
+    assert str(refused.value.message) in slot.text_content()
+
+
 def _cli_fit(*args: str) -> dict:
     """`kvplan fit ARGS --json`, run as the command line runs it: its JSON."""
     from typer.testing import CliRunner
@@ -384,12 +393,8 @@ def test_the_hybrid_manager_switch_sends_its_no_form_as_the_cli_does(page, serve
     # a connector without SupportsHMA with the manager kept on: vLLM's refusal (named --no-...) under the switch
     page.select_option("#disable_hybrid_kv_cache_manager", "false")
     page.fill("#kv_transfer_config", '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}')
-    slot = page.locator(".err[data-for='disable_hybrid_kv_cache_manager']")
-    slot.wait_for(state="visible")
-    with pytest.raises(InputError) as refused:
-        kvplan.fit(model, disable_hybrid_kv_cache_manager=False,
-                   **{**kw, "kv_transfer_config": '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}'})
-    assert str(refused.value.message) in slot.text_content()
+    _assert_refused_under(page, "disable_hybrid_kv_cache_manager", model, disable_hybrid_kv_cache_manager=False,
+                          **{**kw, "kv_transfer_config": '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}'})
     assert page.locator("#form-error").text_content() == ""
     # a link from when the switch was a checkbox (=1) is the flag given
     page.goto(server_url + "/?" + urlencode({"model": model, **kw, "disable_hybrid_kv_cache_manager": "1"}))
@@ -419,11 +424,7 @@ def test_the_context_parallel_boxes_plan_as_the_cli_flags(page, server_url):
     _wait_for_plan(page, dcp)
     assert page.input_value("#decode_context_parallel_size") == "2"
     page.fill("#decode_context_parallel_size", "3")  # vLLM's assert, under the box
-    slot = page.locator(".err[data-for='decode_context_parallel_size']")
-    slot.wait_for(state="visible")
-    with pytest.raises(InputError) as refused:
-        kvplan.fit(model, decode_context_parallel_size=3, **kw)
-    assert str(refused.value.message) in slot.text_content()
+    _assert_refused_under(page, "decode_context_parallel_size", model, **{**kw, "decode_context_parallel_size": 3})
     # -pcp 2 at 0.33.0 (model runner v2): two TP groups
     pcp = _open_planned(page, server_url, model, gpu="h100-sxm", vllm_version="0.33.0", max_model_len=32768,
                         prefill_context_parallel_size=2)
@@ -449,11 +450,7 @@ def test_the_interleave_boxes_plan_as_the_cli_flags(page, server_url):
     _wait_for_plan(page, sixteen)
     assert page.input_value("#cp_kv_cache_interleave_size") == "16"
     page.fill("#cp_kv_cache_interleave_size", "32")
-    slot = page.locator(".err[data-for='cp_kv_cache_interleave_size']")
-    slot.wait_for(state="visible")
-    with pytest.raises(InputError) as refused:
-        kvplan.fit(model, cp_kv_cache_interleave_size=32, **kw)
-    assert str(refused.value.message) in slot.text_content()
+    _assert_refused_under(page, "cp_kv_cache_interleave_size", model, cp_kv_cache_interleave_size=32, **kw)
     # the older flag at 0.11.1 (64-token FlashMLA blocks): 64 is planned as the CLI plans it
     old = _open_planned(page, server_url, model, **{**kw, "vllm_version": "0.11.1"}, dcp_kv_cache_interleave_size=64)
     assert page.input_value("#dcp_kv_cache_interleave_size") == "64"
@@ -487,11 +484,7 @@ def test_the_pool_and_state_boxes_plan_as_the_cli_flags(page, server_url):
     # --mamba-block-size without prefix caching: vLLM's refusal under its box; with it, planned as the CLI plans it
     page.select_option("#mamba_cache_dtype", "")
     page.fill("#mamba_block_size", "256")
-    slot = page.locator(".err[data-for='mamba_block_size']")
-    slot.wait_for(state="visible")
-    with pytest.raises(InputError) as refused:
-        kvplan.fit(granite, mamba_block_size=256, **gkw)
-    assert str(refused.value.message) in slot.text_content()
+    _assert_refused_under(page, "mamba_block_size", granite, mamba_block_size=256, **gkw)
     page.select_option("#enable_prefix_caching", "true")
     _assert_is_the_cli(page, kvplan.fit(granite, mamba_block_size=256, enable_prefix_caching=True, **gkw),
                        _cli_fit(granite, "--gpu", "L4", "--vllm-version", "0.20.0", "--max-model-len", "32768",
