@@ -61,6 +61,8 @@ class ServeCommand:
     gpus: Optional[tuple] = None  # a Kubernetes container's nvidia.com/gpu limit: (count, its field); gpus_checked
     gpu_pin: Optional[tuple] = None  # the GPU products its pod's node selection requires: (values, field, the MIG
     # slice its limits take: (profile, field) or None); gpu_pinned
+    gpu_group: Optional[tuple] = None  # a LeaderWorkerSet's group: (size, its field, the leader's GPUs, a worker's;
+    # each (count, field) or None); gpus_checked checks the group's GPUs, _group_gpus_checked
 
     def notes(self) -> list[str]:
         out = list(self.read_as)
@@ -380,6 +382,9 @@ _K8S_POD_SPEC = {"Pod": ("spec",), "PodTemplate": ("template", "spec"),
 _VLLM_IMAGE = re.compile(r"(?:^|/)vllm/vllm-openai(?:[:@]|$)")
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
 _GPU_RESOURCE = "nvidia.com/gpu"
+# the extended resources a container's limits take GPUs by: NVIDIA's device plugin's, and AMD's (ROCm/k8s-device-plugin,
+# whose pods vLLM's ROCm images serve); a limit of either is the pod's GPUs
+_GPU_RESOURCES = (_GPU_RESOURCE, "amd.com/gpu")
 
 
 def _k8s_objects(text: str) -> Optional[list]:
@@ -441,7 +446,7 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     found, kinds = [], []
     for obj in objs:
         kinds.append(obj["kind"])
-        spec_path = _K8S_POD_SPEC.get(obj["kind"])
+        spec_path = _K8S_POD_SPEC.get(obj["kind"]) or _lws_leader_path(obj)
         spec = obj
         for key in spec_path or ():
             spec = spec.get(key) if isinstance(spec, dict) else None
@@ -453,30 +458,33 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
         for i, c in enumerate(containers):
             path = ".".join(spec_path) + f".containers[{i}]"
             if isinstance(c, dict) and _runs_vllm(c):
-                found.append((what, path, c, spec, ".".join(spec_path)))
+                found.append((what, path, c, spec, ".".join(spec_path), obj))
     if not found:
         raise InputError("--from", f"{source} has no container that runs vLLM (the vllm/vllm-openai image, or a "
                          f"`vllm serve` command) in its {', '.join(kinds)}",
-                         "give the manifest of the Deployment (or Pod, StatefulSet, Job) whose container serves the "
+                         "give the manifest of the Deployment (or Pod, StatefulSet, Job, LeaderWorkerSet) whose "
+                         "container serves the "
                          "model, or its command in quotes")
     if len(found) > 1:
         raise InputError("--from", f"{source} has {len(found)} containers that run vLLM ("
                          + ", ".join(f"{what}: {path}" for what, path, *_ in found)
                          + "); which one is planned would be a guess",
                          "give a manifest with the one vLLM container, or its command in quotes")
-    what, path, c, spec, spec_at = found[0]
+    what, path, c, spec, spec_at, obj = found[0]
     where = f"{source} ({what})"
     values.gpu_pin = _gpu_products(spec, spec_at)
     if values.gpu_pin is not None:  # a MIG slice's resource in its limits (the mixed MIG strategy): the pod's GPU
         values.gpu_pin += (_mig_resource(c, path),)
     given = dict(values.sources[0][1]) if values.sources else {}  # kvplan's --env
-    literal: dict = {}  # the env's values (name/value pairs), expanded as the kubelet expands them, in order
+    literal: dict = _lws_env(obj)  # the env's values (name/value pairs), expanded as the kubelet expands them, in order
     unknown = values.k8s_unknown
     for j, e in enumerate(c.get("env") or []):
         field_j = f"{path}.env[{j}]"
         if not isinstance(e, dict) or not isinstance(e.get("name"), str):
             raise InputError(field_j, "has no name", "give each env entry a name: and a value: (or valueFrom:)")
         name = e["name"]
+        if name in _lws_env(obj):  # LWS's own, which its webhook puts first in place of this one
+            continue
         if e.get("valueFrom") is not None:
             ref = e["valueFrom"]
             how = next(iter(ref)) if isinstance(ref, dict) and ref else "valueFrom"
@@ -533,10 +541,12 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     values.environment.update({k: v for k, v in literal.items()})
     values.image = str(c["image"]) if c.get("image") else None
     values.gpu_limit = _gpu_limit(c, path)
+    values.gpu_group = _lws_group(obj, values.gpu_limit)
     read_as: tuple[str, ...] = read_as_env
     if values.gpu_limit is None:
         read_as += (f"{path} sets no resources.limits[\"{_GPU_RESOURCE}\"]: the GPUs the pod gets are not checked "
                     "against the plan's",)
+    read_as += _amd_label_notes(spec, spec_at)
     if not command:  # the image's ENTRYPOINT with args (its CMD replaced)
         if not args or not args[0].startswith("-"):
             raise InputError(f"{path}.command", f"{where} sets no command, so the vllm/vllm-openai image's entrypoint "
@@ -554,9 +564,9 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
         # a shell wrapper: its script runs with the container's environment (a secret's value from --env)
         values.sources = [(f"{path}.env", literal), ("--env", given if env_from else
                                                      {k: v for k, v in given.items() if k in unknown})]
-        script = words[2]
-        _command_line(script)  # one vllm serve line, else refused
-        arrays, line = run_script(_script_lines(script), None, values, _is_serve_line, read_files=False)
+        script = _command_segments(words[2])  # `ray start ...; vllm serve ...`: each command its own line
+        _command_line("\n".join(script))  # one vllm serve command, else refused
+        arrays, line = run_script(script, None, values, _is_serve_line, read_files=False)
         words = shell_words(line, values, arrays)
         return words, f"{where}: {shlex.join(words)}", read_as
     _command_line(shlex.join(words))
@@ -636,15 +646,21 @@ def _dig(obj, dotted: str):
     return obj
 
 def _gpu_limit(container: dict, path: str) -> Optional[tuple]:
-    """The container's resources.limits["nvidia.com/gpu"] as (count, its field); None where it sets none."""
+    """The container's resources.limits["nvidia.com/gpu"] (or ["amd.com/gpu"]) as (count, its field); None where it
+    sets none; both set refused (vLLM runs on one platform)."""
     resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
     limits = resources.get("limits") if isinstance(resources.get("limits"), dict) else {}
-    field = f'{path}.resources.limits["{_GPU_RESOURCE}"]'
-    value = limits.get(_GPU_RESOURCE)
-    if value is None:
+    given = [r for r in _GPU_RESOURCES if limits.get(r) is not None]
+    if not given:
         return None
+    fields = [f'{path}.resources.limits["{r}"]' for r in given]
+    if len(given) > 1:
+        raise InputError(" and ".join(fields), "take GPUs of two vendors; vLLM runs on one platform, so which GPUs "
+                         "serve would be a guess", "keep the one limit of the GPUs the pod runs on")
+    resource, field = given[0], fields[0]
+    value = limits[resource]
     if isinstance(value, bool) or not re.fullmatch(r"\d+", str(value).strip()) or int(str(value).strip()) < 1:
-        raise InputError(field, f"is {value!r}, not a whole number of GPUs", f"give the GPUs the pod takes: {_GPU_RESOURCE}: 1")
+        raise InputError(field, f"is {value!r}, not a whole number of GPUs", f"give the GPUs the pod takes: {resource}: 1")
     return int(str(value).strip()), field
 
 
@@ -656,6 +672,8 @@ def gpus_checked(command: Optional[ServeCommand], flags, varied=()) -> Optional[
     the ranks the plan runs (the command's parallel sizes, else those of `flags`, kvplan's), TP x PP x PCP x DP (one GPU each, as
     plan.Plan.gpus_used counts them); fewer GPUs than ranks refused, naming the field (the server cannot start as
     planned). Not checked where --vary varies a parallel size."""
+    if command is not None and command.gpu_group is not None:
+        return _group_gpus_checked(command, flags, varied)
     if command is None or command.gpus is None:
         return command
     count, field = command.gpus
@@ -678,7 +696,7 @@ def gpus_checked(command: Optional[ServeCommand], flags, varied=()) -> Optional[
     if ranks > count:
         raise InputError(field, f"is {count}: the pod gets {count} GPU{'s' if count > 1 else ''}, and the command runs "
                          f"{ranks} ranks ({how}), one GPU each, so vLLM cannot start as planned",
-                         f"set {_GPU_RESOURCE}: {ranks} in the container's limits, or plan parallel sizes whose product "
+                         f"set {_resource_of(field)}: {ranks} in the container's limits, or plan parallel sizes whose product "
                          f"is {count}")
     if ranks < count:
         note = (f"{field} = {count}: the pod holds {count} GPUs and vLLM uses {ranks} ({how}); "
@@ -687,6 +705,197 @@ def gpus_checked(command: Optional[ServeCommand], flags, varied=()) -> Optional[
         note = f"{field} = {count}: the GPUs of the plan's {ranks} rank{'s' if ranks > 1 else ''} ({how})"
     return replace(command, read_as=command.read_as + (note,))
 
+
+
+# ---- a LeaderWorkerSet (kubernetes-sigs/lws, apiVersion leaderworkerset.x-k8s.io/v1) --------------------------------
+# vLLM's multi-node deployment on Kubernetes (vLLM docs/deployment/frameworks/lws.md; lws docs/examples/vllm/GPU/lws.yaml):
+# a group of spec.leaderWorkerTemplate.size pods (default 1), the leader from leaderTemplate (workerTemplate where it has
+# none), the others from workerTemplate; the leader runs vllm serve, the workers join its Ray cluster, and vLLM places
+# its TP x PP (x PCP x DP) ranks on the whole group's GPUs. LWS's pod webhook puts LWS_LEADER_ADDRESS, LWS_GROUP_SIZE
+# and LWS_WORKER_INDEX (0 on the leader) first in every container's env, in place of the container's own of those
+# names (lws pkg/utils/pod/pod_utils.go AddLWSVariables / addEnvVarsIfNotExists; docs/reference/labels-annotations-
+# and-environment-variables.md), so $(LWS_GROUP_SIZE) and the script's $LWS_GROUP_SIZE are the group's size.
+_LWS_API = "leaderworkerset.x-k8s.io/"
+_LWS_TEMPLATE = "spec.leaderWorkerTemplate"
+
+
+def _is_lws(obj: dict) -> bool:
+    return obj.get("kind") == "LeaderWorkerSet" and str(obj.get("apiVersion") or "").startswith(_LWS_API)
+
+
+def _lws_leader_path(obj: dict) -> Optional[tuple]:
+    """Where a LeaderWorkerSet holds its leader pod's spec; None for another kind."""
+    if not _is_lws(obj):
+        return None
+    template = _dig(obj, _LWS_TEMPLATE)
+    which = "leaderTemplate" if isinstance(template, dict) and template.get("leaderTemplate") is not None else "workerTemplate"
+    return ("spec", "leaderWorkerTemplate", which, "spec")
+
+
+def _lws_size(obj: dict) -> tuple[int, str]:
+    field_at = f"{_LWS_TEMPLATE}.size"
+    value = _dig(obj, field_at)
+    if value is None:
+        return 1, field_at
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(field_at, f"is {value!r}, not a whole number of pods (the LeaderWorkerSet API takes an "
+                         "integer, 1 or more)", "give the pods of each group: size: 2")
+    return value, field_at
+
+
+def _lws_env(obj: dict) -> dict:
+    """The variables LWS's webhook gives the leader's containers whose value the manifest says (LWS_LEADER_ADDRESS
+    names the group's DNS name, no input of the plan: left undefined); {} for another kind."""
+    if not _is_lws(obj):
+        return {}
+    return {"LWS_GROUP_SIZE": str(_lws_size(obj)[0]), "LWS_WORKER_INDEX": "0"}
+
+
+def _lws_group(obj: dict, leader: Optional[tuple]) -> Optional[tuple]:
+    """(size, its field, the leader's GPU limit, a worker pod's: each (count, field) or None) of a LeaderWorkerSet;
+    a worker pod's GPUs are its containers' limits together; None for another kind."""
+    if not _is_lws(obj):
+        return None
+    size, size_at = _lws_size(obj)
+    template = _dig(obj, _LWS_TEMPLATE)
+    if template.get("leaderTemplate") is None:  # the leader is a pod of workerTemplate, as the workers are
+        return size, size_at, leader, leader
+    at = f"{_LWS_TEMPLATE}.workerTemplate.spec.containers"
+    containers = _dig(obj, at)
+    limits = [_gpu_limit(c, f"{at}[{i}]") for i, c in enumerate(containers if isinstance(containers, list) else [])
+              if isinstance(c, dict)]
+    limits = [lim for lim in limits if lim is not None]
+    worker = (sum(n for n, _ in limits), " + ".join(f for _, f in limits)) if limits else None
+    return size, size_at, leader, worker
+
+
+def _plan_ranks(command: ServeCommand, flags) -> Optional[tuple]:
+    """(ranks, how) the plan runs: TP x PP x PCP x DP of the command (merged with `flags`); None where a size is no
+    number (the plan refuses it, naming the flag)."""
+    sizes = {}
+    for name in _PARALLEL:
+        value = command.planned.get(name, getattr(flags, name))
+        try:
+            sizes[name] = int(str(value)) if value is not None else 1
+        except ValueError:
+            return None
+    shown = [n for n in _PARALLEL if n != "prefill_context_parallel_size" or sizes[n] > 1]
+    ranks = 1
+    for n in _PARALLEL:
+        ranks *= sizes[n]
+    return ranks, (" x ".join(n.split("_parallel")[0].replace("_", " ") for n in shown) + " parallel = "
+                   + " x ".join(str(sizes[n]) for n in shown))
+
+
+def _group_gpus_checked(command: ServeCommand, flags, varied=()) -> ServeCommand:
+    """gpus_checked for a LeaderWorkerSet: the group's GPUs (the leader's limit + size - 1 workers' limits) against
+    the plan's ranks, which vLLM spans across the group's pods; fewer refused naming the fields, more noted as idle,
+    a leader and workers given different limits said."""
+    size, size_at, leader, worker = command.gpu_group
+
+    def noted(*notes):
+        return replace(command, read_as=command.read_as + notes)
+
+    if set(varied) & set(_PARALLEL):
+        return noted(f"{size_at} = {size}: the group's GPUs not checked against the ranks, which --vary varies")
+    missing = [what for what, lim in (("the leader", leader), ("the workers", worker if size > 1 else leader))
+               if lim is None]
+    if missing:
+        return noted(f"{size_at} = {size}: {' and '.join(missing)} set no GPU limit (nvidia.com/gpu or amd.com/gpu), "
+                     "so the group's GPUs are not checked against the plan's ranks")
+    ranks_how = _plan_ranks(command, flags)
+    if ranks_how is None:
+        return command
+    ranks, how = ranks_how
+    total = leader[0] + (size - 1) * worker[0]
+    if size == 1:
+        held, fields = f"{total}", leader[1]
+    elif leader[0] == worker[0] and leader[1] == worker[1]:
+        held, fields = f"{size} x {leader[0]} = {total}", f"{size_at} x {leader[1]}"
+    else:
+        held, fields = f"{leader[0]} + {size - 1} x {worker[0]} = {total}", f"{leader[1]} + ({size_at} - 1) x {worker[1]}"
+    notes = ()
+    if size > 1 and leader[0] != worker[0]:
+        notes += (f"{leader[1]} = {leader[0]} and {worker[1]} = {worker[0]} differ: the leader pod and each worker pod "
+                  "hold different GPUs",)
+    pods = f"the group's {size} pods hold" if size > 1 else "the group's one pod holds"
+    if ranks > total:
+        per_pod = -(-ranks // size)
+        raise InputError(fields, f"{size_at} = {size}: {pods} {held} GPUs, and the command runs {ranks} ranks ({how}), "
+                         "one GPU each, which vLLM places across the group's pods, so vLLM cannot start as planned",
+                         f"give each pod {per_pod} GPUs ({_resource_of(leader[1])}: {per_pod}), or more pods in the "
+                         f"group (size), or plan parallel sizes whose product is {total}")
+    if ranks < total:
+        notes += (f"{fields}: {pods} {held} GPUs and vLLM uses {ranks} ({how}); {total - ranks} of them idle",)
+    else:
+        notes += (f"{fields}: {pods} {held} GPUs, those of the plan's {ranks} rank{'s' if ranks > 1 else ''} ({how}), "
+                  "which vLLM places across the group's pods",)
+    return noted(*notes)
+
+
+def _resource_of(field_at: str) -> str:
+    """The resource a limit's field names: nvidia.com/gpu in '...limits["nvidia.com/gpu"]'."""
+    m = re.search(r'limits\["([^"]+)"\]', field_at)
+    return m.group(1) if m else _GPU_RESOURCE
+
+
+# AMD's node labeller (ROCm/k8s-device-plugin, cmd/k8s-node-labeller) labels a node's GPU amd.com/gpu.product-name
+# (beta.amd.com/... in older releases) with values such as AMD_Instinct_MI300X_OAM, which kvplan's catalog does not
+# map: such a label is named in a note, and --gpu plans the card
+_AMD_PRODUCT_KEY = re.compile(r"^(?:beta\.)?amd\.com/gpu\.product-name$")
+
+
+def _amd_label_notes(spec: dict, at: str) -> tuple[str, ...]:
+    selector = spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else {}
+    fields = [f'{at}.nodeSelector["{k}"] = {v}' for k, v in selector.items()
+              if isinstance(k, str) and _AMD_PRODUCT_KEY.match(k)]
+    terms = _dig(spec, _REQUIRED + ".nodeSelectorTerms")
+    for t, term in enumerate(terms if isinstance(terms, list) else []):
+        exprs = term.get("matchExpressions") if isinstance(term, dict) else None
+        for k, e in enumerate(exprs if isinstance(exprs, list) else []):
+            if isinstance(e, dict) and isinstance(e.get("key"), str) and _AMD_PRODUCT_KEY.match(e["key"]):
+                fields.append(f"{at}.{_REQUIRED}.nodeSelectorTerms[{t}].matchExpressions[{k}]")
+    return tuple(f"{f}: AMD's GPU label is not read to pick the GPU; --gpu names it" for f in fields)
+
+
+def _command_segments(script: str) -> list[str]:
+    """A shell script's simple commands, one a line: its lines (continuations joined) split where bash ends a command
+    (an unquoted ;, &&, ||, | or &; not inside quotes or $( ), not a redirection's &: 2>&1, &>), so the `vllm serve`
+    of `ray start --head ...; vllm serve ...` is its own command."""
+    out = []
+    for line in _script_lines(script):
+        cur, quote, depth, i = [], None, 0, 0
+        while i < len(line):
+            ch = line[i]
+            if quote:
+                if ch == "\\" and quote == '"' and i + 1 < len(line):
+                    cur.append(line[i:i + 2])
+                    i += 2
+                    continue
+                if ch == quote:
+                    quote = None
+            elif ch == "\\" and i + 1 < len(line):
+                cur.append(line[i:i + 2])
+                i += 2
+                continue
+            elif ch in "'\"":
+                quote = ch
+            elif line.startswith("$(", i):
+                depth += 1
+            elif ch == ")" and depth:
+                depth -= 1
+            elif ch == "#" and (not cur or cur[-1][-1:] in " \t") and not depth:
+                break  # a comment
+            elif not depth and (ch in ";|" or (ch == "&" and line[i - 1:i] not in (">", "<")
+                                                 and line[i + 1:i + 2] != ">")):
+                out.append("".join(cur))
+                cur = []
+                i += 2 if line[i:i + 2] in ("&&", "||") else 1
+                continue
+            cur.append(ch)
+            i += 1
+        out.append("".join(cur))
+    return [seg.strip() for seg in out if seg.strip()]
 
 
 def gpu_pinned(command: Optional[ServeCommand], flags, varied=(), *, plan_it: bool = True):
@@ -883,7 +1092,7 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
         read_as += ("--env " + ", ".join(inputs) + ": read as the file's variables, not planned as the server's "
                     "environment",)
     return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server, read_as, inputs,
-                        values.gpu_limit, values.gpu_pin)
+                        values.gpu_limit, values.gpu_pin, values.gpu_group)
 
 
 # the vllm/vllm-openai image's release tags (v0.11.0, v0.10.1.1; docker.io/ or a mirror's registry before it): the
@@ -1342,9 +1551,9 @@ def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[
     renames = [(f"{_HELM_CONTAINER}.command[{k}]", key) for k, key in enumerate(keys)]
     renames += [(f"{_HELM_CONTAINER}.env[{j}]", key) for j, key in enumerate(env_keys)]
     renames += [(f"{_HELM_CONTAINER}.envFrom[{j}]", key) for j, key in enumerate(env_from)]
-    renames += [(f'{_HELM_CONTAINER}.resources.limits["{_GPU_RESOURCE}"]',
-                 gpu_key or f'{at}.resources.limits["{_GPU_RESOURCE}"]'),
-                (f"{_HELM_CONTAINER}.resources", f"{at}.resources"),
+    renames += [(f'{_HELM_CONTAINER}.resources.limits["{r}"]', gpu_key or f'{at}.resources.limits["{r}"]')
+                for r in _GPU_RESOURCES]
+    renames += [(f"{_HELM_CONTAINER}.resources", f"{at}.resources"),
                 (f"{_HELM_POD}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms",
                  f"{at}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
                  if _go_true(spec.get("affinity")) else f"{at}.nodeSelectorTerms"),
