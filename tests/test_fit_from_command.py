@@ -303,3 +303,28 @@ def test_several_served_model_names_are_taken_as_vllm_serve_takes_them(monkeypat
     log = parse_log(["INFO 01-01 00:00:00 api_server.py:1] vLLM API server version 0.11.0",
                      f"INFO 01-01 00:00:00 api_server.py:2] {two} --port 8000"])
     assert {"Qwen/Qwen3-8B", "qwen3"} <= set(log.model_names)
+
+
+@pytest.mark.parametrize("line", [
+    "vllm serve Qwen/Qwen3-8B --max-model-len 8192 2>&1 | tee vllm.log",
+    "ray start --head --port 6379 && vllm serve Qwen/Qwen3-8B --max-model-len 8192",
+    "nohup vllm serve Qwen/Qwen3-8B --max-model-len 8192 > vllm.log 2>&1 &",
+    "VLLM_LOGGING_LEVEL=DEBUG vllm serve Qwen/Qwen3-8B --max-model-len 8192 >>/var/log/vllm.log 2> err.txt",
+    "cd /srv; exec vllm serve Qwen/Qwen3-8B --max-model-len 8192 &>vllm.log",
+])
+def test_a_shell_line_plans_its_vllm_serve_command_without_redirections(monkeypatch, capsys, tmp_path, line):
+    # bash runs `ray start ... && vllm serve ...` as two commands and applies `> log 2>&1` itself: vLLM sees neither
+    direct = _json(monkeypatch, capsys, "--gpu", "L4", "--from", "vllm serve Qwen/Qwen3-8B --max-model-len 8192")
+    script = tmp_path / "serve.sh"
+    script.write_text("#!/usr/bin/env bash\nset -euo pipefail\n" + line + "\n")
+    for source in (line, str(script)):
+        got = _json(monkeypatch, capsys, "--gpu", "L4", "--from", source)
+        assert got["from_command"]["planned"] == direct["from_command"]["planned"] == {"--max-model-len": "8192"}
+        assert got["kv_cache_tokens"] == direct["kv_cache_tokens"]
+        assert {k: v for k, v in got["args"].items() if k != "env"} == {k: v for k, v in direct["args"].items() if k != "env"}
+    # a redirection sign given as a value in quotes stays the value
+    prov = _json(monkeypatch, capsys, "--gpu", "L4", "--from",
+                 "vllm serve Qwen/Qwen3-8B --max-model-len 8192 --chat-template '>' > log")["from_command"]
+    assert prov["not_planned"] == ["--chat-template"]
+    assert "2 vllm serve commands" in refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from",
+                                              "vllm serve Qwen/Qwen3-8B || vllm serve Qwen/Qwen3-4B")

@@ -281,9 +281,10 @@ def read_source(source: str, values=None, *, text_only: bool = False) -> tuple[l
             values.sources = values.sources[:1]
         _command_line(text)  # one vllm serve line, else refused
         arrays, line = run_script(_script_lines(text), path.parent, values, _is_serve_line)
+        line = _serve_segment(line)
         words = shell_words(line, values, arrays)
         return words, f"{source}: {shlex.join(words) if words != _plain_words(line) else line}", ()
-    line = _command_line(source)
+    line = _serve_segment(_command_line(source))
     return shell_words(line, values), line, ()
 
 
@@ -319,10 +320,11 @@ def _read_text(source: str, values) -> tuple[list[str], str, tuple[str, ...]]:
     if commands is not None:
         return _compose_file_command("the compose file", commands, values)
     if "\n" not in text:  # one line: as the command line reads a command given in quotes
-        line = _command_line(text)
+        line = _serve_segment(_command_line(text))
         return shell_words(line, values), line, ()
     _command_line(text)  # one vllm serve line, else refused
     arrays, line = run_script(_script_lines(text), None, values, _is_serve_line, read_files=False)
+    line = _serve_segment(line)
     words = shell_words(line, values, arrays)
     return words, shlex.join(words) if words != _plain_words(line) else line, ()
 
@@ -567,7 +569,7 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
         script = _command_segments(words[2])  # `ray start ...; vllm serve ...`: each command its own line
         _command_line("\n".join(script))  # one vllm serve command, else refused
         arrays, line = run_script(script, None, values, _is_serve_line, read_files=False)
-        words = shell_words(line, values, arrays)
+        words = shell_words(_without_redirections(line), values, arrays)
         return words, f"{where}: {shlex.join(words)}", read_as
     _command_line(shlex.join(words))
     return words, f"{where}: {shlex.join(words)}", read_as
@@ -896,6 +898,52 @@ def _command_segments(script: str) -> list[str]:
             i += 1
         out.append("".join(cur))
     return [seg.strip() for seg in out if seg.strip()]
+
+
+# a redirection bash applies before it runs a command (never an argument the command sees): [n]> [n]>> [n]< &> &>> and
+# [n]>&m / [n]<&m (the bash manual, Redirections); where its word is not attached, the next word is its target
+_REDIRECTION = re.compile(r"(?:\d*(?:>>?|<)|&>>?)(?:&[\d-]+)?")
+
+
+def _without_redirections(command: str) -> str:
+    """`command` (one simple command of a shell line) without its unquoted redirections and their targets:
+    `vllm serve M --port 8000 > log 2>&1` is `vllm serve M --port 8000`."""
+    out, i, quote = [], 0, None
+    while i < len(command):
+        ch = command[i]
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "\\" and i + 1 < len(command):
+            out.append(command[i:i + 2])
+            i += 2
+            continue
+        elif (not out or out[-1][-1:].isspace()) and (m := _REDIRECTION.match(command, i)) and m.end() > i and (
+                ">" in m.group(0) or "<" in m.group(0)):
+            i = m.end()
+            if not re.search(r"&[\d-]+$", m.group(0)):  # a file target: attached, or the next word
+                while i < len(command) and command[i] in " \t":
+                    i += 1
+                target_quote = None
+                while i < len(command) and (target_quote or not command[i].isspace()):
+                    if command[i] in "'\"" and target_quote in (None, command[i]):
+                        target_quote = None if target_quote else command[i]
+                    i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out).strip()
+
+
+def _serve_segment(line: str) -> str:
+    """The `vllm serve` command of a shell line: the one simple command that runs it (`ray start --head && vllm serve
+    ...`, `vllm serve ... 2>&1 | tee log`, `nohup vllm serve ... &`), without its redirections; refused where two run it."""
+    segments = [seg for seg in _command_segments(line) if _is_serve_line(seg)]
+    if len(segments) > 1:
+        raise InputError("--from", f"{len(segments)} vllm serve commands on one line; which one is planned would be a "
+                         "guess", "give the one command in quotes: --from 'vllm serve MODEL ...'")
+    return _without_redirections(segments[0]) if segments else line
 
 
 def gpu_pinned(command: Optional[ServeCommand], flags, varied=(), *, plan_it: bool = True):
