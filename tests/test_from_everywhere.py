@@ -249,3 +249,40 @@ def test_script_words_as_bash_makes_them():
     # an unquoted expansion split on blanks, a quoted one whole, an unset one kept as written (named), $@ empty
     assert words == ["a", "x", "yz", "x y", "${C}", "$HOME", "$D", "--port", "8000", "e"]
     assert values.missing == {"C": ""}
+
+
+def _compose(tmp_path, name: str, reservation: str, tp: int = 2) -> str:
+    path = tmp_path / name
+    path.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.33.0\n"
+                    f"    command: [\"--model\", \"Qwen/Qwen3-8B\", \"--max-model-len\", \"8192\", \"-tp\", \"{tp}\"]\n"
+                    + reservation)
+    return str(path)
+
+
+def test_a_compose_services_gpu_reservation_is_checked_against_the_ranks(monkeypatch, capsys, tmp_path):
+    # the Compose specification's deploy.resources.reservations.devices (capabilities [gpu]: count or device_ids) and
+    # a service's gpus: the GPUs docker gives the container, which TP x PP x PCP x DP must not exceed
+    devices = "    deploy:\n      resources:\n        reservations:\n          devices:\n            - driver: nvidia\n"
+    field = "services.vllm.deploy.resources.reservations.devices[0]"
+    notes = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from",
+                  _compose(tmp_path, "two.yml", devices + "              count: 2\n              capabilities: [gpu]\n")
+                  )["from_command"]["notes"]
+    assert f"{field}.count = 2: the GPUs of the plan's 2 ranks (tensor x pipeline x data parallel = 2 x 1 x 1)" in notes
+    notes = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", _compose(
+        tmp_path, "ids.yml", devices + "              device_ids: [\"0\", \"1\", \"2\"]\n              capabilities: [gpu]\n"
+    ))["from_command"]["notes"]
+    assert any(n.startswith(f"{field}.device_ids = 3: the service reserves 3 GPUs and vLLM uses 2") for n in notes)
+    text = refused(monkeypatch, capsys, f"{field}.count", "fit", "--gpu", "L4", "--from", _compose(
+        tmp_path, "one.yml", devices + "              count: 1\n              capabilities: [gpu]\n"))
+    assert "the service reserves 1 GPU, and the command runs 2 ranks" in text and "count: 2" in text
+    text = refused(monkeypatch, capsys, f"{field}.count", "fit", "--gpu", "L4", "--from", _compose(
+        tmp_path, "bad.yml", devices + "              count: two\n              capabilities: [gpu]\n"))
+    assert "not a whole number of GPUs" in text
+    refused(monkeypatch, capsys, "services.vllm.gpus[0].count", "fit", "--gpu", "L4", "--from", _compose(
+        tmp_path, "gpus.yml", "    gpus:\n      - driver: nvidia\n        count: 1\n"))
+    # all of the host's GPUs, or none reserved: a number kvplan cannot know, not checked
+    for name, reservation in (("all.yml", devices + "              count: all\n              capabilities: [gpu]\n"),
+                              ("none.yml", "")):
+        notes = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", _compose(tmp_path, name, reservation)
+                      )["from_command"]["notes"]
+        assert not any("services.vllm" in n for n in notes)

@@ -185,7 +185,7 @@ def _compose_commands(text: str, values=None) -> Optional[list]:
         return expand(str(value), values, compose=True) if values is not None else str(value)
 
     out = []
-    for svc in doc["services"].values():
+    for svc_name, svc in doc["services"].items():
         if not isinstance(svc, dict) or not svc.get("command"):
             continue
         environment = svc.get("environment") or {}
@@ -207,8 +207,39 @@ def _compose_commands(text: str, values=None) -> Optional[list]:
                 except ValueError as exc:
                     raise InputError("--from", f"a service's command does not parse as a shell line ({exc})",
                                      "check its quotes") from None
-        out.append((words, env, interpolated(svc["image"]) if svc.get("image") else None))
+        out.append((words, env, interpolated(svc["image"]) if svc.get("image") else None,
+                    _compose_gpus(svc, f"services.{svc_name}", interpolated)))
     return out
+
+
+def _compose_gpus(svc: dict, at: str, interpolated) -> Optional[tuple]:
+    """(count, its field) of the GPUs a compose service reserves: the GPU entries of deploy.resources.reservations.
+    devices (capabilities holding gpu), or of the service's `gpus:` list, each by its count or its device_ids (the
+    Compose specification's deploy and services gpus sections); None where it reserves none, or `all` (the host's
+    GPUs, a number kvplan cannot know: not checked)."""
+    places = [(f"{at}.deploy.resources.reservations.devices", _dig(svc, "deploy.resources.reservations.devices")),
+              (f"{at}.gpus", svc.get("gpus"))]
+    total, fields = 0, []
+    for where, devices in places:
+        for i, dev in enumerate(devices if isinstance(devices, list) else []):
+            if not isinstance(dev, dict) or (where.endswith("devices") and "gpu" not in (dev.get("capabilities") or [])):
+                continue
+            if dev.get("device_ids") is not None:
+                ids = dev["device_ids"]
+                if not isinstance(ids, list):
+                    raise InputError(f"{where}[{i}].device_ids", f"is {ids!r}, not a list of device ids",
+                                     'list them: device_ids: ["0", "1"]')
+                total, fields = total + len(ids), fields + [f"{where}[{i}].device_ids"]
+                continue
+            count = dev.get("count")
+            if count is None or str(interpolated(count)).strip().lower() == "all":
+                return None  # every GPU of the host
+            text = str(interpolated(count)).strip()
+            if isinstance(count, bool) or not re.fullmatch(r"\d+", text) or int(text) < 1:
+                raise InputError(f"{where}[{i}].count", f"is {count!r}, not a whole number of GPUs",
+                                 "give the GPUs the service reserves: count: 1 (or all)")
+            total, fields = total + int(text), fields + [f"{where}[{i}].count"]
+    return (total, " + ".join(fields)) if fields else None
 
 
 def _flags_as_serve(words: list[str]) -> Optional[list[str]]:
@@ -361,9 +392,10 @@ def _compose_file_command(source: str, commands: list, values) -> tuple[list[str
         raise InputError("--from", f"{source} has {len(commands) or 'no'} service command{'s' if len(commands) != 1 else ''}"
                          "; which one is planned would be a guess" if commands else f"{source} has no service with a "
                          "`command:`", "give the one service's command in quotes: --from 'command: --model MODEL ...'")
-    words, env, image = commands[0]
+    words, env, image, gpus = commands[0]
     values.environment.update(env)
     values.image = image
+    values.gpu_limit = gpus  # checked against the plan's ranks (gpus_checked)
     if words and words[0].startswith("-"):
         serve = _flags_as_serve(words)
         if serve is None:
@@ -670,10 +702,11 @@ _PARALLEL = ("tensor_parallel_size", "pipeline_parallel_size", "prefill_context_
 
 
 def gpus_checked(command: Optional[ServeCommand], flags, varied=()) -> Optional[ServeCommand]:
-    """The command with a note on the GPUs its Kubernetes container is given (resources.limits["nvidia.com/gpu"]) and
-    the ranks the plan runs (the command's parallel sizes, else those of `flags`, kvplan's), TP x PP x PCP x DP (one GPU each, as
-    plan.Plan.gpus_used counts them); fewer GPUs than ranks refused, naming the field (the server cannot start as
-    planned). Not checked where --vary varies a parallel size."""
+    """The command with a note on the GPUs its launch file gives it (a Kubernetes container's resources.limits
+    ["nvidia.com/gpu"], a compose service's device reservation) and the ranks the plan runs (the command's parallel
+    sizes, else those of `flags`, kvplan's), TP x PP x PCP x DP (one GPU each, as plan.Plan.gpus_used counts them); fewer
+    GPUs than ranks refused, naming the field (the server cannot start as planned). Not checked where --vary varies a
+    parallel size."""
     if command is not None and command.gpu_group is not None:
         return _group_gpus_checked(command, flags, varied)
     if command is None or command.gpus is None:
@@ -682,31 +715,24 @@ def gpus_checked(command: Optional[ServeCommand], flags, varied=()) -> Optional[
     if set(varied) & set(_PARALLEL):
         return replace(command, read_as=command.read_as + (f"{field} = {count}: not checked against the ranks, "
                                                            "which --vary varies",))
-    sizes = {}
-    for name in _PARALLEL:
-        value = command.planned.get(name, getattr(flags, name))  # merged, the two agree
-        try:
-            sizes[name] = int(str(value)) if value is not None else 1
-        except ValueError:  # no number: the plan refuses it, naming the flag
-            return command
-    shown = [n for n in _PARALLEL if n != "prefill_context_parallel_size" or sizes[n] > 1]
-    ranks = 1
-    for n in _PARALLEL:
-        ranks *= sizes[n]
-    how = (" x ".join(n.split("_parallel")[0].replace("_", " ") for n in shown) + " parallel = "
-           + " x ".join(str(sizes[n]) for n in shown))
+    ranks_how = _plan_ranks(command, flags)
+    if ranks_how is None:  # a size that is no number: the plan refuses it, naming the flag
+        return command
+    ranks, how = ranks_how
+    compose = field.startswith("services.")
+    holder = "the service reserves" if compose else "the pod gets"
     if ranks > count:
-        raise InputError(field, f"is {count}: the pod gets {count} GPU{'s' if count > 1 else ''}, and the command runs "
+        fix = (f"reserve {ranks} GPUs for the service (count: {ranks})" if compose
+               else f"set {_resource_of(field)}: {ranks} in the container's limits")
+        raise InputError(field, f"is {count}: {holder} {count} GPU{'s' if count > 1 else ''}, and the command runs "
                          f"{ranks} ranks ({how}), one GPU each, so vLLM cannot start as planned",
-                         f"set {_resource_of(field)}: {ranks} in the container's limits, or plan parallel sizes whose product "
-                         f"is {count}")
+                         f"{fix}, or plan parallel sizes whose product is {count}")
     if ranks < count:
-        note = (f"{field} = {count}: the pod holds {count} GPUs and vLLM uses {ranks} ({how}); "
-                f"{count - ranks} of them idle")
+        held = "the service reserves" if compose else "the pod holds"
+        note = f"{field} = {count}: {held} {count} GPUs and vLLM uses {ranks} ({how}); {count - ranks} of them idle"
     else:
         note = f"{field} = {count}: the GPUs of the plan's {ranks} rank{'s' if ranks > 1 else ''} ({how})"
     return replace(command, read_as=command.read_as + (note,))
-
 
 
 # ---- a LeaderWorkerSet (kubernetes-sigs/lws, apiVersion leaderworkerset.x-k8s.io/v1) --------------------------------
