@@ -240,7 +240,9 @@ def read_source(source: str, values=None, *, text_only: bool = False) -> tuple[l
         is_file = "\n" not in source and path.is_file()
     except (OSError, ValueError):
         is_file = False
-    manifest = _k8s_objects(source) if not is_file and "\n" in source and "apiVersion" in source else None
+    one_line_json = source.lstrip().startswith("{")  # `kubectl get -o json | jq -c`: as the page reads it
+    manifest = (_k8s_objects(source) if not is_file and ("\n" in source or one_line_json) and "apiVersion" in source
+                else None)
     if manifest is not None:  # a manifest's text given in quotes ("$(cat deployment.yaml)"), as the page reads it
         return _manifest_command("the manifest", manifest, values)
     words = None if is_file else _image_args(source)
@@ -386,8 +388,17 @@ def _k8s_objects(text: str) -> Optional[list]:
         import yaml
 
         docs = list(yaml.safe_load_all(text))
-    except Exception:
-        return None
+    except Exception as exc:
+        docs = _json_manifest(text)
+        if docs is None and _MANIFEST_KEYS.search(text) and re.search(r"^\s*\"?kind\"?\s*:", text, re.M):
+            # read as no manifest, the text was refused as "no `vllm serve ...` command found", its error unsaid
+            mark = getattr(exc, "problem_mark", None)
+            raise InputError("--from", "the Kubernetes manifest (apiVersion, kind) is not valid YAML"
+                             + (f": {exc.problem} at line {mark.line + 1}, column {mark.column + 1}"
+                                if mark is not None and getattr(exc, "problem", None) else ""),
+                             "fix the YAML there (`kubectl apply --dry-run=client -f FILE` names it too)") from None
+        if docs is None:
+            return None
     objs = []
     for doc in docs:
         if isinstance(doc, dict) and doc.get("kind") == "List" and isinstance(doc.get("items"), list):
@@ -398,6 +409,22 @@ def _k8s_objects(text: str) -> Optional[list]:
     return objs or None
 
 
+# a manifest's first key, as YAML (apiVersion: v1) or JSON ({"apiVersion": "v1", ...}) writes it
+_MANIFEST_KEYS = re.compile(r'^\s*(?:\{\s*)?"?apiVersion"?\s*:', re.M)
+
+
+def _json_manifest(text: str) -> Optional[list]:
+    """`text` read as one JSON document (a tab PyYAML refuses is JSON's whitespace), None where it is no JSON."""
+    from kvplan.inputs import json_loads
+
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        return [json_loads(text)]
+    except ValueError:
+        return None
+
+
 def _strings(container: dict, key: str, path: str) -> Optional[list[str]]:
     """A container's command or args: a list of strings, as the Kubernetes API takes it (a number or a shell line
     refused, naming the field: the API server refuses them too)."""
@@ -405,13 +432,46 @@ def _strings(container: dict, key: str, path: str) -> Optional[list[str]]:
     if value is None:
         return None
     if not isinstance(value, list):
-        raise InputError(f"{path}.{key}", f"is {value!r}, not a list of strings (Kubernetes runs the words as given, "
+        raise InputError(f"{path}.{key}", f"is {_shown(value)}, not a list of strings (Kubernetes runs the words as given, "
                          "with no shell)", f'write it as a list: {key}: ["vllm", "serve"]' if key == "command"
                          else f'write it as a list: {key}: ["MODEL", "--max-model-len", "8192"]')
     for k, word in enumerate(value):
         if not isinstance(word, str):
-            raise InputError(f"{path}.{key}[{k}]", f"is {word!r}, not a string (the Kubernetes API refuses a number or a "
+            raise InputError(f"{path}.{key}[{k}]", f"is {_shown(word)}, not a string (the Kubernetes API refuses a number or a "
                              "boolean there)", f'quote it: "{word}"')
+    return value
+
+
+def _expanded(text: str, lookup, field: str) -> str:
+    """`text` with its `$(VAR)` references expanded as the kubelet expands them (launch_vars.expand_kubernetes); a result
+    longer than one exec argument or environment string may be (launch_vars.MAX_ARG_STRLEN) refused naming `field`:
+    the container cannot start with it, and env values that each hold the previous one twice grow past any memory."""
+    from kvplan.launch_vars import MAX_ARG_STRLEN, ExpansionTooLong, expand_kubernetes
+
+    try:
+        return expand_kubernetes(text, lookup, limit=MAX_ARG_STRLEN)
+    except ExpansionTooLong:
+        raise InputError(field, f"expands ($(VAR) references replaced) to more than {MAX_ARG_STRLEN:,} characters, "
+                         "longer than Linux lets one argument or environment variable be (MAX_ARG_STRLEN): the "
+                         "container cannot start with it", "write the value out, or reference each variable once") from None
+
+
+def _shown(value) -> str:
+    """A manifest's value as an error quotes it: its repr, cut to 80 characters (a 10,000-word list is not echoed)."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _entries(container: dict, key: str, path: str) -> list:
+    """A container's env or envFrom: a list (absent or null: none), as the Kubernetes API takes it; anything else (a
+    number, a string, a map) refused naming the field, where it was iterated as entries or read as none."""
+    value = container.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        example = "[{name: VLLM_USE_V1, value: \"1\"}]" if key == "env" else "[{secretRef: {name: NAME}}]"
+        raise InputError(f"{path}.{key}", f"is {_shown(value)}, not a list (the Kubernetes API takes a list of entries)",
+                         f"write it as a list: {key}: {example}, or leave it out")
     return value
 
 
@@ -420,8 +480,8 @@ def _runs_vllm(container: dict) -> bool:
     entrypoint (no command). (Its words are checked as the API takes them only where it is: another container's are
     no input of the plan.)"""
     command, args = container.get("command"), container.get("args")
-    if command is None and _VLLM_IMAGE.search(str(container.get("image") or "")):
-        return True
+    if (command is None or not isinstance(command, list)) and _VLLM_IMAGE.search(str(container.get("image") or "")):
+        return True  # (a command that is no list: refused by _strings, naming it, not passed over as no vLLM's)
     words = [str(w) for part in (command, args) for w in (part if isinstance(part, list) else [part] if part else [])]
     return _is_serve_line(" ".join(words))
 
@@ -433,7 +493,7 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     (`sh -c "vllm serve ..."`) read as bash runs it; its env for the plan's environment, its image for the release and
     its nvidia.com/gpu limit for gpus_checked, the GPU product its pod is pinned to for gpu_pinned."""
     from kvplan.api import MODELLED_ENV
-    from kvplan.launch_vars import expand_kubernetes, run_script, shell_words
+    from kvplan.launch_vars import run_script, shell_words
 
     found, kinds = [], []
     for obj in objs:
@@ -469,9 +529,9 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     given = dict(values.sources[0][1]) if values.sources else {}  # kvplan's --env
     literal: dict = {}  # the env's values (name/value pairs), expanded as the kubelet expands them, in order
     unknown = values.k8s_unknown
-    for j, e in enumerate(c.get("env") or []):
+    for j, e in enumerate(_entries(c, "env", path)):
         field_j = f"{path}.env[{j}]"
-        if not isinstance(e, dict) or not isinstance(e.get("name"), str):
+        if not isinstance(e, dict) or not isinstance(e.get("name"), str) or not e["name"].strip():
             raise InputError(field_j, "has no name", "give each env entry a name: and a value: (or valueFrom:)")
         name = e["name"]
         if e.get("valueFrom") is not None:
@@ -495,9 +555,9 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
             if ref not in literal:
                 values.k8s_refs.setdefault(ref, at)  # kept as written in the value: named where it is planned
             return literal.get(ref)
-        literal[name] = expand_kubernetes(value, known)
+        literal[name] = _expanded(value, known, f"{field_j}.value")
         unknown.pop(name, None)
-    env_from = [f"{path}.envFrom[{j}]" for j, _ in enumerate(c.get("envFrom") or [])]
+    env_from = [f"{path}.envFrom[{j}]" for j, _ in enumerate(_entries(c, "envFrom", path))]
 
     def lookup_at(field: str):
         def lookup(name: str) -> Optional[str]:
@@ -512,9 +572,10 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
             return None
         return lookup
 
-    command = [expand_kubernetes(w, lookup_at(f"{path}.command[{k}]"))
+    command = [_expanded(w, lookup_at(f"{path}.command[{k}]"), f"{path}.command[{k}]")
                for k, w in enumerate(_strings(c, "command", path) or [])]
-    args = [expand_kubernetes(w, lookup_at(f"{path}.args[{k}]")) for k, w in enumerate(_strings(c, "args", path) or [])]
+    args = [_expanded(w, lookup_at(f"{path}.args[{k}]"), f"{path}.args[{k}]")
+            for k, w in enumerate(_strings(c, "args", path) or [])]
     if env_from:  # a variable the manifest does not define may be one of these
         for name in values.k8s_refs:
             unknown.setdefault(name, (env_from[0], "envFrom"))
@@ -528,7 +589,10 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     else:
         read_as_env = ()
     values.environment.update({k: v for k, v in literal.items()})
-    values.image = str(c["image"]) if c.get("image") else None
+    if c.get("image") is not None and not isinstance(c["image"], str):  # the API refuses it; str() of it pins nothing
+        raise InputError(f"{path}.image", f"is {_shown(c['image'])}, not a string (the Kubernetes API takes the image's name)",
+                         'write it as one string: image: "vllm/vllm-openai:v0.11.0"')
+    values.image = c["image"] if c.get("image") else None
     values.gpu_limit = _gpu_limit(c, path)
     read_as: tuple[str, ...] = read_as_env
     if values.gpu_limit is None:
@@ -551,9 +615,16 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
         # a shell wrapper: its script runs with the container's environment (a secret's value from --env)
         values.sources = [(f"{path}.env", literal), ("--env", given if env_from else
                                                      {k: v for k, v in given.items() if k in unknown})]
-        script = words[2]
+        script, positional = words[2], words[4:]  # `sh -c SCRIPT NAME ARGS...`: $0 is NAME, "$@" the ARGS
         _command_line(script)  # one vllm serve line, else refused
         arrays, line = run_script(_script_lines(script), None, values, _is_serve_line, read_files=False)
+        if positional:  # "$@" of the vllm serve line is them (they were dropped: the command planned without them)
+            rest = "\n".join(x for x in _script_lines(script) if x.strip() != line.strip())
+            if re.search(r"\$\{?[@*#]|\$\{?[1-9]", rest):
+                raise InputError(f"{path}.args" if c.get("args") else f"{path}.command", f"{where}: the script reads its "
+                                 "arguments (\"$@\", $1, ...) outside its vllm serve line, which kvplan does not follow",
+                                 "use \"$@\" on the vllm serve line alone, or write the flags in the script")
+            arrays = {**arrays, "@": positional}
         words = shell_words(line, values, arrays)
         return words, f"{where}: {shlex.join(words)}", read_as
     _command_line(shlex.join(words))
@@ -634,15 +705,27 @@ def _dig(obj, dotted: str):
 
 def _gpu_limit(container: dict, path: str) -> Optional[tuple]:
     """The container's resources.limits["nvidia.com/gpu"] as (count, its field); None where it sets none."""
+    from kvplan.resolve import MAX_GPU_COUNT
+
+    resources = container.get("resources")
+    for at, value in ((f"{path}.resources", resources),
+                      (f"{path}.resources.limits", resources.get("limits") if isinstance(resources, dict) else None)):
+        if value is not None and not isinstance(value, dict):  # was read as none: the GPU check skipped, unsaid
+            raise InputError(at, f"is {_shown(value)}, not a map (the Kubernetes API takes resource names and quantities)",
+                             f"write it as a map: resources: {{limits: {{{_GPU_RESOURCE}: 1}}}}")
     resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
     limits = resources.get("limits") if isinstance(resources.get("limits"), dict) else {}
     field = f'{path}.resources.limits["{_GPU_RESOURCE}"]'
     value = limits.get(_GPU_RESOURCE)
     if value is None:
         return None
-    if isinstance(value, bool) or not re.fullmatch(r"\d+", str(value).strip()) or int(str(value).strip()) < 1:
+    digits = str(value).strip()
+    if isinstance(value, bool) or not re.fullmatch(r"\d+", digits) or not digits.strip("0"):
         raise InputError(field, f"is {value!r}, not a whole number of GPUs", f"give the GPUs the pod takes: {_GPU_RESOURCE}: 1")
-    return int(str(value).strip()), field
+    if len(digits.lstrip("0")) > 6 or int(digits) > MAX_GPU_COUNT:  # 2**70 GPUs was planned, '... of them idle'
+        raise InputError(field, f"is {digits[:12]}{'...' if len(digits) > 12 else ''}: more GPUs than any one pod "
+                         f"holds (at most {MAX_GPU_COUNT:,})", f"give the GPUs the pod takes: {_GPU_RESOURCE}: 1")
+    return int(digits), field
 
 
 _PARALLEL = ("tensor_parallel_size", "pipeline_parallel_size", "prefill_context_parallel_size", "data_parallel_size")

@@ -1,0 +1,177 @@
+"""A new user's pass over `--from` a Kubernetes manifest and the newly modelled flags: odd types in the manifest's fields,
+`$(VAR)` references that grow without bound, a manifest as one line of JSON or as broken YAML, and GPU counts past any
+deployment. Each case was an internal error (exit 3), a plan from a field read as absent, or a misleading refusal."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+import yaml
+
+from cli_runner import refused, run_cli
+
+C = "spec.containers[0]"
+
+
+def _pod(**container) -> dict:
+    c = {"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "command": ["vllm", "serve"],
+         "args": ["Qwen/Qwen3-8B", "--max-model-len", "8192"], "resources": {"limits": {"nvidia.com/gpu": 1}}}
+    c.update(container)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [c]}}
+
+
+def _write(tmp_path, obj, name="pod.yaml") -> str:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(obj) if name.endswith(".yaml") else json.dumps(obj))
+    return str(path)
+
+
+@pytest.mark.parametrize("key, value", [
+    ("env", 5), ("env", True), ("env", 1.5), ("env", ""), ("env", 0), ("env", "VLLM_USE_V1=1"),
+    ("envFrom", 5), ("envFrom", ""), ("envFrom", {"secretRef": {"name": "s"}}),
+])
+def test_env_that_is_no_list_is_refused_by_its_field(monkeypatch, capsys, tmp_path, key, value):
+    # before: env 5 / envFrom 5 "internal error: TypeError: 'int' object is not iterable"; env "" or 0 read as no env
+    src = _write(tmp_path, _pod(**{key: value}))
+    text = refused(monkeypatch, capsys, f"{C}.{key}", "fit", "--gpu", "L4", "--from", src)
+    assert "not a list" in text and f"write it as a list: {key}:" in text
+
+
+def test_env_entry_with_an_empty_name_is_refused(monkeypatch, capsys, tmp_path):
+    # before: planned, the value set under the name '' (the Kubernetes API refuses an env entry without a name)
+    src = _write(tmp_path, _pod(env=[{"name": "", "value": "1"}]))
+    refused(monkeypatch, capsys, f"{C}.env[0]", "fit", "--gpu", "L4", "--from", src)
+
+
+@pytest.mark.parametrize("resources, field", [
+    (5, f"{C}.resources"), ("nvidia.com/gpu: 1", f"{C}.resources"), ([{"limits": {"nvidia.com/gpu": 1}}], f"{C}.resources"),
+    ({"limits": "nvidia.com/gpu=1"}, f"{C}.resources.limits"), ({"limits": [1]}, f"{C}.resources.limits"),
+])
+def test_resources_that_are_no_map_are_refused(monkeypatch, capsys, tmp_path, resources, field):
+    # before: read as no limits, planned with the note 'sets no resources.limits["nvidia.com/gpu"]'
+    src = _write(tmp_path, _pod(resources=resources))
+    assert "not a map" in refused(monkeypatch, capsys, field, "fit", "--gpu", "L4", "--from", src)
+
+
+@pytest.mark.parametrize("count", [2 ** 70, 65_537, "99999999999999999999999"])
+def test_gpu_limit_past_any_pod_is_refused(monkeypatch, capsys, tmp_path, count):
+    from kvplan.resolve import MAX_GPU_COUNT
+
+    # before: 'the pod holds 1180591620717411303424 GPUs and vLLM uses 1 (...); 1180591620717411303423 of them idle'
+    src = _write(tmp_path, _pod(resources={"limits": {"nvidia.com/gpu": count}}))
+    text = refused(monkeypatch, capsys, f'{C}.resources.limits["nvidia.com/gpu"]', "fit", "--gpu", "L4", "--from", src)
+    assert f"at most {MAX_GPU_COUNT:,}" in text
+    # the cap itself is planned, its idle GPUs named
+    src = _write(tmp_path, _pod(resources={"limits": {"nvidia.com/gpu": MAX_GPU_COUNT}}))
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", src, "--json")
+    assert code == 0, err
+    assert any(f"{MAX_GPU_COUNT - 1} of them idle" in n for n in json.loads(out)["from_command"]["notes"])
+
+
+@pytest.mark.parametrize("image", [5, 0.11, ["vllm/vllm-openai:v0.11.0"], {"name": "vllm/vllm-openai:v0.11.0"}, True])
+def test_image_that_is_no_string_is_refused(monkeypatch, capsys, tmp_path, image):
+    # before: str() of it read as an image that pins no release, planned at kvplan's default release
+    src = _write(tmp_path, _pod(image=image))
+    assert "not a string" in refused(monkeypatch, capsys, f"{C}.image", "fit", "--gpu", "L4", "--from", src)
+
+
+@pytest.mark.parametrize("command", [5, {"vllm": "serve"}, True])
+def test_command_that_is_no_list_is_named_on_the_vllm_image(monkeypatch, capsys, tmp_path, command):
+    # before: command 5 (or a map) passed the container over: 'has no container that runs vLLM ... in its Pod'
+    src = _write(tmp_path, _pod(command=command))
+    refused(monkeypatch, capsys, f"{C}.command", "fit", "--gpu", "L4", "--from", src)
+
+
+def test_references_that_double_at_each_step_are_refused_quickly(monkeypatch, capsys, tmp_path):
+    # A0 = $(A)$(A), A1 = $(A0)$(A0), ...: 2**40 characters at A39. Before: the process grew until the kernel killed it;
+    # env[18] (A17, 2**18 characters) is the first past 131,072
+    env = [{"name": "A", "value": "x"}] + [{"name": f"A{i}", "value": f"$(A{i - 1})$(A{i - 1})" if i else "$(A)$(A)"}
+                                           for i in range(40)]
+    src = _write(tmp_path, _pod(env=env, args=["Qwen/Qwen3-8B", "--max-model-len", "8192", "--port", "$(A39)"]))
+    start = time.monotonic()
+    text = refused(monkeypatch, capsys, f"{C}.env[18].value", "fit", "--gpu", "L4", "--from", src)
+    assert time.monotonic() - start < 20
+    assert "131,072 characters" in text and "MAX_ARG_STRLEN" in text
+
+
+def test_one_long_argument_from_many_references_is_refused(monkeypatch, capsys, tmp_path):
+    src = _write(tmp_path, _pod(env=[{"name": "V", "value": "x" * 1000}],
+                                args=["Qwen/Qwen3-8B", "--max-model-len", "8192", "--port", "$(V)" * 200]))
+    refused(monkeypatch, capsys, f"{C}.args[4]", "fit", "--gpu", "L4", "--from", src)
+
+
+def test_expansion_below_the_limit_is_unchanged():
+    from kvplan.launch_vars import ExpansionTooLong, expand_kubernetes
+
+    assert expand_kubernetes("$(A)" * 3, {"A": "xy"}.get, limit=6) == "xyxyxy"
+    with pytest.raises(ExpansionTooLong):
+        expand_kubernetes("$(A)" * 4, {"A": "xy"}.get, limit=6)
+
+
+def test_manifest_as_one_line_of_json_reads_as_its_file(monkeypatch, capsys, tmp_path):
+    # `--from "$(kubectl get pod p -o json | jq -c .)"`; the page read it, the command line said 'no `vllm serve ...`
+    # command found'
+    pod = _pod()
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", _write(tmp_path, pod, "pod.json"),
+                             "--json")
+    assert code == 0, err
+    from_file = json.loads(out)
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", json.dumps(pod), "--json")
+    assert code == 0, err
+    one_line = json.loads(out)
+    assert one_line["kv_cache_tokens"] == from_file["kv_cache_tokens"] and one_line["args"] == from_file["args"]
+    assert one_line["from_command"]["command"].startswith("the manifest (Pod p): vllm serve Qwen/Qwen3-8B")
+
+
+def test_broken_yaml_manifest_names_the_yaml_error(monkeypatch, capsys, tmp_path):
+    text = yaml.safe_dump(_pod()) + "  :\n bad: [\n"
+    path = tmp_path / "pod.yaml"
+    path.write_text(text)
+    for source in (str(path), text):
+        out = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from", source)
+        assert "not valid YAML" in out and "at line" in out, out
+
+
+def test_a_manifest_json_with_tabs_reads(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "pod.json"
+    path.write_text(json.dumps(_pod(), indent="\t"))
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", str(path), "--json")
+    assert code == 0, err
+    assert json.loads(out)["args"]["max_model_len"] == 8192
+
+
+def test_web_from_command_env_that_is_no_list_is_a_400():
+    from fastapi.testclient import TestClient
+
+    from kvplan.web.app import create_app
+
+    client = TestClient(create_app(), raise_server_exceptions=False)
+    text = yaml.safe_dump(_pod(env=5))
+    for url, body in (("/api/from_command", {"from_command": text}),
+                      ("/api/plan", {"from_command": text, "gpu": "L4", "curve": False})):
+        r = client.post(url, json=body)
+        assert r.status_code == 400, r.text  # before: 500 'internal error: TypeError'
+        assert r.json()["field"] == "from_command" and f"{C}.env: is 5, not a list" in r.json()["message"]
+
+
+@pytest.mark.parametrize("command, args", [
+    (["sh", "-c", 'exec vllm serve "$@"', "--"], ["Qwen/Qwen3-8B", "--max-model-len", "8192"]),
+    (["/bin/bash", "-c"], ['vllm serve Qwen/Qwen3-8B "$@"', "vllm", "--max-model-len", "8192"]),
+    (["sh", "-c"], ["vllm serve Qwen/Qwen3-8B $*", "x", "--max-model-len 8192"]),
+])
+def test_shell_wrapper_arguments_are_planned(monkeypatch, capsys, tmp_path, command, args):
+    # `sh -c SCRIPT NAME ARGS...`: "$@" is ARGS. Before: read as none, Qwen3-8B planned at its 40,960 tokens
+    src = _write(tmp_path, _pod(command=command, args=args))
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "--gpu", "H100", "--from", src, "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["args"]["max_model_len"] == 8192 and d["model"] == "Qwen/Qwen3-8B"
+    assert d["from_command"]["command"].endswith("vllm serve Qwen/Qwen3-8B --max-model-len 8192")
+
+
+def test_shell_wrapper_arguments_read_elsewhere_are_refused(monkeypatch, capsys, tmp_path):
+    src = _write(tmp_path, _pod(command=["sh", "-c", 'set -- "$@" --max-model-len 4096\nvllm serve Qwen/Qwen3-8B "$@"', "x",
+                                         "--max-model-len", "8192"], args=None))
+    assert "outside its vllm serve line" in refused(monkeypatch, capsys, f"{C}.command", "fit", "--gpu", "H100", "--from", src)
