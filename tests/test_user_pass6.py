@@ -142,6 +142,22 @@ def test_a_manifest_json_with_tabs_reads(monkeypatch, capsys, tmp_path):
     assert json.loads(out)["args"]["max_model_len"] == 8192
 
 
+def test_a_length_of_5000_digits_is_quoted_not_read_as_inf(monkeypatch, capsys):
+    # '1' x 5,000 is past int()'s digits: logs' flag reader took float() of it, inf, and the refusal quoted 'inf'
+    text = refused(monkeypatch, capsys, "--max-model-len", "fit", "--gpu", "L4", "--from",
+                   "vllm serve Qwen/Qwen3-8B --max-model-len " + "1" * 5000)
+    assert "'inf'" not in text and "5000 characters" in text
+
+
+def test_log_flag_values_keep_non_finite_text():
+    from kvplan.logs import parse_command_args
+
+    args = parse_command_args("vllm serve m --max-model-len " + "1" * 5000 + " --num-gpu-blocks-override 1e999 "
+                              "--gpu-memory-utilization 0.9")
+    assert args["max_model_len"] == "1" * 5000 and args["num_gpu_blocks_override"] == "1e999"
+    assert args["gpu_memory_utilization"] == 0.9
+
+
 def test_web_from_command_env_that_is_no_list_is_a_400():
     from fastapi.testclient import TestClient
 
