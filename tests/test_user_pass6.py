@@ -158,6 +158,27 @@ def test_log_flag_values_keep_non_finite_text():
     assert args["gpu_memory_utilization"] == 0.9
 
 
+@pytest.mark.parametrize("flags, field", [
+    (("-tp", "2", "-pcp", str(2 ** 62)), "--prefill-context-parallel-size"),
+    (("-tp", "2", "-pcp", "70000"), "--prefill-context-parallel-size"),
+    (("-tp", "16", "--data-parallel-size", "65536"), "--data-parallel-size"),
+])
+def test_gpu_counts_past_any_deployment_are_refused(monkeypatch, capsys, flags, field):
+    # before: 'NVIDIA H100 80GB SXM5 x 9223372036854775808 (TP 2 x PP 1 x PCP 4611686018427387904 x DP 1)' planned
+    refused(monkeypatch, capsys, field, "fit", "deepseek-ai/DeepSeek-V2-Lite", "--gpu", "H100", "--max-model-len", "8192",
+            *flags)
+
+
+def test_python_api_refuses_a_huge_pcp():
+    import kvplan
+    from kvplan.errors import InputError
+
+    with pytest.raises(InputError) as e:
+        kvplan.fit("deepseek-ai/DeepSeek-V2-Lite", "H100", detect_gpu=False, fixes=False, max_model_len=8192,
+                   tensor_parallel_size=2, prefill_context_parallel_size=2 ** 70)
+    assert e.value.field == "--prefill-context-parallel-size"
+
+
 def test_web_from_command_env_that_is_no_list_is_a_400():
     from fastapi.testclient import TestClient
 
