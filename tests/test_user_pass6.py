@@ -212,3 +212,28 @@ def test_shell_wrapper_arguments_read_elsewhere_are_refused(monkeypatch, capsys,
     src = _write(tmp_path, _pod(command=["sh", "-c", 'set -- "$@" --max-model-len 4096\nvllm serve Qwen/Qwen3-8B "$@"', "x",
                                          "--max-model-len", "8192"], args=None))
     assert "outside its vllm serve line" in refused(monkeypatch, capsys, f"{C}.command", "fit", "--gpu", "H100", "--from", src)
+
+
+def _alias_bomb(container_yaml: str) -> str:
+    """A Pod whose container field is *a9: nine lists of nine references, nested nine deep (9**9 words once written)."""
+    lines = ["apiVersion: v1", "kind: Pod", "metadata: {name: p}", "x:", '  a0: &a0 ["lol", "lol", "lol", "lol", "lol", '
+             '"lol", "lol", "lol", "lol"]']
+    lines += [f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    return "\n".join(lines) + ("\nspec:\n  containers:\n  - name: v\n    image: vllm/vllm-openai:v0.11.0\n"
+                               + container_yaml)
+
+
+@pytest.mark.parametrize("container, field", [
+    ("    command: [vllm, serve]\n    args: [Qwen/Qwen3-8B, *a9]\n", f"{C}.args[1]"),
+    ("    command: [vllm, serve, Qwen/Qwen3-8B]\n    env: [{name: A, value: *a9}]\n", f"{C}.env[0].value"),
+    ("    command: [vllm, serve, Qwen/Qwen3-8B]\n    resources: *a9\n", f"{C}.resources"),
+    ("    command: [vllm, serve, Qwen/Qwen3-8B]\n    resources: {limits: {nvidia.com/gpu: *a9}}\n",
+     f'{C}.resources.limits["nvidia.com/gpu"]'),
+], ids=["args", "env-value", "resources", "gpu-limit"])
+def test_a_yaml_alias_bomb_is_refused_without_writing_it_out(monkeypatch, capsys, tmp_path, container, field):
+    # before: repr() / str() of the value in the error (or the check) wrote 9**9 words: past 30 s and 1.8 GB
+    path = tmp_path / "pod.yaml"
+    path.write_text(_alias_bomb(container))
+    start = time.monotonic()
+    text = refused(monkeypatch, capsys, field, "fit", "--gpu", "H100", "--from", str(path))
+    assert time.monotonic() - start < 20 and len(text) < 2000

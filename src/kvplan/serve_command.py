@@ -438,7 +438,8 @@ def _strings(container: dict, key: str, path: str) -> Optional[list[str]]:
     for k, word in enumerate(value):
         if not isinstance(word, str):
             raise InputError(f"{path}.{key}[{k}]", f"is {_shown(word)}, not a string (the Kubernetes API refuses a number or a "
-                             "boolean there)", f'quote it: "{word}"')
+                             "boolean there)", f'quote it: "{_scalar(word)}"' if _scalar(word) is not None
+                             else "write each word as one string")
     return value
 
 
@@ -458,8 +459,19 @@ def _expanded(text: str, lookup, field: str) -> str:
 
 def _shown(value) -> str:
     """A manifest's value as an error quotes it: its repr, cut to 80 characters (a 10,000-word list is not echoed)."""
-    text = repr(value)
+    import reprlib
+
+    shown = reprlib.Repr()  # bounded in depth and items: a YAML alias bomb (lists of lists by reference) is no 9**9 text
+    shown.maxlevel, shown.maxstring, shown.maxother = 3, 60, 60
+    text = shown.repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _scalar(value) -> Optional[str]:
+    """A number or boolean as YAML writes it (true, 8192), for a fix that quotes it; None for a list or map."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value) if isinstance(value, (int, float)) and len(str(value)) <= 40 else None
 
 
 def _entries(container: dict, key: str, path: str) -> list:
@@ -480,9 +492,11 @@ def _runs_vllm(container: dict) -> bool:
     entrypoint (no command). (Its words are checked as the API takes them only where it is: another container's are
     no input of the plan.)"""
     command, args = container.get("command"), container.get("args")
-    if (command is None or not isinstance(command, list)) and _VLLM_IMAGE.search(str(container.get("image") or "")):
+    image = container.get("image")
+    if (command is None or not isinstance(command, list)) and _VLLM_IMAGE.search(image if isinstance(image, str) else ""):
         return True  # (a command that is no list: refused by _strings, naming it, not passed over as no vLLM's)
-    words = [str(w) for part in (command, args) for w in (part if isinstance(part, list) else [part] if part else [])]
+    words = [w if isinstance(w, str) else "" for part in (command, args)  # (str() of a nested alias could be endless)
+             for w in (part if isinstance(part, list) else [part] if part else [])]
     return _is_serve_line(" ".join(words))
 
 
@@ -506,6 +520,7 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
         if not spec_path or not isinstance(containers, list):
             continue
         name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
+        name = name if isinstance(name, str) else None
         what = f"{obj['kind']} {name}" if name else obj["kind"]
         for i, c in enumerate(containers):
             path = ".".join(spec_path) + f".containers[{i}]"
@@ -544,8 +559,9 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
         if value is None:
             value = ""
         if not isinstance(value, str):
-            raise InputError(f"{field_j}.value", f"is {value!r}, not a string (the Kubernetes API refuses a number or a "
-                             "boolean there)", f'quote it: value: "{str(value).lower() if isinstance(value, bool) else value}"')
+            raise InputError(f"{field_j}.value", f"is {_shown(value)}, not a string (the Kubernetes API refuses a number or "
+                             "a boolean there)", f'quote it: value: "{_scalar(value)}"' if _scalar(value) is not None
+                             else "write the value as one string")
         deps = [n for n in re.findall(r"\$\(([^)]*)\)", value) if n in unknown and n not in literal]
         if deps:  # a value built from a secret's: as unknown as it
             unknown[name] = (field_j, f"$({deps[0]}), {unknown[deps[0]][1]} at {unknown[deps[0]][0]}")
@@ -719,9 +735,9 @@ def _gpu_limit(container: dict, path: str) -> Optional[tuple]:
     value = limits.get(_GPU_RESOURCE)
     if value is None:
         return None
-    digits = str(value).strip()
+    digits = str(value).strip() if isinstance(value, (int, str)) else ""
     if isinstance(value, bool) or not re.fullmatch(r"\d+", digits) or not digits.strip("0"):
-        raise InputError(field, f"is {value!r}, not a whole number of GPUs", f"give the GPUs the pod takes: {_GPU_RESOURCE}: 1")
+        raise InputError(field, f"is {_shown(value)}, not a whole number of GPUs", f"give the GPUs the pod takes: {_GPU_RESOURCE}: 1")
     if len(digits.lstrip("0")) > 6 or int(digits) > MAX_GPU_COUNT:  # 2**70 GPUs was planned, '... of them idle'
         raise InputError(field, f"is {digits[:12]}{'...' if len(digits) > 12 else ''}: more GPUs than any one pod "
                          f"holds (at most {MAX_GPU_COUNT:,})", f"give the GPUs the pod takes: {_GPU_RESOURCE}: 1")
