@@ -134,6 +134,22 @@ def test_broken_yaml_manifest_names_the_yaml_error(monkeypatch, capsys, tmp_path
         assert "not valid YAML" in out and "at line" in out, out
 
 
+@pytest.mark.parametrize("tail, reason", [
+    ("    resources: {limits: {nvidia.com/gpu: " + "1" * 5000 + "}}\n", "Exceeds the limit (4300 digits)"),
+    ("    x: " + "[" * 50000 + "]" * 50000 + "\n", "nested too deeply"),
+], ids=["5000-digit-int", "50000-deep"])
+def test_a_manifest_yaml_cannot_hold_is_named(monkeypatch, capsys, tmp_path, tail, reason):
+    # an integer past int()'s digits, lists nested past the recursion limit: PyYAML raises no marked error
+    path = tmp_path / "pod.yaml"
+    path.write_text(_CONTAINER_HEAD + tail)
+    text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from", str(path))
+    assert "not valid YAML" in text and reason in text
+
+
+_CONTAINER_HEAD = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: v\n"
+                   "    image: vllm/vllm-openai:v0.11.0\n    command: [vllm, serve, Qwen/Qwen3-8B]\n")
+
+
 def test_a_manifest_json_with_tabs_reads(monkeypatch, capsys, tmp_path):
     path = tmp_path / "pod.json"
     path.write_text(json.dumps(_pod(), indent="\t"))

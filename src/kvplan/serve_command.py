@@ -395,7 +395,9 @@ def _k8s_objects(text: str) -> Optional[list]:
             mark = getattr(exc, "problem_mark", None)
             raise InputError("--from", "the Kubernetes manifest (apiVersion, kind) is not valid YAML"
                              + (f": {exc.problem} at line {mark.line + 1}, column {mark.column + 1}"
-                                if mark is not None and getattr(exc, "problem", None) else ""),
+                                if mark is not None and getattr(exc, "problem", None) else
+                                ": nested too deeply" if isinstance(exc, RecursionError) else
+                                f": {str(exc).split(';')[0][:120]}" if isinstance(exc, ValueError) else ""),
                              "fix the YAML there (`kubectl apply --dry-run=client -f FILE` names it too)") from None
         if docs is None:
             return None
