@@ -253,3 +253,11 @@ def test_a_yaml_alias_bomb_is_refused_without_writing_it_out(monkeypatch, capsys
     start = time.monotonic()
     text = refused(monkeypatch, capsys, field, "fit", "--gpu", "H100", "--from", str(path))
     assert time.monotonic() - start < 20 and len(text) < 2000
+
+
+@pytest.mark.parametrize("ref", ["$()", "$(A=B)"])
+def test_a_reference_that_names_no_variable_says_so(monkeypatch, capsys, tmp_path, ref):
+    # before: "... and  is not in the container's env ... (define  in the container's env (name: , value: ...)"
+    src = _write(tmp_path, _pod(args=["Qwen/Qwen3-8B", "--max-model-len", ref]))
+    text = refused(monkeypatch, capsys, f"{C}.args[2]", "fit", "--gpu", "L4", "--from", src)
+    assert "names no variable a container's env can define" in text and "(name: ," not in text

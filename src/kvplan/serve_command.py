@@ -1056,6 +1056,12 @@ def _refuse_kubernetes_value(where: str, value: str, name: str, values) -> None:
         raise InputError(field or defined, f"{where} is {value} in the command, and {name} is set from {how} "
                          f"({defined}), whose value kvplan cannot know",
                          f"give --env {name}=VALUE (the value it holds), or write the value in the manifest")
+    if not re.fullmatch(r"[ -<>-~]+", name):  # no env entry can have it (was: 'define  in the container's env')
+        # an env name is at most printable ASCII other than '=' (the relaxed rule, KEP-4369
+        # RelaxedEnvironmentVariableValidation; the older one [-._a-zA-Z][-._a-zA-Z0-9]*): '$()' or 'A=B' names none
+        raise InputError(field or "--from", f"{where} is {value} in the command, and $({name}) names no variable a "
+                         "container's env can define (printable ASCII other than '='), so Kubernetes passes it to vLLM "
+                         "as written", "write the value in the manifest")
     raise InputError(field or "--from", f"{where} is {value} in the command, and {name} is not in the container's env, "
                      "so Kubernetes passes $(" + name + ") to vLLM as written",
                      f"define {name} in the container's env (name: {name}, value: ...), or write the value in the "
