@@ -215,7 +215,16 @@ def _parameter(expr: str, body: str, values: Values, compose: bool, arrays: Opti
     return value
 
 
-def expand_kubernetes(text: str, lookup: Callable[[str], Optional[str]]) -> str:
+# Linux's MAX_ARG_STRLEN (32 pages of 4 KiB, include/uapi/linux/binfmts.h): the longest one argument or environment
+# string execve takes (E2BIG beyond it), so the container of a longer expanded word or value never starts
+MAX_ARG_STRLEN = 131_072
+
+
+class ExpansionTooLong(ValueError):
+    """expand_kubernetes' result would pass `limit` characters (references that double a value at each step)."""
+
+
+def expand_kubernetes(text: str, lookup: Callable[[str], Optional[str]], limit: Optional[int] = None) -> str:
     """`text` (a container's command or args word, or an env value) as the kubelet expands it: `$(NAME)` replaced by
     lookup(NAME), and kept as written where lookup gives None (Kubernetes leaves a reference it cannot resolve
     unchanged); `$$` a literal `$` (so `$$(NAME)` is the text `$(NAME)`); any other `$` (`$NAME`, `${NAME}`, an unclosed
@@ -223,27 +232,37 @@ def expand_kubernetes(text: str, lookup: Callable[[str], Optional[str]]) -> str:
     and EnvVar.value: "Variable references $(VAR_NAME) are expanded using the previously defined environment variables
     in the container and any service environment variables. If a variable cannot be resolved, the reference in the
     input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME)
-    syntax".)"""
+    syntax".) `limit`: ExpansionTooLong once the result passes that many characters (checked as it grows, so
+    references to a value that doubles at each step stop there rather than filling the memory)."""
     out: list[str] = []
+    size = 0
     i = 0
     while i < len(text):
+        if limit is not None and size > limit:
+            raise ExpansionTooLong(f"more than {limit:,} characters")
         if text[i] != "$" or i + 1 == len(text):
             out.append(text[i])
+            size += 1
             i += 1
             continue
         nxt = text[i + 1]
         if nxt == "$":
             out.append("$")
+            size += 1
             i += 2
             continue
         end = text.find(")", i + 2) if nxt == "(" else -1
         if end < 0:  # `$x`, `${x}`, an unclosed `$(`: the two characters as written
             out.append(text[i:i + 2])
+            size += 2
             i += 2
             continue
         value = lookup(text[i + 2:end])
         out.append(text[i:end + 1] if value is None else value)
+        size += len(out[-1])
         i = end + 1
+    if limit is not None and size > limit:
+        raise ExpansionTooLong(f"more than {limit:,} characters")
     return "".join(out)
 
 
@@ -265,8 +284,8 @@ def unresolved(text: str) -> list[str]:
 
 def shell_words(line: str, values: Values, arrays: Optional[dict] = None) -> list[str]:
     """The words bash makes of `line`: quotes, backslashes and a `#` comment read; variables expanded (values, arrays);
-    an unquoted expansion split on blanks; `"${arr[@]}"` one word per element; `"$@"` none (the script runs with no
-    arguments)."""
+    an unquoted expansion split on blanks; `"${arr[@]}"` one word per element; `"$@"` the words of arrays["@"] (a
+    Kubernetes `sh -c SCRIPT NAME ARGS...`'s ARGS), else none (a script file runs with no arguments)."""
     words: list[str] = []
     cur: list[str] = []
     started = False
@@ -315,7 +334,8 @@ def shell_words(line: str, values: Values, arrays: Optional[dict] = None) -> lis
                 if whole.group(1) and arrays is not None and whole.group(1) in arrays:
                     words.extend(arrays[whole.group(1)])  # "${args[@]}": each element one word
                     continue
-                if not whole.group(1):  # "$@": the script's arguments, none
+                if not whole.group(1):  # "$@": the script's arguments (arrays["@"], `sh -c SCRIPT NAME ARGS...`'s), else none
+                    words.extend(arrays.get("@", []) if arrays is not None else [])
                     continue
             cur.append(_unescape_double(expand(_mark_escapes(body), values, compose=False, arrays=arrays)))
             started = True
@@ -324,8 +344,16 @@ def shell_words(line: str, values: Values, arrays: Optional[dict] = None) -> lis
             token = line[i:end + 1] if end >= 0 else re.match(r"\$[A-Za-z_][A-Za-z0-9_]*|\$[@*0-9#?$!-]?",
                                                               line[i:]).group(0)
             i += len(token)
-            if token in ("$@", "$*", "${@}", "${*}"):
+            if token in ("$@", "$*", "${@}", "${*}") and not (arrays and arrays.get("@")):
                 started = started or bool(cur)
+                continue
+            if token in ("$@", "$*", "${@}", "${*}"):  # the arguments, each split on blanks as unquoted
+                items = [w for arg in arrays["@"] for w in arg.split()]
+                for k, item in enumerate(items):
+                    if k:
+                        flush()
+                    cur.append(item)
+                    started = True
                 continue
             arr = re.fullmatch(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}", token)
             if arr and arrays is not None and arr.group(1) in arrays:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import io
 import json
+import math
 import os
 import re
 import shlex
@@ -3578,6 +3579,10 @@ def _coerce_flag(value: str):
     number = _read(int, value)
     if number is None:
         number = _read(float, value)
+    if isinstance(number, float) and not math.isfinite(number):
+        # '1' x 5,000 (past int()'s 4,300 digits), 1e999, 'nan': kept as written, so the flag's own reader refuses the
+        # value it was given ("not a length vllm serve reads: 'inf'" quoted no value the command held)
+        return value
     return value if number is None else number
 
 

@@ -276,7 +276,9 @@ def read_source(source: str, values=None, *, text_only: bool = False) -> tuple[l
         is_file = "\n" not in source and path.is_file()
     except (OSError, ValueError):
         is_file = False
-    manifest = _k8s_objects(source) if not is_file and "\n" in source and "apiVersion" in source else None
+    one_line_json = source.lstrip().startswith("{")  # `kubectl get -o json | jq -c`: as the page reads it
+    manifest = (_k8s_objects(source) if not is_file and ("\n" in source or one_line_json) and "apiVersion" in source
+                else None)
     if manifest is not None:  # a manifest's text given in quotes ("$(cat deployment.yaml)"), as the page reads it
         return _manifest_command("the manifest", manifest, values)
     words = None if is_file else _image_args(source)
@@ -428,8 +430,19 @@ def _k8s_objects(text: str) -> Optional[list]:
         import yaml
 
         docs = list(yaml.safe_load_all(text))
-    except Exception:
-        return None
+    except Exception as exc:
+        docs = _json_manifest(text)
+        if docs is None and _MANIFEST_KEYS.search(text) and re.search(r"^\s*\"?kind\"?\s*:", text, re.M):
+            # read as no manifest, the text was refused as "no `vllm serve ...` command found", its error unsaid
+            mark = getattr(exc, "problem_mark", None)
+            raise InputError("--from", "the Kubernetes manifest (apiVersion, kind) is not valid YAML"
+                             + (f": {exc.problem} at line {mark.line + 1}, column {mark.column + 1}"
+                                if mark is not None and getattr(exc, "problem", None) else
+                                ": nested too deeply" if isinstance(exc, RecursionError) else
+                                f": {str(exc).split(';')[0][:120]}" if isinstance(exc, ValueError) else ""),
+                             "fix the YAML there (`kubectl apply --dry-run=client -f FILE` names it too)") from None
+        if docs is None:
+            return None
     objs = []
     for doc in docs:
         if isinstance(doc, dict) and doc.get("kind") == "List" and isinstance(doc.get("items"), list):
@@ -440,6 +453,22 @@ def _k8s_objects(text: str) -> Optional[list]:
     return objs or None
 
 
+# a manifest's first key, as YAML (apiVersion: v1) or JSON ({"apiVersion": "v1", ...}) writes it
+_MANIFEST_KEYS = re.compile(r'^\s*(?:\{\s*)?"?apiVersion"?\s*:', re.M)
+
+
+def _json_manifest(text: str) -> Optional[list]:
+    """`text` read as one JSON document (a tab PyYAML refuses is JSON's whitespace), None where it is no JSON."""
+    from kvplan.inputs import json_loads
+
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        return [json_loads(text)]
+    except ValueError:
+        return None
+
+
 def _strings(container: dict, key: str, path: str) -> Optional[list[str]]:
     """A container's command or args: a list of strings, as the Kubernetes API takes it (a number or a shell line
     refused, naming the field: the API server refuses them too)."""
@@ -447,13 +476,58 @@ def _strings(container: dict, key: str, path: str) -> Optional[list[str]]:
     if value is None:
         return None
     if not isinstance(value, list):
-        raise InputError(f"{path}.{key}", f"is {value!r}, not a list of strings (Kubernetes runs the words as given, "
+        raise InputError(f"{path}.{key}", f"is {_shown(value)}, not a list of strings (Kubernetes runs the words as given, "
                          "with no shell)", f'write it as a list: {key}: ["vllm", "serve"]' if key == "command"
                          else f'write it as a list: {key}: ["MODEL", "--max-model-len", "8192"]')
     for k, word in enumerate(value):
         if not isinstance(word, str):
-            raise InputError(f"{path}.{key}[{k}]", f"is {word!r}, not a string (the Kubernetes API refuses a number or a "
-                             "boolean there)", f'quote it: "{word}"')
+            raise InputError(f"{path}.{key}[{k}]", f"is {_shown(word)}, not a string (the Kubernetes API refuses a number or a "
+                             "boolean there)", f'quote it: "{_scalar(word)}"' if _scalar(word) is not None
+                             else "write each word as one string")
+    return value
+
+
+def _expanded(text: str, lookup, field: str) -> str:
+    """`text` with its `$(VAR)` references expanded as the kubelet expands them (launch_vars.expand_kubernetes); a result
+    longer than one exec argument or environment string may be (launch_vars.MAX_ARG_STRLEN) refused naming `field`:
+    the container cannot start with it, and env values that each hold the previous one twice grow past any memory."""
+    from kvplan.launch_vars import MAX_ARG_STRLEN, ExpansionTooLong, expand_kubernetes
+
+    try:
+        return expand_kubernetes(text, lookup, limit=MAX_ARG_STRLEN)
+    except ExpansionTooLong:
+        raise InputError(field, f"expands ($(VAR) references replaced) to more than {MAX_ARG_STRLEN:,} characters, "
+                         "longer than Linux lets one argument or environment variable be (MAX_ARG_STRLEN): the "
+                         "container cannot start with it", "write the value out, or reference each variable once") from None
+
+
+def _shown(value) -> str:
+    """A manifest's value as an error quotes it: its repr, cut to 80 characters (a 10,000-word list is not echoed)."""
+    import reprlib
+
+    shown = reprlib.Repr()  # bounded in depth and items: a YAML alias bomb (lists of lists by reference) is no 9**9 text
+    shown.maxlevel, shown.maxstring, shown.maxother = 3, 60, 60
+    text = shown.repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _scalar(value) -> Optional[str]:
+    """A number or boolean as YAML writes it (true, 8192), for a fix that quotes it; None for a list or map."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value) if isinstance(value, (int, float)) and len(str(value)) <= 40 else None
+
+
+def _entries(container: dict, key: str, path: str) -> list:
+    """A container's env or envFrom: a list (absent or null: none), as the Kubernetes API takes it; anything else (a
+    number, a string, a map) refused naming the field, where it was iterated as entries or read as none."""
+    value = container.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        example = "[{name: VLLM_USE_V1, value: \"1\"}]" if key == "env" else "[{secretRef: {name: NAME}}]"
+        raise InputError(f"{path}.{key}", f"is {_shown(value)}, not a list (the Kubernetes API takes a list of entries)",
+                         f"write it as a list: {key}: {example}, or leave it out")
     return value
 
 
@@ -462,9 +536,11 @@ def _runs_vllm(container: dict) -> bool:
     entrypoint (no command). (Its words are checked as the API takes them only where it is: another container's are
     no input of the plan.)"""
     command, args = container.get("command"), container.get("args")
-    if command is None and _VLLM_IMAGE.search(str(container.get("image") or "")):
-        return True
-    words = [str(w) for part in (command, args) for w in (part if isinstance(part, list) else [part] if part else [])]
+    image = container.get("image")
+    if (command is None or not isinstance(command, list)) and _VLLM_IMAGE.search(image if isinstance(image, str) else ""):
+        return True  # (a command that is no list: refused by _strings, naming it, not passed over as no vLLM's)
+    words = [w if isinstance(w, str) else "" for part in (command, args)  # (str() of a nested alias could be endless)
+             for w in (part if isinstance(part, list) else [part] if part else [])]
     return _is_serve_line(" ".join(words))
 
 
@@ -475,7 +551,7 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     (`sh -c "vllm serve ..."`) read as bash runs it; its env for the plan's environment, its image for the release and
     its nvidia.com/gpu limit for gpus_checked, the GPU product its pod is pinned to for gpu_pinned."""
     from kvplan.api import MODELLED_ENV
-    from kvplan.launch_vars import expand_kubernetes, run_script, shell_words
+    from kvplan.launch_vars import run_script, shell_words
 
     found, kinds = [], []
     for obj in objs:
@@ -488,6 +564,7 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
         if not spec_path or not isinstance(containers, list):
             continue
         name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
+        name = name if isinstance(name, str) else None
         what = f"{obj['kind']} {name}" if name else obj["kind"]
         for i, c in enumerate(containers):
             path = ".".join(spec_path) + f".containers[{i}]"
@@ -512,9 +589,9 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     given = dict(values.sources[0][1]) if values.sources else {}  # kvplan's --env
     literal: dict = _lws_env(obj)  # the env's values (name/value pairs), expanded as the kubelet expands them, in order
     unknown = values.k8s_unknown
-    for j, e in enumerate(c.get("env") or []):
+    for j, e in enumerate(_entries(c, "env", path)):
         field_j = f"{path}.env[{j}]"
-        if not isinstance(e, dict) or not isinstance(e.get("name"), str):
+        if not isinstance(e, dict) or not isinstance(e.get("name"), str) or not e["name"].strip():
             raise InputError(field_j, "has no name", "give each env entry a name: and a value: (or valueFrom:)")
         name = e["name"]
         if name in _lws_env(obj):  # LWS's own, which its webhook puts first in place of this one
@@ -529,8 +606,9 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
         if value is None:
             value = ""
         if not isinstance(value, str):
-            raise InputError(f"{field_j}.value", f"is {value!r}, not a string (the Kubernetes API refuses a number or a "
-                             "boolean there)", f'quote it: value: "{str(value).lower() if isinstance(value, bool) else value}"')
+            raise InputError(f"{field_j}.value", f"is {_shown(value)}, not a string (the Kubernetes API refuses a number or "
+                             "a boolean there)", f'quote it: value: "{_scalar(value)}"' if _scalar(value) is not None
+                             else "write the value as one string")
         deps = [n for n in re.findall(r"\$\(([^)]*)\)", value) if n in unknown and n not in literal]
         if deps:  # a value built from a secret's: as unknown as it
             unknown[name] = (field_j, f"$({deps[0]}), {unknown[deps[0]][1]} at {unknown[deps[0]][0]}")
@@ -540,9 +618,9 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
             if ref not in literal:
                 values.k8s_refs.setdefault(ref, at)  # kept as written in the value: named where it is planned
             return literal.get(ref)
-        literal[name] = expand_kubernetes(value, known)
+        literal[name] = _expanded(value, known, f"{field_j}.value")
         unknown.pop(name, None)
-    env_from = [f"{path}.envFrom[{j}]" for j, _ in enumerate(c.get("envFrom") or [])]
+    env_from = [f"{path}.envFrom[{j}]" for j, _ in enumerate(_entries(c, "envFrom", path))]
 
     def lookup_at(field: str):
         def lookup(name: str) -> Optional[str]:
@@ -557,9 +635,10 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
             return None
         return lookup
 
-    command = [expand_kubernetes(w, lookup_at(f"{path}.command[{k}]"))
+    command = [_expanded(w, lookup_at(f"{path}.command[{k}]"), f"{path}.command[{k}]")
                for k, w in enumerate(_strings(c, "command", path) or [])]
-    args = [expand_kubernetes(w, lookup_at(f"{path}.args[{k}]")) for k, w in enumerate(_strings(c, "args", path) or [])]
+    args = [_expanded(w, lookup_at(f"{path}.args[{k}]"), f"{path}.args[{k}]")
+            for k, w in enumerate(_strings(c, "args", path) or [])]
     if env_from:  # a variable the manifest does not define may be one of these
         for name in values.k8s_refs:
             unknown.setdefault(name, (env_from[0], "envFrom"))
@@ -573,7 +652,10 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     else:
         read_as_env = ()
     values.environment.update({k: v for k, v in literal.items()})
-    values.image = str(c["image"]) if c.get("image") else None
+    if c.get("image") is not None and not isinstance(c["image"], str):  # the API refuses it; str() of it pins nothing
+        raise InputError(f"{path}.image", f"is {_shown(c['image'])}, not a string (the Kubernetes API takes the image's name)",
+                         'write it as one string: image: "vllm/vllm-openai:v0.11.0"')
+    values.image = c["image"] if c.get("image") else None
     values.gpu_limit = _gpu_limit(c, path)
     values.gpu_group = _lws_group(obj, values.gpu_limit)
     read_as: tuple[str, ...] = read_as_env
@@ -598,9 +680,17 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
         # a shell wrapper: its script runs with the container's environment (a secret's value from --env)
         values.sources = [(f"{path}.env", literal), ("--env", given if env_from else
                                                      {k: v for k, v in given.items() if k in unknown})]
-        script = _command_segments(words[2])  # `ray start ...; vllm serve ...`: each command its own line
-        _command_line("\n".join(script))  # one vllm serve command, else refused
-        arrays, line = run_script(script, None, values, _is_serve_line, read_files=False)
+        script, positional = words[2], words[4:]  # `sh -c SCRIPT NAME ARGS...`: $0 is NAME, "$@" the ARGS
+        segments = _command_segments(script)  # `ray start ...; vllm serve ...`: each command its own line
+        _command_line("\n".join(segments))  # one vllm serve command, else refused
+        arrays, line = run_script(segments, None, values, _is_serve_line, read_files=False)
+        if positional:  # "$@" of the vllm serve line is them (they were dropped: the command planned without them)
+            rest = "\n".join(x for x in segments if x.strip() != line.strip())
+            if re.search(r"\$\{?[@*#]|\$\{?[1-9]", rest):
+                raise InputError(f"{path}.args" if c.get("args") else f"{path}.command", f"{where}: the script reads its "
+                                 "arguments (\"$@\", $1, ...) outside its vllm serve line, which kvplan does not follow",
+                                 "use \"$@\" on the vllm serve line alone, or write the flags in the script")
+            arrays = {**arrays, "@": positional}
         words = shell_words(_without_redirections(line), values, arrays)
         return words, f"{where}: {shlex.join(words)}", read_as
     _command_line(shlex.join(words))
@@ -626,8 +716,8 @@ def _gpu_products(spec: dict, at: str) -> Optional[tuple]:
         if isinstance(key, str) and _GFD_PRODUCT_KEY.match(key):
             field_at = f'{at}.nodeSelector["{key}"]'
             if not isinstance(value, str):
-                raise InputError(field_at, f"is {value!r}, not a string (the Kubernetes API refuses a number or a "
-                                 "boolean there)", f'quote it: "{value}"')
+                raise InputError(field_at, f"is {_shown(value)}, not a string (the Kubernetes API refuses a number or "
+                                 "a boolean there)", f'quote it: "{_scalar(value) or "NVIDIA-L4"}"')
             pinned = [value] if pinned is None else [v for v in pinned if v == value]
     terms, term_sets = _dig(spec, _REQUIRED + ".nodeSelectorTerms"), []
     for t, term in enumerate(terms if isinstance(terms, list) else []):
@@ -640,7 +730,7 @@ def _gpu_products(spec: dict, at: str) -> Optional[tuple]:
             values_at = f"{at}.{_REQUIRED}.nodeSelectorTerms[{t}].matchExpressions[{k}].values"
             given = e.get("values")
             if not isinstance(given, list) or not given or not all(isinstance(v, str) for v in given):
-                raise InputError(values_at, f"is {given!r}, not a list of strings (operator In takes one value or "
+                raise InputError(values_at, f"is {_shown(given)}, not a list of strings (operator In takes one value or "
                                  "more)", 'give the products as strings: values: ["NVIDIA-L4"]')
             allowed = list(given) if allowed is None else [v for v in allowed if v in given]
             allowed_at = values_at
@@ -682,6 +772,14 @@ def _dig(obj, dotted: str):
 def _gpu_limit(container: dict, path: str) -> Optional[tuple]:
     """The container's resources.limits["nvidia.com/gpu"] (or ["amd.com/gpu"]) as (count, its field); None where it
     sets none; both set refused (vLLM runs on one platform)."""
+    from kvplan.resolve import MAX_GPU_COUNT
+
+    resources = container.get("resources")
+    for at, value in ((f"{path}.resources", resources),
+                      (f"{path}.resources.limits", resources.get("limits") if isinstance(resources, dict) else None)):
+        if value is not None and not isinstance(value, dict):  # was read as none: the GPU check skipped, unsaid
+            raise InputError(at, f"is {_shown(value)}, not a map (the Kubernetes API takes resource names and quantities)",
+                             f"write it as a map: resources: {{limits: {{{_GPU_RESOURCE}: 1}}}}")
     resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
     limits = resources.get("limits") if isinstance(resources.get("limits"), dict) else {}
     given = [r for r in _GPU_RESOURCES if limits.get(r) is not None]
@@ -693,9 +791,13 @@ def _gpu_limit(container: dict, path: str) -> Optional[tuple]:
                          "serve would be a guess", "keep the one limit of the GPUs the pod runs on")
     resource, field = given[0], fields[0]
     value = limits[resource]
-    if isinstance(value, bool) or not re.fullmatch(r"\d+", str(value).strip()) or int(str(value).strip()) < 1:
-        raise InputError(field, f"is {value!r}, not a whole number of GPUs", f"give the GPUs the pod takes: {resource}: 1")
-    return int(str(value).strip()), field
+    digits = str(value).strip() if isinstance(value, (int, str)) else ""
+    if isinstance(value, bool) or not re.fullmatch(r"\d+", digits) or not digits.strip("0"):
+        raise InputError(field, f"is {_shown(value)}, not a whole number of GPUs", f"give the GPUs the pod takes: {resource}: 1")
+    if len(digits.lstrip("0")) > 6 or int(digits) > MAX_GPU_COUNT:  # 2**70 GPUs was planned, '... of them idle'
+        raise InputError(field, f"is {digits[:12]}{'...' if len(digits) > 12 else ''}: more GPUs than any one pod "
+                         f"holds (at most {MAX_GPU_COUNT:,})", f"give the GPUs the pod takes: {resource}: 1")
+    return int(digits), field
 
 
 _PARALLEL = ("tensor_parallel_size", "pipeline_parallel_size", "prefill_context_parallel_size", "data_parallel_size")
@@ -766,7 +868,7 @@ def _lws_size(obj: dict) -> tuple[int, str]:
     if value is None:
         return 1, field_at
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InputError(field_at, f"is {value!r}, not a whole number of pods (the LeaderWorkerSet API takes an "
+        raise InputError(field_at, f"is {_shown(value)}, not a whole number of pods (the LeaderWorkerSet API takes an "
                          "integer, 1 or more)", "give the pods of each group: size: 2")
     return value, field_at
 
@@ -1241,6 +1343,12 @@ def _refuse_kubernetes_value(where: str, value: str, name: str, values) -> None:
         raise InputError(field or defined, f"{where} is {value} in the command, and {name} is set from {how} "
                          f"({defined}), whose value kvplan cannot know",
                          f"give --env {name}=VALUE (the value it holds), or write the value in the manifest")
+    if not re.fullmatch(r"[ -<>-~]+", name):  # no env entry can have it (was: 'define  in the container's env')
+        # an env name is at most printable ASCII other than '=' (the relaxed rule, KEP-4369
+        # RelaxedEnvironmentVariableValidation; the older one [-._a-zA-Z][-._a-zA-Z0-9]*): '$()' or 'A=B' names none
+        raise InputError(field or "--from", f"{where} is {value} in the command, and $({name}) names no variable a "
+                         "container's env can define (printable ASCII other than '='), so Kubernetes passes it to vLLM "
+                         "as written", "write the value in the manifest")
     raise InputError(field or "--from", f"{where} is {value} in the command, and {name} is not in the container's env, "
                      "so Kubernetes passes $(" + name + ") to vLLM as written",
                      f"define {name} in the container's env (name: {name}, value: ...), or write the value in the "
@@ -1445,7 +1553,7 @@ def _go_value(value, key: str) -> str:
     if value is None:
         raise InputError(key, "is empty (null): the template writes the flag with no value", "give it a value, or "
                          "drop the key")
-    raise InputError(key, f"is {value!r}, not one value (the template writes Go's text of it)", "give one value")
+    raise InputError(key, f"is {_shown(value)}, not one value (the template writes Go's text of it)", "give one value")
 
 
 def _go_true(value) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import math
 import re
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
@@ -686,7 +687,8 @@ def env_flag_on(env: Sequence[tuple[str, str]], name: str) -> bool:
 
 
 # the counts of GPUs (bounded by resolve.MAX_GPU_COUNT)
-_GPU_COUNTS = frozenset({"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "num_gpus"})
+_GPU_COUNTS = frozenset({"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size",
+                         "prefill_context_parallel_size", "num_gpus"})
 # a value each count flag takes, for its refusal's hint ("e.g. 1" for --block-size named a size no backend takes)
 COUNT_EXAMPLES = {
     "tensor_parallel_size": "e.g. 1, 2, 4 or 8", "pipeline_parallel_size": "e.g. 1 or 2", "data_parallel_size": "e.g. 1 or 2",
@@ -1146,6 +1148,13 @@ class EngineArgs:
             if v is not None and name in _GPU_COUNTS and v > MAX_GPU_COUNT:  # --num-gpus 1e23 was planned as given
                 raise InputError("--" + name.replace("_", "-"), f"{v:,} GPUs is more than any one deployment spans (at "
                                  f"most {MAX_GPU_COUNT:,})", COUNT_EXAMPLES[name])
+        sizes = {n: getattr(self, n) or 1 for n in ("tensor_parallel_size", "pipeline_parallel_size",
+                                                    "prefill_context_parallel_size", "data_parallel_size")}
+        if math.prod(sizes.values()) > MAX_GPU_COUNT:  # each under the cap, their GPUs (-tp 16 -dp 65536) were planned
+            widest = max(sizes, key=sizes.get)
+            raise InputError("--" + widest.replace("_", "-"), f"TP x PP x PCP x DP = {' x '.join(map(str, sizes.values()))} "
+                             f"= {math.prod(sizes.values()):,} GPUs, more than any one deployment spans (at most "
+                             f"{MAX_GPU_COUNT:,})", COUNT_EXAMPLES[widest])
         if self.max_model_len is not None and self.max_model_len < 1 and self.max_model_len != AUTO_FIT:
             raise InputError("--max-model-len", f"must be a positive integer, got {self.max_model_len}",
                              "e.g. 4096 (or -1: vLLM >= 0.14 fits the longest length the KV pool holds)")
