@@ -181,8 +181,15 @@ def _compose_commands(text: str, values=None) -> Optional[list]:
         return None
     from kvplan.launch_vars import expand
 
-    def interpolated(value) -> str:
+    def interpolated(value, field: str = "") -> str:
+        if isinstance(value, (list, dict)):  # one word: str() of a YAML alias bomb's list would never end
+            raise InputError(field or "--from", f"is {_shown(value)}, not one value", "give it as one string")
         return expand(str(value), values, compose=True) if values is not None else str(value)
+
+    def interpolated_free(value, field: str) -> str:
+        if isinstance(value, (list, dict)):
+            raise InputError(field, f"is {_shown(value)}, not one KEY=VALUE entry", "give it as one string: KEY=VALUE")
+        return str(value)
 
     out = []
     for svc_name, svc in doc["services"].items():
@@ -190,20 +197,23 @@ def _compose_commands(text: str, values=None) -> Optional[list]:
             continue
         environment = svc.get("environment") or {}
         if isinstance(environment, list):  # ["KEY=VALUE", "KEY"]
-            environment = dict((str(e).split("=", 1) + [None])[:2] for e in environment)
+            environment = dict((interpolated_free(e, f"services.{svc_name}.environment[{k}]").split("=", 1)
+                                + [None])[:2] for k, e in enumerate(environment))
         env = {}
         for key, value in (environment.items() if isinstance(environment, dict) else ()):
             if value is None:  # `KEY:` alone: the value of the shell docker compose runs in (kvplan's --env)
                 value, _ = values.lookup(str(key)) if values is not None else (None, None)
             if value is not None:
-                env[str(key)] = interpolated(value if not isinstance(value, bool) else str(value).lower())
+                env[str(key)] = interpolated(value if not isinstance(value, bool) else str(value).lower(),
+                                             f"services.{svc_name}.environment.{key}")
         words = []
-        for part in (svc.get("entrypoint"), svc["command"]):
+        for key in ("entrypoint", "command"):
+            part = svc.get(key)
             if isinstance(part, list):
-                words += [interpolated(w) for w in part]
+                words += [interpolated(w, f"services.{svc_name}.{key}[{k}]") for k, w in enumerate(part)]
             elif part:
                 try:  # as docker compose: the string interpolated, then split as a shell line
-                    words += shlex.split(interpolated(part), comments=True)
+                    words += shlex.split(interpolated(part, f"services.{svc_name}.{key}"), comments=True)
                 except ValueError as exc:
                     raise InputError("--from", f"a service's command does not parse as a shell line ({exc})",
                                      "check its quotes") from None
@@ -232,11 +242,11 @@ def _compose_gpus(svc: dict, at: str, interpolated) -> Optional[tuple]:
                 total, fields = total + len(ids), fields + [f"{where}[{i}].device_ids"]
                 continue
             count = dev.get("count")
-            if count is None or str(interpolated(count)).strip().lower() == "all":
+            if count is None or str(interpolated(count, f"{where}[{i}].count")).strip().lower() == "all":
                 return None  # every GPU of the host
             text = str(interpolated(count)).strip()
             if isinstance(count, bool) or not re.fullmatch(r"\d+", text) or int(text) < 1:
-                raise InputError(f"{where}[{i}].count", f"is {count!r}, not a whole number of GPUs",
+                raise InputError(f"{where}[{i}].count", f"is {_shown(count)}, not a whole number of GPUs",
                                  "give the GPUs the service reserves: count: 1 (or all)")
             total, fields = total + int(text), fields + [f"{where}[{i}].count"]
     return (total, " + ".join(fields)) if fields else None
@@ -1573,6 +1583,10 @@ def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[
     if not isinstance(specs, list) or not all(isinstance(s, dict) for s in specs):
         raise InputError("servingEngineSpec.modelSpec", "is no list of model entries", "give a list: modelSpec: "
                          "[{name: ..., modelURL: ..., repository: vllm/vllm-openai, tag: ...}]")
+    for k, s in enumerate(specs):  # a name is one word (#NAME chooses by it); str() of a YAML alias bomb never ends
+        if isinstance(s.get("name"), (list, dict)):
+            raise InputError(f"servingEngineSpec.modelSpec[{k}].name", f"is {_shown(s['name'])}, not one name",
+                             "give the entry's name as one string: name: qwen3")
     names = [str(s.get("name")) for s in specs]
     deployed = [i for i, s in enumerate(specs) if s.get("enabled") is not False]
     if name is not None:
@@ -1677,7 +1691,7 @@ def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[
                          "LMCACHE_* variables: CPU / disk offloading, its controller), which the plan does not read")
     if _go_true(spec.get("chatTemplate")):
         add("--chat-template", f"{at}.chatTemplate")
-        add(f"/templates/{spec['chatTemplate']}", f"{at}.chatTemplate")
+        add(f"/templates/{_go_value(spec['chatTemplate'], f'{at}.chatTemplate')}", f"{at}.chatTemplate")
     # the container's env, as the template writes it (only what a plan or $(VAR) can read; HF_HOME and the like are
     # the chart's paths), each with the values key it comes from
     env: list = [{"name": "PYTHONHASHSEED", "value": "123"}]
@@ -1714,6 +1728,9 @@ def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[
         resources, gpu_key = {}, f"{at}.requestGPU"
         count = spec.get("requestGPU")
         gpu_type = spec.get("requestGPUType") or _GPU_RESOURCE
+        for value, key in ((count, gpu_key), (gpu_type, f"{at}.requestGPUType")):
+            if isinstance(value, (list, dict)):  # refused by its key, before str() writes it out
+                _go_value(value, key)
         try:
             positive = count is not None and int(float(str(count))) > 0  # sprig's `int`
         except ValueError:
