@@ -60,3 +60,43 @@ def test_a_yaml_alias_bomb_in_a_compose_service_is_refused_by_its_field(monkeypa
     start = time.monotonic()
     text = refused(monkeypatch, capsys, field, "fit", "--gpu", "L4", "--from", str(path))
     assert time.monotonic() - start < 20 and len(text) < 2000
+
+
+def _json(monkeypatch, capsys, *args) -> dict:
+    import json
+
+    from cli_runner import run_cli
+
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
+    assert code in (0, 1), out + err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("prefix", [
+    "time", "time -p", "nice -n 10", "nice -10", "nice -n10", "ionice -c2 -n0", "taskset -c 0-7", "taskset 0x3",
+    "numactl --cpunodebind=0 --membind=0", "numactl -N 0 -m 0", "timeout 3600", "timeout -s KILL 1h", "stdbuf -oL",
+    "command", "CUDA_VISIBLE_DEVICES=0 nohup numactl -N 1 taskset -c 8-15 time",
+])
+def test_a_program_that_runs_vllm_serve_as_its_argument_plans_the_command(monkeypatch, capsys, tmp_path, prefix):
+    # bash runs `nice -n 10 vllm serve ...` as nice running vllm serve with the same arguments (nice, taskset,
+    # numactl, timeout, stdbuf, time, command: none touches the GPU); before: refused as "the command runs 'nice -n',
+    # not vllm serve"
+    direct = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", "vllm serve Qwen/Qwen3-8B --max-model-len 8192")
+    script = tmp_path / "serve.sh"
+    script.write_text(f"#!/bin/bash\n{prefix} vllm serve Qwen/Qwen3-8B --max-model-len 8192 > log 2>&1 &\n")
+    for source in (f"{prefix} vllm serve Qwen/Qwen3-8B --max-model-len 8192", str(script)):
+        got = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", source)
+        assert got["from_command"]["planned"] == direct["from_command"]["planned"] == {"--max-model-len": "8192"}
+        assert got["kv_cache_tokens"] == direct["kv_cache_tokens"]
+        assert any("it runs vllm serve with its arguments as given" in n for n in got["from_command"]["notes"])
+
+
+@pytest.mark.parametrize("line, words", [
+    ("numactl --hardware vllm serve Qwen/Qwen3-8B", "numactl --hardware"),
+    ("command -v vllm serve Qwen/Qwen3-8B", "command -v"),
+    ("taskset -p 0x3 vllm serve Qwen/Qwen3-8B", "taskset -p"),
+])
+def test_a_wrapper_option_that_may_run_no_command_is_refused_naming_it(monkeypatch, capsys, line, words):
+    # the wrapper then prints, or acts on a running process: which command it runs would be a guess
+    text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from", line)
+    assert f"{words}: an option of" in text and "without" in text

@@ -1161,6 +1161,44 @@ def gpu_pinned(command: Optional[ServeCommand], flags, varied=(), *, plan_it: bo
     return replace(flags, gpu=lab.ref), noted(*notes), warnings
 
 
+# programs that run the command given as their arguments, unchanged (their manuals: bash's `time` keyword and GNU time,
+# coreutils nice / timeout / stdbuf, util-linux taskset / ionice, numactl(8), bash's `command`): their options taking
+# a value, their options alone, and the words before the command (taskset's CPU list, timeout's duration). Another
+# option (taskset -p, command -v) is refused: the program then runs no command
+_WRAPPERS = {
+    "time": ({"-o", "--output", "-f", "--format"}, {"-p", "-v", "--verbose", "-a", "--append", "-q", "--quiet",
+                                                     "--portability"}, 0),
+    "nice": ({"-n", "--adjustment"}, set(), 0),
+    "ionice": ({"-c", "--class", "-n", "--classdata"}, {"-t", "--ignore"}, 0),
+    "taskset": (set(), {"-a", "--all-tasks", "-c", "--cpu-list"}, 1),
+    "numactl": ({"-N", "--cpunodebind", "-m", "--membind", "-i", "--interleave", "-C", "--physcpubind", "-p",
+                 "--preferred", "-w", "--weighted-interleave"}, {"-l", "--localalloc", "-a", "--all", "-b",
+                                                                   "--balancing"}, 0),
+    "stdbuf": ({"-i", "--input", "-o", "--output", "-e", "--error"}, set(), 0),
+    "timeout": ({"-s", "--signal", "-k", "--kill-after"}, {"--preserve-status", "--foreground", "-v", "--verbose"}, 1),
+    "command": (set(), {"-p"}, 0),
+}
+
+
+def _past_wrapper(tokens: list[str], i: int) -> int:
+    """The index of the command a wrapper program (`_WRAPPERS`: `nice -n 10`, `taskset -c 0-7`, `numactl
+    --cpunodebind=0`) at tokens[i] runs; an option it has that kvplan does not read refused, naming it."""
+    name, (valued, alone, positional) = tokens[i], _WRAPPERS[tokens[i]]
+    i += 1
+    while i < len(tokens) and tokens[i].startswith("-") and tokens[i] != "--":
+        tok = tokens[i]
+        if tok in valued:
+            i += 2
+        elif tok in alone or (name == "nice" and re.fullmatch(r"-\d+", tok)) or tok.split("=", 1)[0] in valued or any(
+                tok.startswith(v) and not v.startswith("--") for v in valued):  # --opt=VALUE, -oVALUE
+            i += 1
+        else:
+            raise InputError("--from", f"{name} {tok}: an option of {name} kvplan does not read (it may run no "
+                             "command)", f"give the vllm serve command without {name}: --from 'vllm serve MODEL ...'")
+    i += tokens[i:i + 1] == ["--"]
+    return i + positional
+
+
 def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_env: Optional[list] = None, *,
                         text_only: bool = False) -> ServeCommand:
     """Read `source` (a command, or a file holding one) as ServeCommand; InputError for anything not planned exactly.
@@ -1182,11 +1220,20 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
     elif release is not None and vllm_version is None:
         vllm_version = release  # the --task reading below takes the image's release
     env: list[str] = []
-    i = 0
-    while i < len(tokens) and (tokens[i] in ("env", "exec", "nohup", "sudo", "-E") or _ENV_WORD.match(tokens[i])):
-        if _ENV_WORD.match(tokens[i]):
-            env.append(tokens[i])
-        i += 1
+    i, wrappers = 0, []
+    while i < len(tokens):
+        if tokens[i] in ("env", "exec", "nohup", "sudo", "-E") or _ENV_WORD.match(tokens[i]):
+            if _ENV_WORD.match(tokens[i]):
+                env.append(tokens[i])
+            i += 1
+        elif tokens[i] in _WRAPPERS and len(tokens) > i + 1:
+            start, i = i, _past_wrapper(tokens, i)
+            wrappers.append(" ".join(tokens[start:i]))
+        else:
+            break
+    if wrappers:
+        read_as += (f"read as the command {' '.join(wrappers)!r} runs: it runs vllm serve with its arguments as given "
+                    "(CPU placement, priority, timing; no GPU memory)",)
     read_as += _environment(values.environment, env)
     rest = tokens[i:]
     model = None
