@@ -100,3 +100,37 @@ def test_a_wrapper_option_that_may_run_no_command_is_refused_naming_it(monkeypat
     # the wrapper then prints, or acts on a running process: which command it runs would be a guess
     text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from", line)
     assert f"{words}: an option of" in text and "without" in text
+
+
+@pytest.mark.parametrize("line", [
+    "vllm serve Qwen/Qwen3-8B --max-model-len 8192 <<< hi",
+    "vllm serve Qwen/Qwen3-8B --max-model-len 8192 {fd}>log 3>&-",
+    "(vllm serve Qwen/Qwen3-8B --max-model-len 8192)",
+    "(cd /srv && vllm serve Qwen/Qwen3-8B --max-model-len 8192) > log 2>&1 &",
+    "{ vllm serve Qwen/Qwen3-8B --max-model-len 8192; } 2>&1 | tee log",
+    "! vllm serve Qwen/Qwen3-8B --max-model-len 8192",
+    "if true; then vllm serve Qwen/Qwen3-8B --max-model-len 8192; fi",
+    "while true; do vllm serve Qwen/Qwen3-8B --max-model-len 8192; sleep 5; done",
+])
+def test_redirections_subshells_and_groups_are_the_shells(monkeypatch, capsys, line):
+    # before: '<<< hi' left 'hi' (refused: "'hi' in the command is no flag"), '{fd}>log' left as an argument, '>|'
+    # split as a pipe; '( ... )', '{ ...; }', '!', then / do read as the command's program ("the command runs
+    # '(vllm serve', not vllm serve"). Bash runs the vllm serve inside with the same arguments.
+    direct = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", "vllm serve Qwen/Qwen3-8B --max-model-len 8192")
+    got = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", line)
+    assert got["from_command"]["planned"] == direct["from_command"]["planned"] == {"--max-model-len": "8192"}
+    assert got["from_command"]["not_planned"] == [] and got["kv_cache_tokens"] == direct["kv_cache_tokens"]
+
+
+def test_dollar_paren_arithmetic_and_quoted_parens_stay_words(monkeypatch, capsys):
+    # a subshell's parentheses are only those outside quotes and $( ): a value in quotes stays the value
+    got = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from",
+                "vllm serve Qwen/Qwen3-8B --chat-template '(x) { y; }' --max-model-len 8192")
+    assert got["from_command"]["planned"] == {"--max-model-len": "8192"} and got["from_command"]["not_planned"] == [
+        "--chat-template"]
+    # an unquoted $( ), $(( )) or ` ` is one piece of its word, whatever blanks, ; or | it holds: before, bash's
+    # words were cut inside it ("'*' in the command is no flag", "'8192)' ...", "an unclosed quote")
+    for value in ("$((4096 * 2))", "$(echo 8192)", "$(echo 8192; echo x)", "`echo 8192 | cat`"):
+        text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from",
+                       f"vllm serve Qwen/Qwen3-8B --max-model-len {value} 2>&1 | tee log")
+        assert f"--max-model-len is {value} in the command, a shell expansion whose value kvplan cannot know" in text

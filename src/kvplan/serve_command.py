@@ -1018,16 +1018,26 @@ def _command_segments(script: str) -> list[str]:
                 cur.append(line[i:i + 2])
                 i += 2
                 continue
-            elif ch in "'\"":
+            elif ch in "'\"`":
                 quote = ch
-            elif line.startswith("$(", i):
+            elif line.startswith("$(", i) or (ch == "(" and depth):
                 depth += 1
+                cur.append(line[i:i + 2] if ch == "$" else ch)
+                i += 2 if ch == "$" else 1
+                continue
             elif ch == ")" and depth:
                 depth -= 1
             elif ch == "#" and (not cur or cur[-1][-1:] in " \t") and not depth:
                 break  # a comment
-            elif not depth and (ch in ";|" or (ch == "&" and line[i - 1:i] not in (">", "<")
-                                                 and line[i + 1:i + 2] != ">")):
+            elif not depth and (ch == ")" or (not "".join(cur).strip() and (
+                    ch == "(" or (ch in "{}" and line[i + 1:i + 2] in ("", " ", "\t"))))):
+                # a subshell's ( ), a group's { }: the commands inside are run as they are outside
+                out.append("".join(cur))
+                cur = []
+                i += 1
+                continue
+            elif not depth and ((ch == "|" and line[i - 1:i] != ">") or ch == ";" or (
+                    ch == "&" and line[i - 1:i] not in (">", "<") and line[i + 1:i + 2] != ">")):
                 out.append("".join(cur))
                 cur = []
                 i += 2 if line[i:i + 2] in ("&&", "||") else 1
@@ -1035,12 +1045,15 @@ def _command_segments(script: str) -> list[str]:
             cur.append(ch)
             i += 1
         out.append("".join(cur))
-    return [seg.strip() for seg in out if seg.strip()]
+    # the reserved words and ! before a command (bash's compound commands: `if ...; then CMD; fi`, `! CMD`) run it
+    return [seg for seg in (re.sub(r"^(?:(?:!|then|do|else|if|elif|while|until)\s+)+", "", seg.strip()) for seg in out)
+            if seg and seg not in ("fi", "done", "esac")]
 
 
-# a redirection bash applies before it runs a command (never an argument the command sees): [n]> [n]>> [n]< &> &>> and
-# [n]>&m / [n]<&m (the bash manual, Redirections); where its word is not attached, the next word is its target
-_REDIRECTION = re.compile(r"(?:\d*(?:>>?|<)|&>>?)(?:&[\d-]+)?")
+# a redirection bash applies before it runs a command (never an argument the command sees): [n]> [n]>> [n]>| [n]<
+# [n]<> &> &>>, a here-string [n]<<< WORD and a here-document's [n]<<[-]WORD, [n]>&m / [n]<&m / [n]>&- , each [n]
+# also as {varname} (the bash manual, Redirections); where its word is not attached, the next word is its target
+_REDIRECTION = re.compile(r"(?:(?:\d*|\{[A-Za-z_][A-Za-z0-9_]*\})(?:>>|>\||<<<|<<-?|<>|>|<)|&>>?)(?:&[\d-]+)?")
 
 
 def _without_redirections(command: str) -> str:
@@ -1051,7 +1064,7 @@ def _without_redirections(command: str) -> str:
         ch = command[i]
         if quote:
             quote = None if ch == quote else quote
-        elif ch in "'\"":
+        elif ch in "'\"`":
             quote = ch
         elif ch == "\\" and i + 1 < len(command):
             out.append(command[i:i + 2])
