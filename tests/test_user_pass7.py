@@ -105,6 +105,7 @@ def test_a_wrapper_option_that_may_run_no_command_is_refused_naming_it(monkeypat
 @pytest.mark.parametrize("line", [
     "vllm serve Qwen/Qwen3-8B --max-model-len 8192 <<< hi",
     "vllm serve Qwen/Qwen3-8B --max-model-len 8192 {fd}>log 3>&-",
+    "vllm serve Qwen/Qwen3-8B --max-model-len 8192 >& log",
     "(vllm serve Qwen/Qwen3-8B --max-model-len 8192)",
     "(cd /srv && vllm serve Qwen/Qwen3-8B --max-model-len 8192) > log 2>&1 &",
     "{ vllm serve Qwen/Qwen3-8B --max-model-len 8192; } 2>&1 | tee log",
@@ -113,8 +114,8 @@ def test_a_wrapper_option_that_may_run_no_command_is_refused_naming_it(monkeypat
     "while true; do vllm serve Qwen/Qwen3-8B --max-model-len 8192; sleep 5; done",
 ])
 def test_redirections_subshells_and_groups_are_the_shells(monkeypatch, capsys, line):
-    # before: '<<< hi' left 'hi' (refused: "'hi' in the command is no flag"), '{fd}>log' left as an argument, '>|'
-    # split as a pipe; '( ... )', '{ ...; }', '!', then / do read as the command's program ("the command runs
+    # before: '<<< hi' left 'hi' (refused: "'hi' in the command is no flag"), '>& log' left 'log', '{fd}>log' left
+    # as an argument; '( ... )', '{ ...; }', '!', then / do read as the command's program ("the command runs
     # '(vllm serve', not vllm serve"). Bash runs the vllm serve inside with the same arguments.
     direct = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", "vllm serve Qwen/Qwen3-8B --max-model-len 8192")
     got = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", line)

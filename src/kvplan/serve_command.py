@@ -1051,9 +1051,9 @@ def _command_segments(script: str) -> list[str]:
 
 
 # a redirection bash applies before it runs a command (never an argument the command sees): [n]> [n]>> [n]>| [n]<
-# [n]<> &> &>>, a here-string [n]<<< WORD and a here-document's [n]<<[-]WORD, [n]>&m / [n]<&m / [n]>&- , each [n]
+# [n]<> &> &>> >& WORD, a here-string [n]<<< WORD and a here-document's [n]<<[-]WORD, [n]>&m / [n]<&m / [n]>&- , each [n]
 # also as {varname} (the bash manual, Redirections); where its word is not attached, the next word is its target
-_REDIRECTION = re.compile(r"(?:(?:\d*|\{[A-Za-z_][A-Za-z0-9_]*\})(?:>>|>\||<<<|<<-?|<>|>|<)|&>>?)(?:&[\d-]+)?")
+_REDIRECTION = re.compile(r"(?:(?:\d*|\{[A-Za-z_][A-Za-z0-9_]*\})(?:>>|>\||>&(?![\d-])|<<<|<<-?|<>|>|<)|&>>?)(?:&[\d-]+)?")
 
 
 def _without_redirections(command: str) -> str:
