@@ -135,3 +135,27 @@ def test_dollar_paren_arithmetic_and_quoted_parens_stay_words(monkeypatch, capsy
         text = refused(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from",
                        f"vllm serve Qwen/Qwen3-8B --max-model-len {value} 2>&1 | tee log")
         assert f"--max-model-len is {value} in the command, a shell expansion whose value kvplan cannot know" in text
+
+
+@pytest.mark.parametrize("service, field", [
+    ("    deploy: [{capabilities: [gpu], count: 1}]\n", "services.vllm.deploy"),
+    ("    deploy: {resources: [{reservations: {devices: [{capabilities: [gpu], count: 1}]}}]}\n",
+     "services.vllm.deploy.resources"),
+    ("    deploy: {resources: {reservations: {devices: {capabilities: [gpu], count: 1}}}}\n",
+     "services.vllm.deploy.resources.reservations.devices"),
+    ("    deploy: {resources: {reservations: {devices: [gpu]}}}\n", "services.vllm.deploy.resources.reservations.devices[0]"),
+    ("    deploy: {resources: {reservations: {devices: [{capabilities: [[gpu]], count: 1}]}}}\n",
+     "services.vllm.deploy.resources.reservations.devices[0].capabilities"),
+    ("    gpus: 1\n", "services.vllm.gpus"),
+    ("    gpus: {driver: nvidia, count: 1}\n", "services.vllm.gpus"),
+], ids=["deploy-list", "resources-list", "devices-map", "device-word", "capabilities-nested", "gpus-number", "gpus-map"])
+def test_a_compose_reservation_of_another_shape_is_refused_by_its_field(monkeypatch, capsys, tmp_path, service, field):
+    # before: read as no reservation, and -tp 2 planned on 1 reserved GPU without the check (docker compose refuses
+    # such a file: the Compose specification's schema); gpus: all and no reservation stay unchecked
+    path = tmp_path / "compose.yaml"
+    path.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n"
+                    "    command: [--model, Qwen/Qwen3-8B, --max-model-len, '8192', -tp, '2']\n" + service)
+    assert "not a" in refused(monkeypatch, capsys, field, "fit", "--gpu", "L4", "--from", str(path))
+    path.write_text(path.read_text().replace(service, "    gpus: all\n"))
+    assert "services.vllm" not in " ".join(_json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", str(path))[
+        "from_command"]["notes"])

@@ -227,12 +227,36 @@ def _compose_gpus(svc: dict, at: str, interpolated) -> Optional[tuple]:
     devices (capabilities holding gpu), or of the service's `gpus:` list, each by its count or its device_ids (the
     Compose specification's deploy and services gpus sections); None where it reserves none, or `all` (the host's
     GPUs, a number kvplan cannot know: not checked)."""
-    places = [(f"{at}.deploy.resources.reservations.devices", _dig(svc, "deploy.resources.reservations.devices")),
-              (f"{at}.gpus", svc.get("gpus"))]
+    # each level of the path a map, the devices and gpus a list of maps (the Compose specification's schema, which
+    # docker compose checks before it starts the service): another shape is refused by its field, not read as none
+    node, where = svc, at
+    for key in ("deploy", "resources", "reservations"):
+        node, where = node.get(key), f"{where}.{key}"
+        if node is None:
+            break
+        if not isinstance(node, dict):
+            raise InputError(where, f"is {_shown(node)}, not a map", "write it as the Compose specification's "
+                             "deploy: {resources: {reservations: {devices: [{capabilities: [gpu], count: 1}]}}}")
+    gpus = svc.get("gpus")
+    if gpus is not None and not isinstance(gpus, list) and str(gpus) != "all":
+        raise InputError(f"{at}.gpus", f"is {_shown(gpus)}, not a list of GPU requests", "give gpus: all, or a "
+                         "list: gpus: [{driver: nvidia, count: 1}]")
+    places = [(f"{at}.deploy.resources.reservations.devices", node.get("devices") if isinstance(node, dict) else None),
+              (f"{at}.gpus", gpus)]
     total, fields = 0, []
     for where, devices in places:
+        if devices is not None and not isinstance(devices, list) and where.endswith("devices"):
+            raise InputError(where, f"is {_shown(devices)}, not a list of device requests",
+                             "give a list: devices: [{capabilities: [gpu], count: 1}]")
         for i, dev in enumerate(devices if isinstance(devices, list) else []):
-            if not isinstance(dev, dict) or (where.endswith("devices") and "gpu" not in (dev.get("capabilities") or [])):
+            if not isinstance(dev, dict):
+                raise InputError(f"{where}[{i}]", f"is {_shown(dev)}, not a device request (a map)",
+                                 "give a map: {capabilities: [gpu], count: 1}")
+            caps = dev.get("capabilities")
+            if caps is not None and (not isinstance(caps, list) or not all(isinstance(c, str) for c in caps)):
+                raise InputError(f"{where}[{i}].capabilities", f"is {_shown(caps)}, not a list of capability names",
+                                 "give a list: capabilities: [gpu]")
+            if where.endswith("devices") and "gpu" not in (caps or []):
                 continue
             if dev.get("device_ids") is not None:
                 ids = dev["device_ids"]
