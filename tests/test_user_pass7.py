@@ -159,3 +159,20 @@ def test_a_compose_reservation_of_another_shape_is_refused_by_its_field(monkeypa
     path.write_text(path.read_text().replace(service, "    gpus: all\n"))
     assert "services.vllm" not in " ".join(_json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", str(path))[
         "from_command"]["notes"])
+
+
+@pytest.mark.parametrize("size", [65_537, 2 ** 70])
+def test_a_leaderworkerset_group_past_any_deployment_is_refused(monkeypatch, capsys, tmp_path, size):
+    # before: planned, noting "the group's 99999... pods hold ... GPUs and vLLM uses 2; 99999... of them idle"
+    from kvplan.resolve import MAX_GPU_COUNT
+
+    path = tmp_path / "lws.yaml"
+    path.write_text(
+        "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: v}\nspec:\n"
+        f"  leaderWorkerTemplate:\n    size: {size}\n    leaderTemplate:\n      spec:\n        containers:\n"
+        "        - name: vllm\n          image: vllm/vllm-openai:v0.8.5\n          command: [sh, -c, 'ray start --head; "
+        "vllm serve Qwen/Qwen3-8B --max-model-len 8192 -pp 2']\n          resources: {limits: {nvidia.com/gpu: 1}}\n"
+        "    workerTemplate:\n      spec:\n        containers:\n        - name: w\n          image: vllm/vllm-openai:v0.8.5\n"
+        "          command: [sh, -c, 'ray start --block']\n          resources: {limits: {nvidia.com/gpu: 1}}\n")
+    text = refused(monkeypatch, capsys, "spec.leaderWorkerTemplate.size", "fit", "--gpu", "L4", "--from", str(path))
+    assert f"{size:,} pods, more than any one deployment spans (at most {MAX_GPU_COUNT:,}" in text

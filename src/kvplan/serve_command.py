@@ -904,6 +904,11 @@ def _lws_size(obj: dict) -> tuple[int, str]:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise InputError(field_at, f"is {_shown(value)}, not a whole number of pods (the LeaderWorkerSet API takes an "
                          "integer, 1 or more)", "give the pods of each group: size: 2")
+    from kvplan.resolve import MAX_GPU_COUNT
+
+    if value > MAX_GPU_COUNT:  # each pod one GPU or more: a group past any deployment, as a pod's limit past any pod
+        raise InputError(field_at, f"is {value:,} pods, more than any one deployment spans (at most {MAX_GPU_COUNT:,} "
+                         "GPUs)", "give the pods of each group: size: 2")
     return value, field_at
 
 
