@@ -176,3 +176,30 @@ def test_a_leaderworkerset_group_past_any_deployment_is_refused(monkeypatch, cap
         "          command: [sh, -c, 'ray start --block']\n          resources: {limits: {nvidia.com/gpu: 1}}\n")
     text = refused(monkeypatch, capsys, "spec.leaderWorkerTemplate.size", "fit", "--gpu", "L4", "--from", str(path))
     assert f"{size:,} pods, more than any one deployment spans (at most {MAX_GPU_COUNT:,}" in text
+
+
+def _lws(tmp_path, worker: str) -> str:
+    path = tmp_path / "lws.yaml"
+    path.write_text(
+        "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: v}\nspec:\n"
+        "  leaderWorkerTemplate:\n    size: 2\n    leaderTemplate:\n      spec:\n        containers:\n"
+        "        - name: vllm\n          image: vllm/vllm-openai:v0.8.5\n          command: [sh, -c, 'ray start --head; "
+        "vllm serve Qwen/Qwen3-8B --max-model-len 8192 -pp 2']\n          resources: {limits: {nvidia.com/gpu: 1}}\n"
+        "    workerTemplate:\n      spec:\n        containers:\n        - name: w\n          image: vllm/vllm-openai:v0.8.5\n"
+        f"          command: {worker}\n          resources: {{limits: {{nvidia.com/gpu: 1}}}}\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("worker", [
+    "[sh, -c, 'vllm serve Qwen/Qwen3-8B --max-model-len 4096 --headless']",
+    "null",  # the vllm/vllm-openai image's entrypoint: vllm serve
+])
+def test_a_leaderworkerset_worker_that_runs_vllm_serve_itself_is_noted(monkeypatch, capsys, tmp_path, worker):
+    # before: the worker template's own vllm serve (its flags other than the leader's) was passed over in silence
+    note = "spec.leaderWorkerTemplate.workerTemplate.spec.containers[0] runs vLLM's server in each worker pod too"
+    got = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", _lws(tmp_path, worker))["from_command"]
+    assert got["planned"]["--max-model-len"] == "8192" and any(n.startswith(note) for n in got["notes"])
+    # a worker joining the leader's Ray cluster runs no server of its own: no note
+    ray = "[sh, -c, 'ray start --address=$(LWS_LEADER_ADDRESS):6379 --block']"
+    got = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", _lws(tmp_path, ray))["from_command"]
+    assert not any(n.startswith(note) for n in got["notes"])

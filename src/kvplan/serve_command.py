@@ -696,7 +696,7 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     if values.gpu_limit is None:
         read_as += (f"{path} sets no resources.limits[\"{_GPU_RESOURCE}\"]: the GPUs the pod gets are not checked "
                     "against the plan's",)
-    read_as += _amd_label_notes(spec, spec_at)
+    read_as += _amd_label_notes(spec, spec_at) + _lws_worker_notes(obj)
     if not command:  # the image's ENTRYPOINT with args (its CMD replaced)
         if not args or not args[0].startswith("-"):
             raise InputError(f"{path}.command", f"{where} sets no command, so the vllm/vllm-openai image's entrypoint "
@@ -918,6 +918,21 @@ def _lws_env(obj: dict) -> dict:
     if not _is_lws(obj):
         return {}
     return {"LWS_GROUP_SIZE": str(_lws_size(obj)[0]), "LWS_WORKER_INDEX": "0"}
+
+
+def _lws_worker_notes(obj: dict) -> tuple[str, ...]:
+    """A note for each container of a LeaderWorkerSet's workerTemplate (where a leaderTemplate is the leader) that
+    runs the vLLM server itself (a `vllm serve` command, or the vllm/vllm-openai image's entrypoint) rather than
+    joining the leader's (ray start): its flags are not the plan's, which is the leader's command."""
+    if not _is_lws(obj) or not isinstance(_dig(obj, _LWS_TEMPLATE), dict) or \
+            _dig(obj, f"{_LWS_TEMPLATE}.leaderTemplate") is None:
+        return ()
+    at = f"{_LWS_TEMPLATE}.workerTemplate.spec.containers"
+    containers = _dig(obj, at)
+    return tuple(f"{at}[{i}] runs vLLM's server in each worker pod too: its flags are not read (the plan is the "
+                 "leader's command); a worker started with other flags holds other memory"
+                 for i, c in enumerate(containers if isinstance(containers, list) else [])
+                 if isinstance(c, dict) and _runs_vllm(c))
 
 
 def _lws_group(obj: dict, leader: Optional[tuple]) -> Optional[tuple]:
