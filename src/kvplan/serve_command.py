@@ -181,8 +181,15 @@ def _compose_commands(text: str, values=None) -> Optional[list]:
         return None
     from kvplan.launch_vars import expand
 
-    def interpolated(value) -> str:
+    def interpolated(value, field: str = "") -> str:
+        if isinstance(value, (list, dict)):  # one word: str() of a YAML alias bomb's list would never end
+            raise InputError(field or "--from", f"is {_shown(value)}, not one value", "give it as one string")
         return expand(str(value), values, compose=True) if values is not None else str(value)
+
+    def interpolated_free(value, field: str) -> str:
+        if isinstance(value, (list, dict)):
+            raise InputError(field, f"is {_shown(value)}, not one KEY=VALUE entry", "give it as one string: KEY=VALUE")
+        return str(value)
 
     out = []
     for svc_name, svc in doc["services"].items():
@@ -190,20 +197,23 @@ def _compose_commands(text: str, values=None) -> Optional[list]:
             continue
         environment = svc.get("environment") or {}
         if isinstance(environment, list):  # ["KEY=VALUE", "KEY"]
-            environment = dict((str(e).split("=", 1) + [None])[:2] for e in environment)
+            environment = dict((interpolated_free(e, f"services.{svc_name}.environment[{k}]").split("=", 1)
+                                + [None])[:2] for k, e in enumerate(environment))
         env = {}
         for key, value in (environment.items() if isinstance(environment, dict) else ()):
             if value is None:  # `KEY:` alone: the value of the shell docker compose runs in (kvplan's --env)
                 value, _ = values.lookup(str(key)) if values is not None else (None, None)
             if value is not None:
-                env[str(key)] = interpolated(value if not isinstance(value, bool) else str(value).lower())
+                env[str(key)] = interpolated(value if not isinstance(value, bool) else str(value).lower(),
+                                             f"services.{svc_name}.environment.{key}")
         words = []
-        for part in (svc.get("entrypoint"), svc["command"]):
+        for key in ("entrypoint", "command"):
+            part = svc.get(key)
             if isinstance(part, list):
-                words += [interpolated(w) for w in part]
+                words += [interpolated(w, f"services.{svc_name}.{key}[{k}]") for k, w in enumerate(part)]
             elif part:
                 try:  # as docker compose: the string interpolated, then split as a shell line
-                    words += shlex.split(interpolated(part), comments=True)
+                    words += shlex.split(interpolated(part, f"services.{svc_name}.{key}"), comments=True)
                 except ValueError as exc:
                     raise InputError("--from", f"a service's command does not parse as a shell line ({exc})",
                                      "check its quotes") from None
@@ -217,12 +227,36 @@ def _compose_gpus(svc: dict, at: str, interpolated) -> Optional[tuple]:
     devices (capabilities holding gpu), or of the service's `gpus:` list, each by its count or its device_ids (the
     Compose specification's deploy and services gpus sections); None where it reserves none, or `all` (the host's
     GPUs, a number kvplan cannot know: not checked)."""
-    places = [(f"{at}.deploy.resources.reservations.devices", _dig(svc, "deploy.resources.reservations.devices")),
-              (f"{at}.gpus", svc.get("gpus"))]
+    # each level of the path a map, the devices and gpus a list of maps (the Compose specification's schema, which
+    # docker compose checks before it starts the service): another shape is refused by its field, not read as none
+    node, where = svc, at
+    for key in ("deploy", "resources", "reservations"):
+        node, where = node.get(key), f"{where}.{key}"
+        if node is None:
+            break
+        if not isinstance(node, dict):
+            raise InputError(where, f"is {_shown(node)}, not a map", "write it as the Compose specification's "
+                             "deploy: {resources: {reservations: {devices: [{capabilities: [gpu], count: 1}]}}}")
+    gpus = svc.get("gpus")
+    if gpus is not None and not isinstance(gpus, list) and str(gpus) != "all":
+        raise InputError(f"{at}.gpus", f"is {_shown(gpus)}, not a list of GPU requests", "give gpus: all, or a "
+                         "list: gpus: [{driver: nvidia, count: 1}]")
+    places = [(f"{at}.deploy.resources.reservations.devices", node.get("devices") if isinstance(node, dict) else None),
+              (f"{at}.gpus", gpus)]
     total, fields = 0, []
     for where, devices in places:
+        if devices is not None and not isinstance(devices, list) and where.endswith("devices"):
+            raise InputError(where, f"is {_shown(devices)}, not a list of device requests",
+                             "give a list: devices: [{capabilities: [gpu], count: 1}]")
         for i, dev in enumerate(devices if isinstance(devices, list) else []):
-            if not isinstance(dev, dict) or (where.endswith("devices") and "gpu" not in (dev.get("capabilities") or [])):
+            if not isinstance(dev, dict):
+                raise InputError(f"{where}[{i}]", f"is {_shown(dev)}, not a device request (a map)",
+                                 "give a map: {capabilities: [gpu], count: 1}")
+            caps = dev.get("capabilities")
+            if caps is not None and (not isinstance(caps, list) or not all(isinstance(c, str) for c in caps)):
+                raise InputError(f"{where}[{i}].capabilities", f"is {_shown(caps)}, not a list of capability names",
+                                 "give a list: capabilities: [gpu]")
+            if where.endswith("devices") and "gpu" not in (caps or []):
                 continue
             if dev.get("device_ids") is not None:
                 ids = dev["device_ids"]
@@ -232,11 +266,11 @@ def _compose_gpus(svc: dict, at: str, interpolated) -> Optional[tuple]:
                 total, fields = total + len(ids), fields + [f"{where}[{i}].device_ids"]
                 continue
             count = dev.get("count")
-            if count is None or str(interpolated(count)).strip().lower() == "all":
+            if count is None or str(interpolated(count, f"{where}[{i}].count")).strip().lower() == "all":
                 return None  # every GPU of the host
             text = str(interpolated(count)).strip()
             if isinstance(count, bool) or not re.fullmatch(r"\d+", text) or int(text) < 1:
-                raise InputError(f"{where}[{i}].count", f"is {count!r}, not a whole number of GPUs",
+                raise InputError(f"{where}[{i}].count", f"is {_shown(count)}, not a whole number of GPUs",
                                  "give the GPUs the service reserves: count: 1 (or all)")
             total, fields = total + int(text), fields + [f"{where}[{i}].count"]
     return (total, " + ".join(fields)) if fields else None
@@ -662,7 +696,7 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     if values.gpu_limit is None:
         read_as += (f"{path} sets no resources.limits[\"{_GPU_RESOURCE}\"]: the GPUs the pod gets are not checked "
                     "against the plan's",)
-    read_as += _amd_label_notes(spec, spec_at)
+    read_as += _amd_label_notes(spec, spec_at) + _lws_worker_notes(obj)
     if not command:  # the image's ENTRYPOINT with args (its CMD replaced)
         if not args or not args[0].startswith("-"):
             raise InputError(f"{path}.command", f"{where} sets no command, so the vllm/vllm-openai image's entrypoint "
@@ -870,6 +904,11 @@ def _lws_size(obj: dict) -> tuple[int, str]:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise InputError(field_at, f"is {_shown(value)}, not a whole number of pods (the LeaderWorkerSet API takes an "
                          "integer, 1 or more)", "give the pods of each group: size: 2")
+    from kvplan.resolve import MAX_GPU_COUNT
+
+    if value > MAX_GPU_COUNT:  # each pod one GPU or more: a group past any deployment, as a pod's limit past any pod
+        raise InputError(field_at, f"is {value:,} pods, more than any one deployment spans (at most {MAX_GPU_COUNT:,} "
+                         "GPUs)", "give the pods of each group: size: 2")
     return value, field_at
 
 
@@ -879,6 +918,21 @@ def _lws_env(obj: dict) -> dict:
     if not _is_lws(obj):
         return {}
     return {"LWS_GROUP_SIZE": str(_lws_size(obj)[0]), "LWS_WORKER_INDEX": "0"}
+
+
+def _lws_worker_notes(obj: dict) -> tuple[str, ...]:
+    """A note for each container of a LeaderWorkerSet's workerTemplate (where a leaderTemplate is the leader) that
+    runs the vLLM server itself (a `vllm serve` command, or the vllm/vllm-openai image's entrypoint) rather than
+    joining the leader's (ray start): its flags are not the plan's, which is the leader's command."""
+    if not _is_lws(obj) or not isinstance(_dig(obj, _LWS_TEMPLATE), dict) or \
+            _dig(obj, f"{_LWS_TEMPLATE}.leaderTemplate") is None:
+        return ()
+    at = f"{_LWS_TEMPLATE}.workerTemplate.spec.containers"
+    containers = _dig(obj, at)
+    return tuple(f"{at}[{i}] runs vLLM's server in each worker pod too: its flags are not read (the plan is the "
+                 "leader's command); a worker started with other flags holds other memory"
+                 for i, c in enumerate(containers if isinstance(containers, list) else [])
+                 if isinstance(c, dict) and _runs_vllm(c))
 
 
 def _lws_group(obj: dict, leader: Optional[tuple]) -> Optional[tuple]:
@@ -1008,16 +1062,26 @@ def _command_segments(script: str) -> list[str]:
                 cur.append(line[i:i + 2])
                 i += 2
                 continue
-            elif ch in "'\"":
+            elif ch in "'\"`":
                 quote = ch
-            elif line.startswith("$(", i):
+            elif line.startswith("$(", i) or (ch == "(" and depth):
                 depth += 1
+                cur.append(line[i:i + 2] if ch == "$" else ch)
+                i += 2 if ch == "$" else 1
+                continue
             elif ch == ")" and depth:
                 depth -= 1
             elif ch == "#" and (not cur or cur[-1][-1:] in " \t") and not depth:
                 break  # a comment
-            elif not depth and (ch in ";|" or (ch == "&" and line[i - 1:i] not in (">", "<")
-                                                 and line[i + 1:i + 2] != ">")):
+            elif not depth and (ch == ")" or (not "".join(cur).strip() and (
+                    ch == "(" or (ch in "{}" and line[i + 1:i + 2] in ("", " ", "\t"))))):
+                # a subshell's ( ), a group's { }: the commands inside are run as they are outside
+                out.append("".join(cur))
+                cur = []
+                i += 1
+                continue
+            elif not depth and ((ch == "|" and line[i - 1:i] != ">") or ch == ";" or (
+                    ch == "&" and line[i - 1:i] not in (">", "<") and line[i + 1:i + 2] != ">")):
                 out.append("".join(cur))
                 cur = []
                 i += 2 if line[i:i + 2] in ("&&", "||") else 1
@@ -1025,12 +1089,15 @@ def _command_segments(script: str) -> list[str]:
             cur.append(ch)
             i += 1
         out.append("".join(cur))
-    return [seg.strip() for seg in out if seg.strip()]
+    # the reserved words and ! before a command (bash's compound commands: `if ...; then CMD; fi`, `! CMD`) run it
+    return [seg for seg in (re.sub(r"^(?:(?:!|then|do|else|if|elif|while|until)\s+)+", "", seg.strip()) for seg in out)
+            if seg and seg not in ("fi", "done", "esac")]
 
 
-# a redirection bash applies before it runs a command (never an argument the command sees): [n]> [n]>> [n]< &> &>> and
-# [n]>&m / [n]<&m (the bash manual, Redirections); where its word is not attached, the next word is its target
-_REDIRECTION = re.compile(r"(?:\d*(?:>>?|<)|&>>?)(?:&[\d-]+)?")
+# a redirection bash applies before it runs a command (never an argument the command sees): [n]> [n]>> [n]>| [n]<
+# [n]<> &> &>> >& WORD, a here-string [n]<<< WORD and a here-document's [n]<<[-]WORD, [n]>&m / [n]<&m / [n]>&- , each [n]
+# also as {varname} (the bash manual, Redirections); where its word is not attached, the next word is its target
+_REDIRECTION = re.compile(r"(?:(?:\d*|\{[A-Za-z_][A-Za-z0-9_]*\})(?:>>|>\||>&(?![\d-])|<<<|<<-?|<>|>|<)|&>>?)(?:&[\d-]+)?")
 
 
 def _without_redirections(command: str) -> str:
@@ -1041,7 +1108,7 @@ def _without_redirections(command: str) -> str:
         ch = command[i]
         if quote:
             quote = None if ch == quote else quote
-        elif ch in "'\"":
+        elif ch in "'\"`":
             quote = ch
         elif ch == "\\" and i + 1 < len(command):
             out.append(command[i:i + 2])
@@ -1151,6 +1218,44 @@ def gpu_pinned(command: Optional[ServeCommand], flags, varied=(), *, plan_it: bo
     return replace(flags, gpu=lab.ref), noted(*notes), warnings
 
 
+# programs that run the command given as their arguments, unchanged (their manuals: bash's `time` keyword and GNU time,
+# coreutils nice / timeout / stdbuf, util-linux taskset / ionice, numactl(8), bash's `command`): their options taking
+# a value, their options alone, and the words before the command (taskset's CPU list, timeout's duration). Another
+# option (taskset -p, command -v) is refused: the program then runs no command
+_WRAPPERS = {
+    "time": ({"-o", "--output", "-f", "--format"}, {"-p", "-v", "--verbose", "-a", "--append", "-q", "--quiet",
+                                                     "--portability"}, 0),
+    "nice": ({"-n", "--adjustment"}, set(), 0),
+    "ionice": ({"-c", "--class", "-n", "--classdata"}, {"-t", "--ignore"}, 0),
+    "taskset": (set(), {"-a", "--all-tasks", "-c", "--cpu-list"}, 1),
+    "numactl": ({"-N", "--cpunodebind", "-m", "--membind", "-i", "--interleave", "-C", "--physcpubind", "-p",
+                 "--preferred", "-w", "--weighted-interleave"}, {"-l", "--localalloc", "-a", "--all", "-b",
+                                                                   "--balancing"}, 0),
+    "stdbuf": ({"-i", "--input", "-o", "--output", "-e", "--error"}, set(), 0),
+    "timeout": ({"-s", "--signal", "-k", "--kill-after"}, {"--preserve-status", "--foreground", "-v", "--verbose"}, 1),
+    "command": (set(), {"-p"}, 0),
+}
+
+
+def _past_wrapper(tokens: list[str], i: int) -> int:
+    """The index of the command a wrapper program (`_WRAPPERS`: `nice -n 10`, `taskset -c 0-7`, `numactl
+    --cpunodebind=0`) at tokens[i] runs; an option it has that kvplan does not read refused, naming it."""
+    name, (valued, alone, positional) = tokens[i], _WRAPPERS[tokens[i]]
+    i += 1
+    while i < len(tokens) and tokens[i].startswith("-") and tokens[i] != "--":
+        tok = tokens[i]
+        if tok in valued:
+            i += 2
+        elif tok in alone or (name == "nice" and re.fullmatch(r"-\d+", tok)) or tok.split("=", 1)[0] in valued or any(
+                tok.startswith(v) and not v.startswith("--") for v in valued):  # --opt=VALUE, -oVALUE
+            i += 1
+        else:
+            raise InputError("--from", f"{name} {tok}: an option of {name} kvplan does not read (it may run no "
+                             "command)", f"give the vllm serve command without {name}: --from 'vllm serve MODEL ...'")
+    i += tokens[i:i + 1] == ["--"]
+    return i + positional
+
+
 def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_env: Optional[list] = None, *,
                         text_only: bool = False) -> ServeCommand:
     """Read `source` (a command, or a file holding one) as ServeCommand; InputError for anything not planned exactly.
@@ -1172,11 +1277,20 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
     elif release is not None and vllm_version is None:
         vllm_version = release  # the --task reading below takes the image's release
     env: list[str] = []
-    i = 0
-    while i < len(tokens) and (tokens[i] in ("env", "exec", "nohup", "sudo", "-E") or _ENV_WORD.match(tokens[i])):
-        if _ENV_WORD.match(tokens[i]):
-            env.append(tokens[i])
-        i += 1
+    i, wrappers = 0, []
+    while i < len(tokens):
+        if tokens[i] in ("env", "exec", "nohup", "sudo", "-E") or _ENV_WORD.match(tokens[i]):
+            if _ENV_WORD.match(tokens[i]):
+                env.append(tokens[i])
+            i += 1
+        elif tokens[i] in _WRAPPERS and len(tokens) > i + 1:
+            start, i = i, _past_wrapper(tokens, i)
+            wrappers.append(" ".join(tokens[start:i]))
+        else:
+            break
+    if wrappers:
+        read_as += (f"read as the command {' '.join(wrappers)!r} runs: it runs vllm serve with its arguments as given "
+                    "(CPU placement, priority, timing; no GPU memory)",)
     read_as += _environment(values.environment, env)
     rest = tokens[i:]
     model = None
@@ -1573,6 +1687,10 @@ def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[
     if not isinstance(specs, list) or not all(isinstance(s, dict) for s in specs):
         raise InputError("servingEngineSpec.modelSpec", "is no list of model entries", "give a list: modelSpec: "
                          "[{name: ..., modelURL: ..., repository: vllm/vllm-openai, tag: ...}]")
+    for k, s in enumerate(specs):  # a name is one word (#NAME chooses by it); str() of a YAML alias bomb never ends
+        if isinstance(s.get("name"), (list, dict)):
+            raise InputError(f"servingEngineSpec.modelSpec[{k}].name", f"is {_shown(s['name'])}, not one name",
+                             "give the entry's name as one string: name: qwen3")
     names = [str(s.get("name")) for s in specs]
     deployed = [i for i, s in enumerate(specs) if s.get("enabled") is not False]
     if name is not None:
@@ -1677,7 +1795,7 @@ def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[
                          "LMCACHE_* variables: CPU / disk offloading, its controller), which the plan does not read")
     if _go_true(spec.get("chatTemplate")):
         add("--chat-template", f"{at}.chatTemplate")
-        add(f"/templates/{spec['chatTemplate']}", f"{at}.chatTemplate")
+        add(f"/templates/{_go_value(spec['chatTemplate'], f'{at}.chatTemplate')}", f"{at}.chatTemplate")
     # the container's env, as the template writes it (only what a plan or $(VAR) can read; HF_HOME and the like are
     # the chart's paths), each with the values key it comes from
     env: list = [{"name": "PYTHONHASHSEED", "value": "123"}]
@@ -1714,6 +1832,9 @@ def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[
         resources, gpu_key = {}, f"{at}.requestGPU"
         count = spec.get("requestGPU")
         gpu_type = spec.get("requestGPUType") or _GPU_RESOURCE
+        for value, key in ((count, gpu_key), (gpu_type, f"{at}.requestGPUType")):
+            if isinstance(value, (list, dict)):  # refused by its key, before str() writes it out
+                _go_value(value, key)
         try:
             positive = count is not None and int(float(str(count))) > 0  # sprig's `int`
         except ValueError:
