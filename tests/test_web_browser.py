@@ -7,6 +7,7 @@ Needs Debian's `chromium` (/usr/bin/chromium) and the Python `playwright` packag
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -444,8 +445,9 @@ def test_the_interleave_boxes_plan_as_the_cli_flags(page, server_url):
     page.fill("#cp_kv_cache_interleave_size", "16")
     sixteen = kvplan.fit(model, cp_kv_cache_interleave_size=16, **kw)
     assert sixteen.kv_cache_tokens == plain.kv_cache_tokens
+    # the same figures as without it: wait for the page's own plan of it (its URL), not the one already shown
+    page.wait_for_url(re.compile(r"cp_kv_cache_interleave_size=16"))
     _assert_is_the_cli(page, sixteen, _cli_fit(model, *flags, "--cp-kv-cache-interleave-size", "16"))
-    assert "cp_kv_cache_interleave_size=16" in page.url
     page.goto(page.url)
     _wait_for_plan(page, sixteen)
     assert page.input_value("#cp_kv_cache_interleave_size") == "16"
@@ -564,7 +566,7 @@ def test_the_summary_shows_the_servers_rows_as_they_stand(page, server_url):
         shown = page.eval_on_selector_all("#summary > div", "ds => ds.map(d => [d.firstChild.textContent,"
                                           " d.lastChild.textContent])")
     finally:
-        page.unroute("**/api/plan")
+        page.unroute_all(behavior="wait")
     plan = kvplan.fit("Qwen/Qwen3-8B", gpu="H100", max_model_len=8192, vllm_version="0.34.0")
     assert len(shown) >= 12  # fit's box has a capacity row for a 0.34 pool
     assert [k for k, _ in shown] == [f"label {i}" for i in range(len(shown))]
@@ -703,7 +705,7 @@ def test_the_page_shows_the_servers_capacity_words_as_they_stand(page, server_ur
             d["capacity_rows"]["lines"] = [{"kind": "again", "text": f"the server's line for row {i}"}
                                            for i in range(len(d["capacity_rows"]["rows"]))]
 
-        page.unroute("**/api/simulate")
+        page.unroute_all(behavior="wait")
         page.route("**/api/simulate", _answer_edited(compared))
         page.fill("#sim-vary", "gpu=H100,L4")
         page.click("#sim-run")
@@ -715,7 +717,7 @@ def test_the_page_shows_the_servers_capacity_words_as_they_stand(page, server_ur
         assert [t for t in reasons if t.startswith("the server's line")] == [f"the server's line for row {i}"
                                                                             for i in range(len(cells))]
     finally:
-        page.unroute("**/api/simulate")
+        page.unroute_all(behavior="wait")
         page.fill("#sim-vary", "")
         page.uncheck("#sim-capacity")
         page.click("nav.tabs button[data-tab='plan']")
@@ -782,7 +784,7 @@ def test_the_page_shows_the_servers_simulation_words_as_they_stand(page, server_
             c["lines"] = [{"kind": "warning", "text": "the server's warning"}, {"kind": "note", "text": "the server's note"}]
             c["note"] = "(the server's note under the table)"
 
-        page.unroute("**/api/simulate")
+        page.unroute_all(behavior="wait")
         page.route("**/api/simulate", _answer_edited(compared))
         page.fill("#sim-slo", "ttft=2s,tpot=80ms")
         page.check("#sim-capacity")
@@ -800,7 +802,7 @@ def test_the_page_shows_the_servers_simulation_words_as_they_stand(page, server_
         # the note as the server words it (simulate.compare_note), where the page wrote its own around the cost note
         assert page.locator("#cap-note").text_content() == "(the server's note under the table)"
     finally:
-        page.unroute("**/api/simulate")
+        page.unroute_all(behavior="wait")
         for box in ("#sim-slo", "#sim-price", "#sim-vary"):
             page.fill(box, "")
         page.uncheck("#sim-capacity")
@@ -853,8 +855,7 @@ def test_the_page_shows_the_servers_gpu_table_and_labels_as_they_stand(page, ser
         page.uncheck("#wsl2")
         assert page.locator("#gpu option[value='h100-sxm']").text_content() == "the server's label for h100-sxm"
     finally:
-        page.unroute("**/api/sweep")
-        page.unroute("**/api/gpus")
+        page.unroute_all(behavior="wait")  # a request the last click sent is answered before the next test runs
 
 
 def test_the_kinds_box_chooses_the_cards_gpu_auto_searches(page, server_url):
