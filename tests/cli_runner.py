@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import sys
 
 from kvplan.cli import main
@@ -27,6 +28,15 @@ def refused(monkeypatch, capsys, field: str, *args: str) -> str:
     assert code == 2, text
     assert "Traceback" not in text and "internal error" not in text, text
     assert f"error: {field}:" in text, text
+    return text
+
+
+def refused_at_once(monkeypatch, capsys, field: str, *args: str) -> str:
+    """refused(), within 20 s and in under 2,000 characters: an input built to blow up (a YAML alias bomb) is refused
+    without being written out."""
+    start = time.monotonic()
+    text = refused(monkeypatch, capsys, field, *args)
+    assert time.monotonic() - start < 20 and len(text) < 2000
     return text
 
 

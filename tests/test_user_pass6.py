@@ -10,7 +10,7 @@ import time
 import pytest
 import yaml
 
-from cli_runner import refused, run_cli
+from cli_runner import refused, refused_at_once, run_cli
 
 C = "spec.containers[0]"
 
@@ -250,9 +250,7 @@ def test_a_yaml_alias_bomb_is_refused_without_writing_it_out(monkeypatch, capsys
     # before: repr() / str() of the value in the error (or the check) wrote 9**9 words: past 30 s and 1.8 GB
     path = tmp_path / "pod.yaml"
     path.write_text(_alias_bomb(container))
-    start = time.monotonic()
-    text = refused(monkeypatch, capsys, field, "fit", "--gpu", "H100", "--from", str(path))
-    assert time.monotonic() - start < 20 and len(text) < 2000
+    refused_at_once(monkeypatch, capsys, field, "fit", "--gpu", "H100", "--from", str(path))
 
 
 @pytest.mark.parametrize("ref", ["$()", "$(A=B)"])
@@ -275,6 +273,4 @@ def test_a_yaml_alias_bomb_as_the_gpu_product_is_refused_without_writing_it_out(
     # before: the GPU-product reader's error wrote the value with repr() (9**9 words): past 30 s and 1.5 GB
     path = tmp_path / "pod.yaml"
     path.write_text(_alias_bomb("    command: [vllm, serve, Qwen/Qwen3-8B]\n").replace("\nspec:\n", "\nspec:\n" + selector))
-    start = time.monotonic()
-    text = refused(monkeypatch, capsys, field, "fit", "--from", str(path))
-    assert time.monotonic() - start < 20 and len(text) < 2000
+    refused_at_once(monkeypatch, capsys, field, "fit", "--from", str(path))

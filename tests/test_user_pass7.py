@@ -5,11 +5,10 @@ a plan from input that should be refused or a refusal of a command bash runs as 
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
-from cli_runner import refused
+from cli_runner import refused, refused_at_once
 
 M = "servingEngineSpec.modelSpec[0]"
 
@@ -35,9 +34,7 @@ def test_a_yaml_alias_bomb_in_a_helm_values_key_is_refused_by_that_key(monkeypat
     # the chat template's path) wrote 9**9 words: past 30 s and gigabytes
     path = tmp_path / "values.yaml"
     path.write_text(_values(**{key: "*a9"}))
-    start = time.monotonic()
-    text = refused(monkeypatch, capsys, f"{M}.{key}", "fit", "--gpu", "L4", "--from", str(path))
-    assert time.monotonic() - start < 20 and len(text) < 2000
+    refused_at_once(monkeypatch, capsys, f"{M}.{key}", "fit", "--gpu", "L4", "--from", str(path))
 
 
 def _compose(service: str) -> str:
@@ -57,9 +54,7 @@ def test_a_yaml_alias_bomb_in_a_compose_service_is_refused_by_its_field(monkeypa
     # before: the compose reader's str() of each value (for interpolation) wrote 9**9 words: past 30 s and gigabytes
     path = tmp_path / "compose.yaml"
     path.write_text(_compose(service))
-    start = time.monotonic()
-    text = refused(monkeypatch, capsys, field, "fit", "--gpu", "L4", "--from", str(path))
-    assert time.monotonic() - start < 20 and len(text) < 2000
+    refused_at_once(monkeypatch, capsys, field, "fit", "--gpu", "L4", "--from", str(path))
 
 
 def _json(monkeypatch, capsys, *args) -> dict:
