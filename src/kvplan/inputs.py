@@ -130,3 +130,22 @@ def read_text_or_empty(path: str) -> str:
             return fh.read()
     except OSError:
         return ""
+
+
+def closing_bracket(text: str, start: int, opens: str = "([{", closes: str = ")]}") -> int:
+    """The index of the bracket closing the one at text[start] (brackets nested inside counted, quoted text skipped:
+    a launch file's `$(...)`, a log's `Name(...)` / `{...}`); -1 where the text ends inside it."""
+    depth, quote = 0, None
+    for i in range(start, len(text)):
+        ch = text[i]
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in opens:
+            depth += 1
+        elif ch in closes:
+            depth -= 1
+            if depth <= 0:
+                return i
+    return -1

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from kvplan.errors import InputError
+from kvplan.inputs import closing_bracket
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _UNRESOLVED = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])")
@@ -282,24 +283,6 @@ def unresolved(text: str) -> list[str]:
 # ---- a script's words -----------------------------------------------------------------------------------------------
 
 
-def _closing_paren(text: str, start: int) -> int:
-    """The index of the ) closing the ( at text[start] (nested parentheses and quotes inside skipped); -1 if none."""
-    depth, quote = 0, None
-    for k in range(start, len(text)):
-        ch = text[k]
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if not depth:
-                return k
-    return -1
-
-
 def shell_words(line: str, values: Values, arrays: Optional[dict] = None) -> list[str]:
     """The words bash makes of `line`: quotes, backslashes and a `#` comment read; variables expanded (values, arrays);
     an unquoted expansion split on blanks; `"${arr[@]}"` one word per element; `"$@"` the words of arrays["@"] (a
@@ -360,7 +343,7 @@ def shell_words(line: str, values: Values, arrays: Optional[dict] = None) -> lis
         elif line.startswith("$(", i) or ch == "`":
             # an unquoted command substitution or arithmetic ($(...), $((...)), `...`): one piece of the word, kept
             # as written (its output is no value kvplan can know), whatever blanks, ; or | it holds
-            end = _closing_paren(line, i + 1) if ch == "$" else line.find("`", i + 1)
+            end = closing_bracket(line, i + 1, "(", ")") if ch == "$" else line.find("`", i + 1)
             if end < 0:
                 raise InputError("--from", f"an unclosed {'$(' if ch == '$' else '`'} in the command",
                                  "check its parentheses and quotes")

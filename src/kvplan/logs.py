@@ -33,7 +33,7 @@ from types import MappingProxyType
 from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Union
 
 from kvplan.errors import InputError
-from kvplan.inputs import GZIP_ERRORS, damaged_gzip, existing_file, input_name, json_loads, open_binary, utf16_encoding
+from kvplan.inputs import GZIP_ERRORS, closing_bracket, damaged_gzip, existing_file, input_name, json_loads, open_binary, utf16_encoding
 from kvplan.versions import MULTI_VALUE_FLAGS, rule_at
 
 # --------------------------------------------------------------------------------------
@@ -3359,20 +3359,8 @@ def _literal(text: str):
 def balanced_text(text: str, start: int) -> str:
     """The bracketed value that starts at text[start] ('Name(...)', '{...}', '[...]') up to its matching close, or to
     the end of a line cut inside it."""
-    depth, quote = 0, None
-    for i in range(start, len(text)):
-        c = text[i]
-        if quote:
-            quote = None if c == quote else quote
-        elif c in "'\"":
-            quote = c
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth <= 0:
-                return text[start:i + 1]
-    return text[start:]
+    end = closing_bracket(text, start)
+    return text[start:] if end < 0 else text[start:end + 1]
 
 
 _KV_FIELD = re.compile(r"""['"]?(kv_connector|kv_role|kv_connector_module_path)['"]?\s*[=:]\s*['"]([\w.]+)['"]""")
