@@ -116,7 +116,7 @@ def _scaffold(monkeypatch, capsys, folder, *args) -> int:
 ])
 def test_scaffolds_own_files_plan_back_as_scaffold_planned(monkeypatch, capsys, tmp_path, args):
     tokens = _scaffold(monkeypatch, capsys, tmp_path / "out", *args)
-    # the GPU and the release are kvplan's choices, in no launch file: given again
+    # the GPU and the release given again as well (the files name them too: test_scaffold_recheck)
     at = [a for i, a in enumerate(args) if a in ("--gpu", "--vllm-version") or args[i - 1] in ("--gpu", "--vllm-version")]
     direct = _json(monkeypatch, capsys, "fit", *[a for a in args if a not in ("--served-model-name", "llama", "--port",
                                                                               "8001")])

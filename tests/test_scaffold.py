@@ -301,7 +301,7 @@ def test_multi_node_plan_says_how_the_other_node_joins_outside_k8s(tmp_path, pro
         assert "16 GPUs" in text and "head node only" in text
     assert "--tensor-parallel-size 8" in sh and "--pipeline-parallel-size 2" in sh
     assert "# or: docker compose up -d" not in readme
-    assert compose.splitlines()[3].startswith("# NOT for one host: this plan spans 2 nodes of 8 GPUs")
+    assert compose.splitlines()[4].startswith("# NOT for one host: this plan spans 2 nodes of 8 GPUs")
     write_files(tmp_path / "two", files)
     assert subprocess.run(["bash", "-n", str(tmp_path / "two" / "serve.sh")]).returncode == 0
     one = project[0]  # a one-node plan is unchanged

@@ -17,6 +17,7 @@ kvplan's command line and in the command must agree (else refused, naming it); s
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 from dataclasses import dataclass, field, fields, replace
@@ -63,6 +64,8 @@ class ServeCommand:
     # slice its limits take: (profile, field) or None); gpu_pinned
     gpu_group: Optional[tuple] = None  # a LeaderWorkerSet's group: (size, its field, the leader's GPUs, a worker's;
     # each (count, field) or None); gpus_checked checks the group's GPUs, _group_gpus_checked
+    sized_for: Optional[tuple] = None  # the file's `# Re-check: kvplan fit --from ...` line (kvplan scaffold's): (the
+    # options it names, FitFlags field -> value; where it is); sized_for_applied
 
     def notes(self) -> list[str]:
         out = list(self.read_as)
@@ -1382,7 +1385,102 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
         read_as += ("--env " + ", ".join(inputs) + ": read as the file's variables, not planned as the server's "
                     "environment",)
     return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server, read_as, inputs,
-                        values.gpu_limit, values.gpu_pin, values.gpu_group)
+                        values.gpu_limit, values.gpu_pin, values.gpu_group, _recheck_line(source, text_only))
+
+
+# ---- the GPU and release a file was sized for ------------------------------------------------------------------------
+# kvplan scaffold writes into serve.sh, docker-compose.yml and k8s/ one comment line naming the kvplan options of the
+# card and release it sized them for (deploy.ScaffoldSpec.recheck_line): `# Re-check: kvplan fit --from serve.sh --gpu
+# 'NVIDIA L4' --vllm-version 0.33.0`. --from plans those where they are not given, as the line says to run it: the
+# command alone names no GPU, and a file sized for an L4 was planned on the default T4 ("does not start").
+RECHECK_LINE = re.compile(r"^[ \t]*#[ \t]*Re-check:[ \t]*kvplan fit --from[ \t]+\S+(?P<args>[^\n]*)$", re.M)
+_RECHECK_OPTIONS = {"--gpu": "gpu", "--gpu-gib": "gpu_gib", "--gpu-gb": "gpu_gb", "--wsl2": "wsl2",
+                    "--vllm-version": "vllm_version"}
+
+
+def _recheck_line(source: str, text_only: bool) -> Optional[tuple]:
+    """(options, where) of the source's Re-check line, None where it has none; InputError naming the line for an
+    option it does not take or a value that is not one."""
+    from kvplan.inputs import read_text_or_empty
+
+    path = None if text_only or "\n" in source else Path(source.strip())
+    text = source if path is None else (read_text_or_empty(str(path)) if path.is_file() else "")
+    matches = list(RECHECK_LINE.finditer(text))
+    if not matches:
+        return None
+    name = path.name if path is not None else "the command"
+    m = matches[0]
+    where = f"{name} line {text.count(chr(10), 0, m.start()) + 1} (# Re-check:)"
+    fix = "write it as kvplan scaffold does (`# Re-check: kvplan fit --from FILE --gpu NAME --vllm-version X.Y.Z`), or remove it"
+    if len(matches) > 1:
+        raise InputError(where, f"{name} holds {len(matches)} Re-check lines; which GPU it was sized for would be a "
+                         "guess", fix)
+    try:
+        words = shlex.split(m.group("args"))
+    except ValueError as exc:
+        raise InputError(where, f"not read as shell words ({exc})", fix) from None
+    options: dict = {}
+    i = 0
+    while i < len(words):
+        flag, eq, value = words[i].partition("=")
+        field_name = _RECHECK_OPTIONS.get(flag)
+        if field_name is None or field_name in options:
+            raise InputError(where, f"{words[i]!r} is not an option this line gives (--gpu, --gpu-gib, --gpu-gb, "
+                             "--wsl2, --vllm-version, each once)", fix)
+        if field_name == "wsl2":
+            options["wsl2"] = True
+            i += 1
+            continue
+        if not eq:
+            if i + 1 >= len(words):
+                raise InputError(where, f"{flag} has no value", fix)
+            value, i = words[i + 1], i + 1
+        i += 1
+        if field_name in ("gpu_gib", "gpu_gb"):
+            try:
+                number = float(value)
+            except ValueError:
+                number = float("nan")
+            if not math.isfinite(number) or number <= 0:
+                raise InputError(where, f"{flag} {value!r} is not a GPU's memory in {'GiB' if field_name == 'gpu_gib' else 'GB'}", fix)
+            options[field_name] = number
+        else:
+            options[field_name] = value
+    return (options, where) if options else None
+
+
+def sized_for_applied(command: Optional[ServeCommand], flags, varied=(), *, plan_it: bool = True):
+    """(flags, command): the GPU and release the file's Re-check line names (ServeCommand.sized_for) planned where
+    neither is given (--gpu, --gpu-gib / --gpu-gb, --gpu auto; --vllm-version or an image's release), each said in a
+    note; a different one given is planned, and the note says what the file was sized for. Not planned where --vary
+    varies it or `plan_it` is false (preflight checks this machine's GPU)."""
+    if command is None or command.sized_for is None:
+        return flags, command
+    options, where = command.sized_for
+    gpu_keys = ("gpu", "gpu_gib", "gpu_gb", "wsl2")
+    sized = " ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {shlex.quote(str(v))}")
+                     for k, v in options.items() if k in gpu_keys)
+    notes, changes = [], {}
+    if sized:
+        given = any(getattr(flags, k) for k in gpu_keys) or getattr(flags, "gpu_kinds", None) is not None
+        if "gpu" in varied:
+            notes.append(f"{where}: sized for {sized}; not planned, --vary gpu names each row's GPU")
+        elif not given and not plan_it:
+            notes.append(f"{where}: sized for {sized}; this machine's GPU is checked here (give those options to "
+                         "plan that card)")
+        elif not given:
+            changes.update({k: v for k, v in options.items() if k in gpu_keys})
+            notes.append(f"{where}: planned on {sized}, the GPU the file was sized for (give --gpu to plan another)")
+        elif any(options.get(k) != getattr(flags, k) and (options.get(k) or getattr(flags, k)) for k in gpu_keys):
+            notes.append(f"{where}: sized for {sized}; the GPU given is planned")
+    version = options.get("vllm_version")
+    if version is not None and "vllm_version" not in varied:
+        if flags.vllm_version is None:
+            changes["vllm_version"] = version
+            notes.append(f"{where}: vLLM {version}, the release the file was sized for")
+        elif str(flags.vllm_version) != version:
+            notes.append(f"{where}: sized for vLLM {version}; {flags.vllm_version} is planned")
+    return replace(flags, **changes), replace(command, read_as=command.read_as + tuple(notes))
 
 
 # the vllm/vllm-openai image's release tags (v0.11.0, v0.10.1.1; docker.io/ or a mirror's registry before it): the

@@ -258,12 +258,13 @@ def read_from(model: Optional[str], flags: FitFlags, source: Optional[str], vari
     variables from --env) and merged with MODEL and the flags given (serve_command.merge: a flag given on both must
     agree). `varied`: sweep's and capacity's --vary, whose flags (and model) replace the command's in each row.
     A Kubernetes pod's GPU product label plans its GPU where no --gpu is given (serve_command.gpu_pinned; not where
-    `pinned_gpu` is false: preflight checks this machine's); a --gpu of another card is warned of on stderr."""
+    `pinned_gpu` is false: preflight checks this machine's); a --gpu of another card is warned of on stderr. Then
+    the GPU and release a kvplan scaffold file names in its Re-check line (serve_command.sized_for_applied)."""
     if source is None:
         return model, flags, None
     from kvplan.api import vary_names
     from kvplan.render import warning_text
-    from kvplan.serve_command import gpu_pinned, gpus_checked, merge, parse_serve_command
+    from kvplan.serve_command import gpu_pinned, gpus_checked, merge, parse_serve_command, sized_for_applied
 
     command = parse_serve_command(source, flags.vllm_version, flags.env)
     names = vary_names(varied) if varied else []
@@ -272,6 +273,7 @@ def read_from(model: Optional[str], flags: FitFlags, source: Optional[str], vari
     model, flags = merge(model, flags, command, need_model="model" not in names)
     command = gpus_checked(command, flags, names)  # a Kubernetes container's GPU limit against the plan's ranks
     flags, command, warnings = gpu_pinned(command, flags, names, plan_it=pinned_gpu)  # the pod's GPU product label
+    flags, command = sized_for_applied(command, flags, names, plan_it=pinned_gpu)  # scaffold's Re-check line
     for warning in warnings:
         err_console.print(warning_text(warning), highlight=False, soft_wrap=True)
     refuse_unpublished_version(flags.vllm_version)  # a compose image's release, as --vllm-version's

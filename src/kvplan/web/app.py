@@ -41,7 +41,7 @@ from kvplan.inputs import json_loads
 from kvplan.plan import COUNT_EXAMPLES
 from kvplan.render import budget_segments, plan_json, plan_rows_plain, verdict_text
 from kvplan.resolve import LOCAL_MODEL_REFS, context_limit
-from kvplan.serve_command import ServeCommand, gpu_pinned, gpus_checked, merge, parse_serve_command
+from kvplan.serve_command import ServeCommand, gpu_pinned, gpus_checked, merge, parse_serve_command, sized_for_applied
 from kvplan.web.svg import budget_bar_svg, concurrency_curve_svg
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -398,6 +398,7 @@ def read_from_command(text: str, model: Optional[str], flags: FitFlags, varied: 
         raise InputError(key, message, _request_words(fix)) from None
     try:  # a Kubernetes pod's GPU product label: its GPU planned where the request names none (a warning, in the notes)
         flags, command, _ = gpu_pinned(command, flags, names)
+        flags, command = sized_for_applied(command, flags, names)  # the Re-check line of a kvplan scaffold file
     except InputError as e:
         raise InputError("from_command", f"{e.field}: {e.message}", _request_words(e.fix).replace("--gpu", "gpu")) from None
     refuse_unpublished_version(flags.vllm_version)  # a compose image's release, as --vllm-version's
