@@ -105,3 +105,14 @@ def test_args_seen_counts_the_startups_of_the_residuals():
     for name in ("kv_cache_dtype", "dtype", "enable_prefix_caching"):
         assert sum(table[name]["values"].values()) == table[name]["n"] > 0
     assert list(band_mod._residuals())[-1] == "args_seen"  # after the bands
+
+
+def test_a_kv_dtype_that_is_the_models_own_is_the_validated_default():
+    """--kv-cache-dtype bfloat16 on a bfloat16 model stores what 'auto' does (2 B an element, the same pool): the band
+    named it as a flag no validated startup ran. On a float16 model it is another dtype, still named."""
+    plain = fit("Qwen/Qwen3-8B", gpu="L4", max_model_len=8192)
+    same = fit("Qwen/Qwen3-8B", gpu="L4", max_model_len=8192, kv_cache_dtype="bfloat16")
+    assert same.args.dtype == "bfloat16" and same.kv_cache_tokens == plain.kv_cache_tokens
+    assert band_mod.unvalidated_args(same) == band_mod.unvalidated_args(plain) == []
+    other = fit("Qwen/Qwen3-8B", gpu="L4", max_model_len=8192, kv_cache_dtype="bfloat16", dtype="float16")
+    assert "--kv-cache-dtype bfloat16" in band_mod.unvalidated_args(other)

@@ -176,6 +176,11 @@ def unvalidated_args(p: Plan, seen: dict | None = None) -> list[str]:
     given = args_set(p.given_args)
     if "async_scheduling" in given:  # given: checked as it runs (the release may run it off where it was asked for)
         given.update(async_scheduling_ran(p.args))
+    # a KV dtype that is the model's own dtype (--kv-cache-dtype bfloat16 on a bfloat16 model) stores what 'auto' does
+    # (weights.kv_dtype_bytes): the same pool, as validated
+    model_dtype = str(getattr(p.args, "dtype", "") or "").lower()
+    if given.get("kv_cache_dtype") and given["kv_cache_dtype"] == [model_dtype]:
+        del given["kv_cache_dtype"]
     for name, values in given.items():
         if name in ARGS_MOVING_NOTHING:
             continue
