@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import time
 import sys
 
@@ -47,3 +49,19 @@ def hub_offline(monkeypatch, tmp_path) -> None:
     from huggingface_hub import constants
 
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+
+
+def planned_json(monkeypatch, capsys, *args: str) -> dict:
+    """`kvplan ARGS --json` parsed, asserted to have answered (exit 0, or 1 for a plan that does not start)."""
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
+    assert code in (0, 1), out + err
+    return json.loads(out)
+
+
+def scaffolded(monkeypatch, capsys, folder, *args: str) -> int:
+    """`kvplan scaffold FOLDER ARGS`, asserted to have written the files; the KV-cache tokens it planned (serve.sh's
+    expected startup line)."""
+    code, _, err = run_cli(monkeypatch, capsys, "scaffold", str(folder), *args)
+    assert code == 0, err
+    return int(re.search(r"GPU KV cache size: ([\d,]+) tokens", (folder / "serve.sh").read_text()).group(1)
+               .replace(",", ""))

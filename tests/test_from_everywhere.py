@@ -5,22 +5,14 @@ scaffold planned them."""
 
 from __future__ import annotations
 
-import json
-import re
 
 import pytest
 
-from cli_runner import refused, run_cli
+from cli_runner import planned_json as _json, refused, run_cli, scaffolded as _scaffold
 
 SERVE = "vllm serve Qwen/Qwen3-8B --max-model-len 16384 --gpu-memory-utilization 0.9 --enable-prefix-caching --port 8000"
 DIRECT = ["Qwen/Qwen3-8B", "--max-model-len", "16384", "--gpu-memory-utilization", "0.9", "--enable-prefix-caching"]
 WORKLOAD = ["--prompt-len", "constant:512", "--completion-len", "constant:64", "--rate", "2", "-n", "60"]
-
-
-def _json(monkeypatch, capsys, *args) -> dict:
-    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
-    assert code in (0, 1), err
-    return json.loads(out)
 
 
 def _timeless(d):
@@ -97,14 +89,6 @@ def test_compose_interpolation(expr, env, expected):
     values = Values(sources=[("--env", env)])
     assert expand(expr, values, compose=True) == expected
     assert ("A" in values.missing) == (expected == "${A}")
-
-
-def _scaffold(monkeypatch, capsys, folder, *args) -> int:
-    """Scaffold `args` into `folder`; the KV-cache tokens the scaffold planned (serve.sh's expected startup line)."""
-    code, _, err = run_cli(monkeypatch, capsys, "scaffold", str(folder), *args)
-    assert code == 0, err
-    return int(re.search(r"GPU KV cache size: ([\d,]+) tokens", (folder / "serve.sh").read_text()).group(1)
-               .replace(",", ""))
 
 
 @pytest.mark.parametrize("args", [

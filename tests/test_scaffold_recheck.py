@@ -4,27 +4,12 @@ project scaffolded for an L4 planned the default T4 ("does not start", 0 tokens)
 
 from __future__ import annotations
 
-import json
-import re
 
 import pytest
 
-from cli_runner import refused, run_cli
+from cli_runner import planned_json as _json, refused, run_cli, scaffolded as _scaffold
 
 FILES = ("serve.sh", "docker-compose.yml", "k8s/deployment.yaml")
-
-
-def _json(monkeypatch, capsys, *args) -> dict:
-    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
-    assert code in (0, 1), err
-    return json.loads(out)
-
-
-def _scaffold(monkeypatch, capsys, folder, *args) -> int:
-    code, _, err = run_cli(monkeypatch, capsys, "scaffold", str(folder), *args)
-    assert code == 0, err
-    return int(re.search(r"GPU KV cache size: ([\d,]+) tokens", (folder / "serve.sh").read_text()).group(1)
-               .replace(",", ""))
 
 
 @pytest.mark.parametrize("args", [
