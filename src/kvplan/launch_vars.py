@@ -45,6 +45,9 @@ class Values:
     dotenv_path: Optional[str] = None  # the .env docker compose or the script would read (there or not)
     from_env: set = field(default_factory=set)  # the --env variables the file read
     image: Optional[str] = None  # a compose service's image: (serve_command.image_release reads its release)
+    release_pin: Optional[tuple] = None  # a Dockerfile's `pip install vllm==X.Y.Z`: (the release, where)
+    exec_form_at: Optional[str] = None  # a Dockerfile's exec-form CMD / ENTRYPOINT the command comes from: no shell
+    # expands its words
     unread: list = field(default_factory=list)  # files a script sources that kvplan does not read (a venv's activate)
     environment: dict = field(default_factory=dict)  # what the server runs with: a compose service's environment:,
     # a script's exports (set -a while it sources a .env included)

@@ -340,6 +340,9 @@ def read_source(source: str, values=None, *, text_only: bool = False) -> tuple[l
         manifest = _k8s_objects(text) if path.suffix in (".yml", ".yaml", ".json") else None
         if manifest is not None:
             return _manifest_command(source, manifest, values)
+        if _DOCKERFILE_NAME.search(path.name) or (path.suffix not in (".yml", ".yaml", ".json", ".sh")
+                                                   and looks_like_dockerfile(text)):
+            return _dockerfile_command(source, text, values)
         if path.suffix in (".yml", ".yaml"):
             beside = path.parent / ".env"  # docker compose's: after the shell's environment (kvplan's --env)
             values.dotenv_path = str(beside)
@@ -376,6 +379,8 @@ def _read_text(source: str, values) -> tuple[list[str], str, tuple[str, ...]]:
     manifest = _k8s_objects(text) if "apiVersion" in text else None
     if manifest is not None:  # a Kubernetes manifest's text: its vLLM container, as a manifest file is read
         return _manifest_command("the manifest", manifest, values)
+    if looks_like_dockerfile(text):  # a Dockerfile's text: its last stage's command, as a Dockerfile is read
+        return _dockerfile_command("the Dockerfile", text, values)
     words = _image_args(text)
     if words is not None:
         words = [expand(w, values, compose=True) for w in words]
@@ -1274,6 +1279,8 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
     tokens, shown, read_as = read_source(source, values, text_only=text_only)
     read_as += values.notes()
     release = image_release(values.image)
+    if release is None and values.release_pin is not None:  # a Dockerfile's `pip install vllm==X.Y.Z`
+        release = values.release_pin[0]
     if values.image and release is None:
         read_as += (f"the image {values.image} pins no vLLM release kvplan reads (vllm/vllm-openai:vX.Y.Z): planned "
                     "at --vllm-version, or kvplan's default release",)
@@ -1368,7 +1375,8 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
                          + ("it" if len(unknown) == 1 else "them"))
     if release is not None:  # a --vllm-version given too must agree (merge), as any flag on both
         planned["vllm_version"] = release
-        read_as += (f"vLLM {release}: the release the image {values.image} runs",)
+        read_as += (f"vLLM {release}: the release the image {values.image} runs" if values.release_pin is None else
+                    f"vLLM {release}: the release {values.release_pin[1]} installs",)
     if planned.get("revision") == "main":  # what kvplan scaffold writes for a model it planned unpinned
         del planned["revision"]
         server["revision"] = "main"
@@ -1403,8 +1411,12 @@ def _recheck_line(source: str, text_only: bool) -> Optional[tuple]:
     option it does not take or a value that is not one."""
     from kvplan.inputs import read_text_or_empty
 
-    path = None if text_only or "\n" in source else Path(source.strip())
-    text = source if path is None else (read_text_or_empty(str(path)) if path.is_file() else "")
+    path = None if text_only or "\n" in source else Path(source.strip()).expanduser()
+    try:
+        is_file = path is not None and path.is_file()
+    except (OSError, ValueError):  # a command too long to be a file's name
+        is_file = False
+    text = source if path is None else (read_text_or_empty(str(path)) if is_file else "")
     matches = list(RECHECK_LINE.finditer(text))
     if not matches:
         return None
@@ -1525,6 +1537,11 @@ def _refuse_unknown_values(model: Optional[str], planned: dict, env: list[str], 
         secret = [n for n in missing if n in values.k8s_unknown]
         if refs or secret:
             _refuse_kubernetes_value(where, value, (refs or secret)[0], values)
+        if values.exec_form_at and not missing:
+            raise InputError(values.exec_form_at, f"{where} is {value}: the exec form (a JSON list) runs no shell, so "
+                             "vllm serve gets the text as written, not a variable's value",
+                             "write the value in the list, or use the shell form (CMD vllm serve MODEL --flag ${VAR}), "
+                             "whose shell reads the image's ENV")
         if not missing:
             raise InputError("--from", f"{where} is {value} in the command, a shell expansion whose value kvplan "
                              "cannot know", "give the command with the value written out")
@@ -1988,3 +2005,205 @@ def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[
                      "pod's replicas, CPU, memory, storage, labels)")
     read_as = tuple(renamed(r) for r in read_as if r != IMAGE_ENTRYPOINT_NOTE)
     return words, shown, (f"read as {_HELM_TEMPLATE} (vllm-project/production-stack) renders {at}",) + read_as + tuple(notes)
+
+
+# ---- a Dockerfile ----------------------------------------------------------------------------------------------------
+# The container a Dockerfile builds runs its last stage's ENTRYPOINT with its CMD (the Dockerfile reference,
+# docs.docker.com/reference/dockerfile: "Understand how CMD and ENTRYPOINT interact"): an exec-form ENTRYPOINT
+# (a JSON list) gets the CMD appended (an exec-form CMD's words, a shell-form one as /bin/sh -c TEXT), a shell-form
+# ENTRYPOINT runs `/bin/sh -c TEXT` and ignores CMD; a stage without either inherits its base's (another stage, or the
+# image: the vllm/vllm-openai image's ENTRYPOINT is `vllm serve`, IMAGE_ENTRYPOINT_NOTE), and an ENTRYPOINT set in a
+# stage resets a CMD inherited from the base. Variables ($VAR, ${VAR:-default}, ${VAR:+alt}) are replaced in FROM, ENV
+# and ARG (from the ARGs before and the ENVs so far; --env standing for `docker build --build-arg`), never in an
+# exec-form CMD / ENTRYPOINT (no shell runs it); a shell form's shell reads the ENV at run time. A malformed JSON list
+# is a shell form. SHELL sets the shell-form prefix. `pip install vllm==X.Y.Z` in a RUN pins the release as an image tag
+# does. Line continuations end in the escape character (`\`, or the `# escape=` directive's), comment lines are dropped
+# (inside a continuation too), a here-document's body (RUN <<EOF ... EOF) is no instruction.
+_DOCKERFILE_NAME = re.compile(r"^(?:Dockerfile|Containerfile)(?:\.[\w.-]+)?$|\.(?:Dockerfile|Containerfile)$", re.I)
+_DOCKER_INSTRUCTIONS = frozenset({"FROM", "RUN", "CMD", "LABEL", "MAINTAINER", "EXPOSE", "ENV", "ADD", "COPY",
+                                  "ENTRYPOINT", "VOLUME", "USER", "WORKDIR", "ARG", "ONBUILD", "STOPSIGNAL",
+                                  "HEALTHCHECK", "SHELL"})
+_HEREDOC = re.compile(r"<<(-?)[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?")
+_PIP_VLLM = re.compile(r"\bpip3?\s+install\b[^;&|\n]*?(?<![\w.-])[\"']?vllm(?:\[[^\]]*\])?==(\d+\.\d+\.\d+(?:\.post\d+|\.\d+)?)\b")
+
+
+def _dockerfile_instructions(text: str) -> list[tuple[int, str, str]]:
+    """(line, INSTRUCTION, its text) of each instruction of a Dockerfile, continuations joined."""
+    lines = text.splitlines()
+    escape = "\\"
+    for line in lines:  # parser directives: comments of the form `# name=value` before anything else
+        m = re.match(r"^\s*#\s*([a-zA-Z]+)\s*=\s*(\S+)\s*$", line)
+        if not m:
+            break
+        if m.group(1).lower() == "escape" and m.group(2) in ("\\", "`"):
+            escape = m.group(2)
+    out, i = [], 0
+    while i < len(lines):
+        start, line = i + 1, lines[i]
+        i += 1
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = [line]
+        while parts[-1].rstrip().endswith(escape) and i < len(lines):
+            parts[-1] = parts[-1].rstrip()[:-1]
+            while i < len(lines) and (not lines[i].strip() or lines[i].lstrip().startswith("#")):
+                i += 1  # comment and empty lines inside a continuation: dropped, the instruction goes on
+            if i < len(lines):
+                parts.append(lines[i])
+                i += 1
+        joined = " ".join(p.strip() for p in parts)
+        m = re.match(r"^\s*([A-Za-z]+)(?:\s+(.*))?$", joined, re.S)
+        if not m:
+            continue
+        body = (m.group(2) or "").strip()
+        for doc in _HEREDOC.finditer(body):  # RUN <<EOF: its body lines, up to the terminator, are no instructions
+            strip_tabs, word = doc.group(1), doc.group(2)
+            while i < len(lines) and (lines[i].lstrip("\t") if strip_tabs else lines[i]) != word:
+                i += 1
+            i += 1
+        out.append((start, m.group(1).upper(), body))
+    return out
+
+
+def looks_like_dockerfile(text: str) -> bool:
+    """Whether `text` reads as a Dockerfile: a FROM, and every instruction one of the Dockerfile's."""
+    steps = _dockerfile_instructions(text)
+    return (any(name == "FROM" for _, name, _ in steps)
+            and all(name in _DOCKER_INSTRUCTIONS for _, name, _ in steps))
+
+
+def _docker_form(body: str, shell: list) -> tuple[list, bool]:
+    """(the words, exec form?) of a CMD / ENTRYPOINT / SHELL: a JSON list of strings as it is, else the shell form
+    `SHELL... TEXT` (a malformed list too, as Docker runs it)."""
+    if body.startswith("["):
+        import json
+
+        try:
+            words = json.loads(body)
+        except ValueError:
+            words = None
+        if isinstance(words, list) and all(isinstance(w, str) for w in words):
+            return words, True
+    return [*shell, body], False
+
+
+def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str, tuple[str, ...]]:
+    """The command the container of a Dockerfile's last stage runs, as read_source gives it; its ENV as the server's
+    environment, its base image (or a pip pin of vllm) as the release."""
+    from kvplan.launch_vars import Values, expand, run_script, shell_words
+
+    given = dict(values.sources[0][1]) if values.sources else {}  # kvplan's --env: --build-arg / docker run -e
+    stages: dict = {}
+    stage = None
+    count = 0
+    global_args: dict = {}
+    notes: list[str] = []
+
+    def substituted(raw: str, scope: dict, where: str) -> str:
+        try:
+            return expand(raw, Values(sources=[("--env", given), (where, scope)]), compose=True)
+        except InputError as exc:
+            raise InputError(where, exc.message, exc.fix) from None
+
+    for line, name, body in _dockerfile_instructions(text):
+        where = f"{Path(source).name if source != 'the Dockerfile' else source} line {line} ({name})"
+        if name == "ARG":
+            key, eq, default = body.partition("=")
+            key = key.strip()
+            scope = global_args if stage is None else stage["args"]
+            if stage is None or eq:
+                scope[key] = given.get(key, substituted(default.strip().strip('"\''), {**global_args, **scope}, where)
+                                       if eq else None)
+            else:  # `ARG NAME` in a stage: the global ARG's value, or a --build-arg's
+                scope[key] = given.get(key, global_args.get(key))
+            if scope[key] is None:
+                del scope[key]
+            continue
+        if name == "FROM":
+            words = substituted(body, global_args, where).split()
+            words = [w for w in words if not w.startswith("--")]  # --platform=...
+            if not words:
+                raise InputError(where, "names no image", "write FROM IMAGE[:TAG] [AS NAME]")
+            base = stages.get(words[0].lower())
+            stage = ({**base, "args": {}, "env": dict(base["env"]), "cmd_inherited": True} if base is not None else
+                     {"image": words[0], "env": {}, "entrypoint": None, "cmd": None, "cmd_inherited": True, "args": {},
+                      "shell": ["/bin/sh", "-c"], "pin": None})
+            if len(words) >= 3 and words[1].lower() == "as":
+                stages[words[2].lower()] = stage
+            count += 1
+            continue
+        if stage is None:
+            raise InputError(where, "comes before the first FROM", "start the Dockerfile with FROM IMAGE")
+        scope = {**global_args, **stage["args"], **stage["env"]}
+        if name == "ENV":
+            try:
+                first = shlex.split(body)[0] if body else ""
+            except ValueError as exc:
+                raise InputError(where, f"not read as words ({exc})", "check its quotes") from None
+            if "=" not in first:  # the legacy form: ENV NAME the rest of the line
+                key, _, rest = body.partition(" ")
+                stage["env"][key] = substituted(rest.strip(), scope, where)
+            else:
+                words = shell_words(body, Values(sources=[("--env", given), (where, scope)]))
+                for w in words:
+                    key, eq, value = w.partition("=")
+                    if not eq:
+                        raise InputError(where, f"{w!r} is not NAME=VALUE", "write ENV NAME=VALUE ...")
+                    stage["env"][key] = value
+        elif name == "SHELL":
+            words, exec_form = _docker_form(body, [])
+            if not exec_form:
+                raise InputError(where, "is not a JSON list", 'write SHELL ["/bin/bash", "-c"]')
+            stage["shell"] = words
+        elif name == "ENTRYPOINT":
+            stage["entrypoint"] = _docker_form(body, stage["shell"]) + (where,)
+            if stage["cmd_inherited"]:
+                stage["cmd"] = None
+        elif name == "CMD":
+            stage["cmd"] = _docker_form(body, stage["shell"]) + (where,)
+            stage["cmd_inherited"] = False
+        elif name == "RUN":
+            pin = _PIP_VLLM.search(substituted(body, scope, where))
+            if pin:
+                stage["pin"] = (pin.group(1), where)
+    if stage is None:
+        raise InputError("--from", f"{source} has no FROM", "give the Dockerfile that builds the vLLM server's image")
+    if count > 1:
+        notes.append(f"{source}: the last of its {count} stages is planned, the one `docker build` builds without "
+                     "--target")
+    values.environment.update(stage["env"])
+    values.image = stage["image"]
+    if stage["pin"] is not None and not _VLLM_IMAGE.search(stage["image"] or ""):
+        values.release_pin = stage["pin"]
+    values.sources = [("--env", given), (f"{source} ENV", stage["env"])]  # `docker run -e` first, then the image's
+    entry, cmd = stage["entrypoint"], stage["cmd"]
+    shown = f"{source}: "
+    if entry is None and _VLLM_IMAGE.search(stage["image"] or ""):  # the image's `vllm serve` with CMD as its args
+        words = cmd[0] if cmd is not None and cmd[1] else None
+        if words is None or not words or not words[0].startswith("-") or _flags_as_serve(words) is None:
+            at = cmd[2] if cmd is not None else f"{source} (CMD)"
+            raise InputError(at, f"the {stage['image']} image's entrypoint runs with "
+                             + (f"{shlex.join(cmd[0][:3])} ..." if cmd is not None else "no CMD")
+                             + ": its arguments name the model with --model (an exec-form list of flags)",
+                             'write CMD ["--model", "MODEL", ...], or ENTRYPOINT ["vllm", "serve"] with the model first '
+                             "in CMD")
+        values.exec_form_at = cmd[2]
+        return _flags_as_serve(words), shown + shlex.join(words), (IMAGE_ENTRYPOINT_NOTE, *notes)
+    if entry is not None and not entry[1]:
+        words = entry[0]  # a shell-form ENTRYPOINT: CMD is not run
+        if cmd is not None:
+            notes.append(f"{cmd[2]}: not run, as the shell-form ENTRYPOINT ignores CMD")
+    else:
+        words = (entry[0] if entry is not None else []) + (cmd[0] if cmd is not None else [])
+    if not words:
+        raise InputError("--from", f"{source} sets no ENTRYPOINT or CMD, and its base image {stage['image']} runs "
+                         "no vllm serve kvplan knows", 'add ENTRYPOINT ["vllm", "serve"] and CMD ["MODEL", ...]')
+    if Path(words[0]).name in _SHELLS and len(words) > 2 and re.fullmatch(r"-[a-z]*c[a-z]*", words[1]):
+        segments = _command_segments(words[2])
+        _command_line("\n".join(segments))  # one vllm serve command, else refused
+        arrays, line = run_script(segments, None, values, _is_serve_line, read_files=False)
+        words = shell_words(_without_redirections(line), values, arrays)
+        return words, shown + shlex.join(words), tuple(notes)
+    _command_line(shlex.join(words))
+    values.exec_form_at = " and ".join(x[2] for x in (entry, cmd) if x is not None)
+    return words, shown + shlex.join(words), tuple(notes)
