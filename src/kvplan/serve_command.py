@@ -58,7 +58,8 @@ class ServeCommand:
     server: dict = field(default_factory=dict)  # the not-planned arguments' values (field -> value): scaffold's --port
     read_as: tuple[str, ...] = ()  # how the command was read: the image's entrypoint, --task as --runner
     inputs: tuple[str, ...] = ()  # the --env variables the launch file read as its own (MODEL, PORT): merge drops them
-    gpus: Optional[tuple] = None  # a Kubernetes container's nvidia.com/gpu limit: (count, its field); gpus_checked
+    gpus: Optional[tuple] = None  # a Kubernetes container's nvidia.com/gpu limit: (count, its field[, its resource
+    # where the field does not name it: a Helm entry's requestGPU of requestGPUType]); gpus_checked
     gpu_pin: Optional[tuple] = None  # the GPU products its pod's node selection requires: (values, field, the MIG
     # slice its limits take: (profile, field) or None, each value's labeller: 'nvidia' or 'amd'); gpu_pinned
     gpu_group: Optional[tuple] = None  # a LeaderWorkerSet's group: (size, its field, the leader's GPUs, a worker's;
@@ -578,7 +579,8 @@ def _runs_vllm(container: dict) -> bool:
     return _is_serve_line(" ".join(words))
 
 
-def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, tuple[str, ...]]:
+def _manifest_command(source: str, objs: list, values, gpu_resource: str = _GPU_RESOURCE
+                      ) -> tuple[list[str], str, tuple[str, ...]]:
     """The vLLM container of a Kubernetes manifest (a Deployment, StatefulSet, Pod, Job, ...; several documents read):
     its command and args joined as Kubernetes joins them (command replaces the image's ENTRYPOINT, args its CMD),
     `$(VAR)` expanded from its env as the kubelet expands it (launch_vars.expand_kubernetes), a shell wrapper
@@ -694,7 +696,7 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     values.gpu_group = _lws_group(obj, values.gpu_limit)
     read_as: tuple[str, ...] = read_as_env
     if values.gpu_limit is None:
-        read_as += (f"{path} sets no resources.limits[\"{_GPU_RESOURCE}\"]: the GPUs the pod gets are not checked "
+        read_as += (f"{path} sets no resources.limits[\"{gpu_resource}\"]: the GPUs the pod gets are not checked "
                     "against the plan's",)
     read_as += _lws_worker_notes(obj)
     if not command:  # the image's ENTRYPOINT with args (its CMD replaced)
@@ -867,7 +869,8 @@ def gpus_checked(command: Optional[ServeCommand], flags, varied=()) -> Optional[
         return _group_gpus_checked(command, flags, varied)
     if command is None or command.gpus is None:
         return command
-    count, field = command.gpus
+    count, field = command.gpus[:2]  # and the resource where the field does not name it (a Helm entry's requestGPU)
+    resource = command.gpus[2] if len(command.gpus) > 2 else _resource_of(field)
     if set(varied) & set(_PARALLEL):
         return replace(command, read_as=command.read_as + (f"{field} = {count}: not checked against the ranks, "
                                                            "which --vary varies",))
@@ -879,7 +882,7 @@ def gpus_checked(command: Optional[ServeCommand], flags, varied=()) -> Optional[
     holder = "the service reserves" if compose else "the pod gets"
     if ranks > count:
         fix = (f"reserve {ranks} GPUs for the service (count: {ranks})" if compose
-               else f"set {_resource_of(field)}: {ranks} in the container's limits")
+               else f"set {resource}: {ranks} in the container's limits")
         raise InputError(field, f"is {count}: {holder} {count} GPU{'s' if count > 1 else ''}, and the command runs "
                          f"{ranks} ranks ({how}), one GPU each, so vLLM cannot start as planned",
                          f"{fix}, or plan parallel sizes whose product is {count}")
@@ -1831,7 +1834,7 @@ def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[
         env_from.append(f"{at}.envFromSecret")
     # resources (_helpers.tpl chart.resources): the entry's own, else requestGPU as a limit of requestGPUType
     if _go_true(spec.get("resources")):
-        resources, gpu_key = spec["resources"], None
+        resources, gpu_key, gpu_type = spec["resources"], None, _GPU_RESOURCE
     else:
         resources, gpu_key = {}, f"{at}.requestGPU"
         count = spec.get("requestGPU")
@@ -1876,10 +1879,12 @@ def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[
 
     obj = {"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"template": {"spec": pod}}}
     try:
-        words, shown, read_as = _manifest_command(where, [obj], values)
+        words, shown, read_as = _manifest_command(where, [obj], values, str(gpu_type))
     except InputError as exc:
         raise InputError(renamed(exc.field), renamed(exc.message), renamed(exc.fix)) from None
-    values.gpu_limit = (values.gpu_limit[0], renamed(values.gpu_limit[1])) if values.gpu_limit else None
+    # the limit's resource kept (requestGPUType: amd.com/gpu), as its field is renamed requestGPU
+    values.gpu_limit = ((values.gpu_limit[0], renamed(values.gpu_limit[1]), _resource_of(values.gpu_limit[1]))
+                        if values.gpu_limit else None)
     if values.gpu_pin is not None:
         values.gpu_pin = tuple(renamed(p) if isinstance(p, str) else
                                tuple(renamed(q) for q in p) if isinstance(p, tuple) else p for p in values.gpu_pin)
