@@ -656,7 +656,14 @@ def _manifest_command(source: str, objs: list, values, gpu_resource: str = _GPU_
             return literal.get(ref)
         literal[name] = _expanded(value, known, f"{field_j}.value")
         unknown.pop(name, None)
-    env_from = [f"{path}.envFrom[{j}]" for j, _ in enumerate(_entries(c, "envFrom", path))]
+    env_from = []
+    for j, e in enumerate(_entries(c, "envFrom", path)):
+        if not isinstance(e, dict):  # the API's EnvFromSource: a map naming a configMapRef or a secretRef
+            raise InputError(f"{path}.envFrom[{j}]", f"is {_shown(e)}, not a map (the Kubernetes API takes each "
+                             "envFrom entry as a map with configMapRef or secretRef)",
+                             "write it as a map: - configMapRef: {name: NAME} (or secretRef: {name: NAME}), or "
+                             "leave it out")
+        env_from.append(f"{path}.envFrom[{j}]")
 
     def lookup_at(field: str):
         def lookup(name: str) -> Optional[str]:
