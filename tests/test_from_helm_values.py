@@ -164,3 +164,16 @@ def test_the_entrys_node_selector_terms_pin_the_gpu_by_its_key(monkeypatch, caps
     a = _json(monkeypatch, capsys, "fit", "--from", path)
     assert a["kv_cache_tokens"] == _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", str(BASIC))["kv_cache_tokens"]
     assert f"{AT}.nodeSelectorTerms[0].matchExpressions[0].values = NVIDIA-L4: planned on NVIDIA L4" in a["from_command"]["notes"]
+
+
+def test_request_gpu_type_amd_is_the_resource_the_texts_name(monkeypatch, capsys, tmp_path):
+    # requestGPUType amd.com/gpu: the chart writes requestGPU as an amd.com/gpu limit, and the texts name that resource
+    path = _changed(tmp_path, BASIC, lambda s: s.update(requestGPUType="amd.com/gpu")
+                    or s["vllmConfig"].update(tensorParallelSize=2))
+    text = refused(monkeypatch, capsys, f"{AT}.requestGPU", "fit", "--gpu", "MI300X", "--from", path)
+    assert "the pod gets 1 GPU, and the command runs 2 ranks" in text and "set amd.com/gpu: 2" in text, text
+    assert "nvidia.com" not in text, text
+    path = _changed(tmp_path, BASIC, lambda s: s.update(requestGPUType="amd.com/gpu", requestGPU=0))
+    notes = _json(monkeypatch, capsys, "fit", "--gpu", "MI300X", "--from", path)["from_command"]["notes"]
+    assert any('sets no resources.limits["amd.com/gpu"]: the GPUs the pod gets are not checked' in n for n in notes)
+    assert not any("nvidia.com" in n for n in notes), notes

@@ -225,3 +225,55 @@ def test_gpu_product_label(value, card, profile, shared):
     label = gpu_product_label(value)
     assert ([g.id for g in label.cards] or [None]) == [card]
     assert (label.profile, label.shared) == (profile, shared)
+
+
+# AMD's node labeller (ROCm/k8s-device-plugin cmd/k8s-node-labeller/main.go at ed764684): amd.com/gpu.product-name,
+# the card's product name with spaces written '_' and parentheses dropped (an MI300X node: AMD_Instinct_MI300X_OAM)
+AMD_DEPLOY = DEPLOY.replace("vllm/vllm-openai:v0.11.0", "rocm/vllm:latest").replace("nvidia.com/gpu: 1", "amd.com/gpu: 1")
+
+
+def amd_manifest(tmp_path, select: str) -> str:
+    path = tmp_path / "amd.yaml"
+    path.write_text(AMD_DEPLOY.replace("SELECT", select))
+    return str(path)
+
+
+@pytest.mark.parametrize("key, label, gpu", [
+    ("amd.com/gpu.product-name", "AMD_Instinct_MI300X_OAM", "MI300X"),
+    ("beta.amd.com/gpu.product-name", "AMD_Instinct_MI300X_OAM", "MI300X"),
+    ("amd.com/gpu.product-name", "AMD_Instinct_MI300X_VF", "MI300X"),
+    ("amd.com/gpu.product-name", "AMD_Instinct_MI210", "MI210"),
+])
+def test_amds_product_label_plans_the_card_it_names(monkeypatch, capsys, tmp_path, key, label, gpu):
+    given = _json(monkeypatch, capsys, "fit", "--gpu", gpu, "--from", amd_manifest(tmp_path, ""))
+    affinity_amd = affinity([label]).replace("nvidia.com/gpu.product", key)
+    for select, field in ((f"      nodeSelector: {{{key}: {label}}}\n", f'{SPEC}.nodeSelector["{key}"]'),
+                          (affinity_amd, f"{REQUIRED}.nodeSelectorTerms[0].matchExpressions[0].values")):
+        planned = _json(monkeypatch, capsys, "fit", "--from", amd_manifest(tmp_path, select))  # no --gpu
+        assert (planned["gpu"], planned["kv_cache_tokens"]) == (given["gpu"], given["kv_cache_tokens"])
+        assert f"{field} = {label}: planned on {given['gpu']}" in planned["from_command"]["notes"]
+
+
+@pytest.mark.parametrize("label", ["AMD_Instinct_MI300", "AMD-Instinct-MI300X", "AMD_Instinct_MI325_OAM"])
+def test_an_amd_product_label_naming_no_catalog_card_is_refused(monkeypatch, capsys, tmp_path, label):
+    field = f'{SPEC}.nodeSelector["amd.com/gpu.product-name"]'  # no partial match, no NVIDIA spelling ('-')
+    text = refused(monkeypatch, capsys, field, "fit", "--from",
+                   amd_manifest(tmp_path, f"      nodeSelector: {{amd.com/gpu.product-name: {label}}}\n"))
+    assert f"{label!r} names no GPU in kvplan's catalog exactly (AMD's node labeller" in text and "give --gpu" in text
+    got = _json(monkeypatch, capsys, "fit", "--gpu", "MI300X", "--from",
+                amd_manifest(tmp_path, f"      nodeSelector: {{amd.com/gpu.product-name: {label}}}\n"))
+    assert got["gpu"] == "AMD Instinct MI300X"
+
+
+@pytest.mark.parametrize("value, card", [
+    ("AMD_Instinct_MI300X_OAM", "mi300x"),
+    ("amd_instinct_mi300x_oam", "mi300x"),
+    ("AMD_Instinct_MI325X", "mi325x"),
+    ("AMD_Instinct_MI300X_OA", None),
+    ("NVIDIA-L4", None),  # an NVIDIA card is no AMD label's
+    ("AMD Instinct MI300X", None),  # the labeller writes no space
+])
+def test_amd_product_label(value, card):
+    from kvplan.resolve import amd_product_label
+
+    assert ([g.id for g in amd_product_label(value).cards] or [None]) == [card]

@@ -197,8 +197,8 @@ def test_an_amd_gpu_limit_is_checked_as_nvidias(monkeypatch, capsys, tmp_path):
     got = _json(monkeypatch, capsys, "fit", "--gpu", "MI300X", "--from", _write(tmp_path, AMD.replace("GPUS", "2")))
     notes = got["from_command"]["notes"]
     assert any(n.startswith(f"{AMD_FIELD} = 2: the GPUs of the plan's 2 ranks") for n in notes), notes
-    assert any(n.startswith('spec.template.spec.nodeSelector["amd.com/gpu.product-name"] = AMD_Instinct_MI300X_OAM: '
-                            "AMD's GPU label is not read") for n in notes), notes
+    assert ('spec.template.spec.nodeSelector["amd.com/gpu.product-name"] = AMD_Instinct_MI300X_OAM: the pod\'s GPU, '
+            "as --gpu MI300X names it") in notes, notes
     both = AMD.replace("amd.com/gpu: GPUS", "amd.com/gpu: 2\n              nvidia.com/gpu: 2")
     field = f'{AMD_FIELD.replace("amd.com", "nvidia.com")} and {AMD_FIELD}'
     assert "take GPUs of two vendors" in refused(monkeypatch, capsys, field, "fit", "--gpu", "MI300X", "--from",

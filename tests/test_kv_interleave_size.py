@@ -70,9 +70,34 @@ def test_flags_only_from_their_first_release():
         with pytest.raises(InputError) as e:
             _v3(version, cp_kv_cache_interleave_size=16)
         assert "has no --cp-kv-cache-interleave-size flag (first in vLLM 0.12.0)" in str(e.value)
-    with pytest.raises(InputError) as e:
-        _v3("0.33.0", cp_kv_cache_interleave_size=0)
-    assert e.value.field == "--cp-kv-cache-interleave-size" and "positive integer" in str(e.value)
+
+
+@pytest.mark.parametrize("version, flag, field", [
+    ("0.11.1", "dcp_kv_cache_interleave_size", "dcp_kv_cache_interleave_size"),
+    ("0.12.0", "cp_kv_cache_interleave_size", "cp_kv_cache_interleave_size"),
+    ("0.33.0", "cp_kv_cache_interleave_size", "cp_kv_cache_interleave_size")])
+def test_zero_or_a_negative_size_is_refused_as_vllm_refuses_it(version, flag, field):
+    # vLLM's fields take any int (config/parallel.py, engine/arg_utils.py of the 0.12.0 and 0.33.0 wheels: no bound);
+    # under DCP its block-size check computes block_size % size: 0 raises ZeroDivisionError, a negative size that does
+    # not divide the block fails its assert; a negative divisor (-1) passes: vLLM starts, kvplan refuses it as before
+    cli_flag = "--" + flag.replace("_", "-")
+    block = _v3(version).block_size
+    with pytest.raises(RefusedByVLLMError) as e:
+        _v3(version, **{flag: 0})
+    assert e.value.rule == "cp_interleave_block_size" and e.value.field == cli_flag
+    assert "ZeroDivisionError: integer modulo by zero" in str(e.value) and str(block) in e.value.fix
+    with pytest.raises(RefusedByVLLMError) as e:
+        _v3(version, **{flag: -3})
+    assert (f"AssertionError: Block_size({block}) should be greater than or equal to and divisible by {field} "
+            "(-3).") in str(e.value)
+    for accepted in (dict(**{flag: -1}), dict(dcp=None, **{flag: 0})):  # vLLM starts with these
+        with pytest.raises(InputError) as e:
+            _v3(version, **accepted)
+        assert type(e.value) is InputError and e.value.field == cli_flag and "must be a positive integer" in str(e.value)
+    if version == "0.12.0":  # the dcp value below 2 is not copied over the cp one: vLLM starts with the default 1
+        with pytest.raises(InputError) as e:
+            _v3(version, dcp_kv_cache_interleave_size=0)
+        assert type(e.value) is InputError and "must be a positive integer, got 0" in str(e.value)
 
 
 def test_the_dcp_flag_overrides_the_cp_one_then_needs_a_kv_transfer_instance():
@@ -118,6 +143,21 @@ def test_above_one_with_speculative_decoding_as_each_release_refuses_it():
     with pytest.raises(RefusedByVLLMError) as e:
         _v3("0.13.0", cp_kv_cache_interleave_size=2, **kw)
     assert e.value.rule == "cp_interleave_mtp" and "MTP with cp_kv_cache_interleave_size > 1 is not supported in" in str(e.value)
+
+
+def test_zero_with_speculative_decoding_as_each_release_takes_it():
+    # 0.11.1-0.12.x assert the size == 1 with a --speculative-config (config/vllm.py): 0 refused under the "> 1" text,
+    # with or without DCP; 0.13+ check only a size above 1 (v1/worker/cp_utils.py): vLLM starts, kvplan refuses it
+    kw = dict(max_model_len=32768, speculative_config=MTP)
+    with pytest.raises(RefusedByVLLMError) as e:
+        _v3("0.11.1", None, dcp_kv_cache_interleave_size=0, **kw)
+    assert e.value.rule == "cp_interleave_mtp" and "MTP with dcp_kv_cache_interleave_size > 1" in str(e.value)
+    with pytest.raises(RefusedByVLLMError) as e:
+        _v3("0.12.0", None, cp_kv_cache_interleave_size=-1, **kw)
+    assert e.value.rule == "cp_interleave_mtp" and "MTP with cp_kv_cache_interleave_size > 1" in str(e.value)
+    with pytest.raises(InputError) as e:
+        _v3("0.13.0", None, cp_kv_cache_interleave_size=0, **kw)
+    assert type(e.value) is InputError and "must be a positive integer, got 0" in str(e.value)
 
 
 def test_without_dcp_it_is_planned_and_named():

@@ -39,6 +39,14 @@ def test_env_that_is_no_list_is_refused_by_its_field(monkeypatch, capsys, tmp_pa
     assert "not a list" in text and f"write it as a list: {key}:" in text
 
 
+@pytest.mark.parametrize("entry", ["my-config", 5, 1.5, True, None, [{"configMapRef": {"name": "c"}}]])
+def test_env_from_entry_that_is_no_map_is_refused_by_its_field(monkeypatch, capsys, tmp_path, entry):
+    # before: read as a source of variables kvplan cannot know, planned with a note (the API takes an EnvFromSource map)
+    src = _write(tmp_path, _pod(envFrom=[{"configMapRef": {"name": "c"}}, entry]))
+    text = refused(monkeypatch, capsys, f"{C}.envFrom[1]", "fit", "--gpu", "L4", "--from", src)
+    assert "not a map" in text and "configMapRef or secretRef" in text, text
+
+
 def test_env_entry_with_an_empty_name_is_refused(monkeypatch, capsys, tmp_path):
     # before: planned, the value set under the name '' (the Kubernetes API refuses an env entry without a name)
     src = _write(tmp_path, _pod(env=[{"name": "", "value": "1"}]))

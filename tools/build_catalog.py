@@ -1030,8 +1030,12 @@ EXTRA_ALIASES = {
     "rtx-pro-6000-blackwell": (["RTX PRO 6000 Blackwell Max-Q", "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"],
                                "nvidia-smi lists the Max-Q and the Workstation Edition at the same 97887 MiB (public GitHub "
                                "file found by exact-string search); both GB202 with 96 GB GDDR7"),
-    "mi300x": (["MI300X VF", "AMD Instinct MI300X VF"], "the SR-IOV virtual function of an MI300X (Azure): sglang check_env "
-               "'AMD Instinct MI300X VF'; it reports 196288 MiB, 0.29 GiB below the bare-metal total"),
+    "mi300x": (["MI300X VF", "AMD Instinct MI300X VF", "AMD Instinct MI300X OAM"], "the SR-IOV virtual function of an "
+               "MI300X (Azure): sglang check_env 'AMD Instinct MI300X VF'; it reports 196288 MiB, 0.29 GiB below the "
+               "bare-metal total. 'AMD Instinct MI300X OAM': the product name an MI300X (an OAM module) gives in sysfs, "
+               "which AMD's node labeller writes amd.com/gpu.product-name=AMD_Instinct_MI300X_OAM "
+               "(https://github.com/ROCm/k8s-device-plugin/blob/ed7646843003e8f0b6a0630346f01bb4d1ecff2e/docs/user-guide/"
+               "installation.md)"),
     "mi250x": (["MI250", "AMD Instinct MI250"], "https://github.com/ROCm/rocm_smi_lib/issues/160: rocminfo names both 'AMD "
                "Instinct MI250X/MI250'; 64 GB HBM2e per GCD on both"),
     "a100-80gb-pcie": (["A800 80GB PCIe", "NVIDIA A800 80GB PCIe", "NVIDIA A800-PCIE-80GB"],

@@ -582,6 +582,22 @@ def gpu_product_label(value: str) -> ProductLabel:
         cards = [g for g in cards if g.vendor == "NVIDIA" and (g.id in _MIG_UNREAD or instance in MIG_PROFILES.get(g.id, ()))]
     return ProductLabel(value, tuple(cards), profile, shared)
 
+
+# AMD's node labeller (ROCm/k8s-device-plugin cmd/k8s-node-labeller/main.go, labelGenerators["product-name"], read at
+# commit ed7646843003e8f0b6a0630346f01bb4d1ecff2e) labels a node amd.com/gpu.product-name (and beta.amd.com/...) with
+# the card's product name (sysfs device/product_name, else libdrm's marketing name) with each space written '_' and
+# '(' and ')' dropped: an MI300X node's is AMD_Instinct_MI300X_OAM (docs/user-guide/installation.md there)
+_AMD_LABEL_DROPPED = str.maketrans({" ": "_", "(": None, ")": None})
+
+
+def amd_product_label(value: str) -> ProductLabel:
+    """The catalog's AMD cards an amd.com/gpu.product-name label value names exactly (ProductLabel: a name or alias
+    written as the node labeller writes it; no partial match)."""
+    key = value.strip().lower()
+    cards = [g for g in gpu_catalog() if g.vendor == "AMD"
+             and any(n.translate(_AMD_LABEL_DROPPED).lower() == key for n in (g.name, *g.aliases))]
+    return ProductLabel(value, tuple(cards))
+
 # answers kept for the length of a block (answers_kept): api.sweep_rows plans one deployment per varied value, and what
 # does not depend on the values varied (the card a --gpu names, the weights on a rank) is the same in every row
 _KEPT: ContextVar[dict | None] = ContextVar("kvplan_answers_kept", default=None)

@@ -59,9 +59,10 @@ class ServeCommand:
     server: dict = field(default_factory=dict)  # the not-planned arguments' values (field -> value): scaffold's --port
     read_as: tuple[str, ...] = ()  # how the command was read: the image's entrypoint, --task as --runner
     inputs: tuple[str, ...] = ()  # the --env variables the launch file read as its own (MODEL, PORT): merge drops them
-    gpus: Optional[tuple] = None  # a Kubernetes container's nvidia.com/gpu limit: (count, its field); gpus_checked
+    gpus: Optional[tuple] = None  # a Kubernetes container's nvidia.com/gpu limit: (count, its field[, its resource
+    # where the field does not name it: a Helm entry's requestGPU of requestGPUType]); gpus_checked
     gpu_pin: Optional[tuple] = None  # the GPU products its pod's node selection requires: (values, field, the MIG
-    # slice its limits take: (profile, field) or None); gpu_pinned
+    # slice its limits take: (profile, field) or None, each value's labeller: 'nvidia' or 'amd'); gpu_pinned
     gpu_group: Optional[tuple] = None  # a LeaderWorkerSet's group: (size, its field, the leader's GPUs, a worker's;
     # each (count, field) or None); gpus_checked checks the group's GPUs, _group_gpus_checked
     sized_for: Optional[tuple] = None  # the file's `# Re-check: kvplan fit --from ...` line (kvplan scaffold's): (the
@@ -586,7 +587,8 @@ def _runs_vllm(container: dict) -> bool:
     return _is_serve_line(" ".join(words))
 
 
-def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, tuple[str, ...]]:
+def _manifest_command(source: str, objs: list, values, gpu_resource: str = _GPU_RESOURCE
+                      ) -> tuple[list[str], str, tuple[str, ...]]:
     """The vLLM container of a Kubernetes manifest (a Deployment, StatefulSet, Pod, Job, ...; several documents read):
     its command and args joined as Kubernetes joins them (command replaces the image's ENTRYPOINT, args its CMD),
     `$(VAR)` expanded from its env as the kubelet expands it (launch_vars.expand_kubernetes), a shell wrapper
@@ -625,9 +627,9 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
                          "give a manifest with the one vLLM container, or its command in quotes")
     what, path, c, spec, spec_at, obj = found[0]
     where = f"{source} ({what})"
-    values.gpu_pin = _gpu_products(spec, spec_at)
-    if values.gpu_pin is not None:  # a MIG slice's resource in its limits (the mixed MIG strategy): the pod's GPU
-        values.gpu_pin += (_mig_resource(c, path),)
+    pin = _gpu_products(spec, spec_at)
+    # a MIG slice's resource in its limits (the mixed MIG strategy): the pod's GPU
+    values.gpu_pin = None if pin is None else (pin[0], pin[1], _mig_resource(c, path), pin[2])
     given = dict(values.sources[0][1]) if values.sources else {}  # kvplan's --env
     literal: dict = _lws_env(obj)  # the env's values (name/value pairs), expanded as the kubelet expands them, in order
     unknown = values.k8s_unknown
@@ -662,7 +664,14 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
             return literal.get(ref)
         literal[name] = _expanded(value, known, f"{field_j}.value")
         unknown.pop(name, None)
-    env_from = [f"{path}.envFrom[{j}]" for j, _ in enumerate(_entries(c, "envFrom", path))]
+    env_from = []
+    for j, e in enumerate(_entries(c, "envFrom", path)):
+        if not isinstance(e, dict):  # the API's EnvFromSource: a map naming a configMapRef or a secretRef
+            raise InputError(f"{path}.envFrom[{j}]", f"is {_shown(e)}, not a map (the Kubernetes API takes each "
+                             "envFrom entry as a map with configMapRef or secretRef)",
+                             "write it as a map: - configMapRef: {name: NAME} (or secretRef: {name: NAME}), or "
+                             "leave it out")
+        env_from.append(f"{path}.envFrom[{j}]")
 
     def lookup_at(field: str):
         def lookup(name: str) -> Optional[str]:
@@ -702,9 +711,9 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
     values.gpu_group = _lws_group(obj, values.gpu_limit)
     read_as: tuple[str, ...] = read_as_env
     if values.gpu_limit is None:
-        read_as += (f"{path} sets no resources.limits[\"{_GPU_RESOURCE}\"]: the GPUs the pod gets are not checked "
+        read_as += (f"{path} sets no resources.limits[\"{gpu_resource}\"]: the GPUs the pod gets are not checked "
                     "against the plan's",)
-    read_as += _amd_label_notes(spec, spec_at) + _lws_worker_notes(obj)
+    read_as += _lws_worker_notes(obj)
     if not command:  # the image's ENTRYPOINT with args (its CMD replaced)
         if not args or not args[0].startswith("-"):
             raise InputError(f"{path}.command", f"{where} sets no command, so the vllm/vllm-openai image's entrypoint "
@@ -742,38 +751,57 @@ def _manifest_command(source: str, objs: list, values) -> tuple[list[str], str, 
 # GPU Feature Discovery's node label of a node's GPU (resolve.gpu_product_label reads its value); under the mixed MIG
 # strategy a slice's is nvidia.com/mig-<profile>.product (NVIDIA/k8s-device-plugin internal/lm/mig-strategy.go)
 _GFD_PRODUCT_KEY = re.compile(r"^nvidia\.com/(?:gpu|mig-[0-9a-z.+-]+)\.product$")
+# AMD's node labeller's label of a node's GPU (ROCm/k8s-device-plugin cmd/k8s-node-labeller/main.go: amd.com/gpu.
+# product-name, and beta.amd.com/gpu.product-name, its experimental prefix; resolve.amd_product_label reads its value)
+_AMD_PRODUCT_KEY = re.compile(r"^(?:beta\.)?amd\.com/gpu\.product-name$")
 _REQUIRED = "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
 
 
+def _product_key(key) -> Optional[str]:
+    """'nvidia' for GPU Feature Discovery's product label, 'amd' for AMD's node labeller's; None for any other key."""
+    if isinstance(key, str):
+        if _GFD_PRODUCT_KEY.match(key):
+            return "nvidia"
+        if _AMD_PRODUCT_KEY.match(key):
+            return "amd"
+    return None
+
+
 def _gpu_products(spec: dict, at: str) -> Optional[tuple]:
-    """The GPU products the pod's nodes must have by a GPU Feature Discovery product label: (the values, in order, and
-    the field that says so), from its nodeSelector and its required node affinity (nodeSelectorTerms are ORed, a term's
+    """The GPU products the pod's nodes must have by a GPU Feature Discovery product label (or AMD's node labeller's
+    amd.com/gpu.product-name): (the values, in order, the field that says so, and each value's labeller: 'nvidia' or
+    'amd'), from its nodeSelector and its required node affinity (nodeSelectorTerms are ORed, a term's
     matchExpressions ANDed, and both with the nodeSelector: the Kubernetes API reference, NodeSelector /
     NodeSelectorRequirement); None where no product is required (a term without an `In` on the label, a NotIn, Exists
     or a preferred affinity pins none). A value the API refuses (no string), or a selection no node can meet, is
     refused naming the field."""
     selector = spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else {}
-    pinned, field_at = None, None
+    pinned, field_at, labeller = None, None, {}
+    examples = {"nvidia": "NVIDIA-L4", "amd": "AMD_Instinct_MI300X_OAM"}
     for key, value in selector.items():
-        if isinstance(key, str) and _GFD_PRODUCT_KEY.match(key):
+        kind = _product_key(key)
+        if kind:
             field_at = f'{at}.nodeSelector["{key}"]'
             if not isinstance(value, str):
                 raise InputError(field_at, f"is {_shown(value)}, not a string (the Kubernetes API refuses a number or "
-                                 "a boolean there)", f'quote it: "{_scalar(value) or "NVIDIA-L4"}"')
+                                 "a boolean there)", f'quote it: "{_scalar(value) or examples[kind]}"')
+            labeller.setdefault(value, kind)
             pinned = [value] if pinned is None else [v for v in pinned if v == value]
     terms, term_sets = _dig(spec, _REQUIRED + ".nodeSelectorTerms"), []
     for t, term in enumerate(terms if isinstance(terms, list) else []):
         allowed, allowed_at = None, None
         exprs = term.get("matchExpressions") if isinstance(term, dict) else None
         for k, e in enumerate(exprs if isinstance(exprs, list) else []):
-            if not (isinstance(e, dict) and isinstance(e.get("key"), str) and _GFD_PRODUCT_KEY.match(e["key"])
-                    and e.get("operator") == "In"):
+            kind = _product_key(e.get("key")) if isinstance(e, dict) else None
+            if not (kind and e.get("operator") == "In"):
                 continue
             values_at = f"{at}.{_REQUIRED}.nodeSelectorTerms[{t}].matchExpressions[{k}].values"
             given = e.get("values")
             if not isinstance(given, list) or not given or not all(isinstance(v, str) for v in given):
                 raise InputError(values_at, f"is {_shown(given)}, not a list of strings (operator In takes one value or "
-                                 "more)", 'give the products as strings: values: ["NVIDIA-L4"]')
+                                 "more)", f'give the products as strings: values: ["{examples[kind]}"]')
+            for v in given:
+                labeller.setdefault(v, kind)
             allowed = list(given) if allowed is None else [v for v in allowed if v in given]
             allowed_at = values_at
         if allowed is None:  # this term lets the pod onto a node of any GPU
@@ -794,7 +822,8 @@ def _gpu_products(spec: dict, at: str) -> Optional[tuple]:
         raise InputError(field_at, "no GPU product meets both (nodeSelector and required node affinity, or two "
                          "requirements in one term, ask for different products): no node takes the pod",
                          "require the one product the pod runs on")
-    return tuple(dict.fromkeys(pinned)), field_at
+    products = tuple(dict.fromkeys(pinned))
+    return products, field_at, tuple(labeller[v] for v in products)
 
 
 def _mig_resource(container: dict, path: str) -> Optional[tuple]:
@@ -855,7 +884,8 @@ def gpus_checked(command: Optional[ServeCommand], flags, varied=()) -> Optional[
         return _group_gpus_checked(command, flags, varied)
     if command is None or command.gpus is None:
         return command
-    count, field = command.gpus
+    count, field = command.gpus[:2]  # and the resource where the field does not name it (a Helm entry's requestGPU)
+    resource = command.gpus[2] if len(command.gpus) > 2 else _resource_of(field)
     if set(varied) & set(_PARALLEL):
         return replace(command, read_as=command.read_as + (f"{field} = {count}: not checked against the ranks, "
                                                            "which --vary varies",))
@@ -867,7 +897,7 @@ def gpus_checked(command: Optional[ServeCommand], flags, varied=()) -> Optional[
     holder = "the service reserves" if compose else "the pod gets"
     if ranks > count:
         fix = (f"reserve {ranks} GPUs for the service (count: {ranks})" if compose
-               else f"set {_resource_of(field)}: {ranks} in the container's limits")
+               else f"set {resource}: {ranks} in the container's limits")
         raise InputError(field, f"is {count}: {holder} {count} GPU{'s' if count > 1 else ''}, and the command runs "
                          f"{ranks} ranks ({how}), one GPU each, so vLLM cannot start as planned",
                          f"{fix}, or plan parallel sizes whose product is {count}")
@@ -1031,25 +1061,6 @@ def _resource_of(field_at: str) -> str:
     return m.group(1) if m else _GPU_RESOURCE
 
 
-# AMD's node labeller (ROCm/k8s-device-plugin, cmd/k8s-node-labeller) labels a node's GPU amd.com/gpu.product-name
-# (beta.amd.com/... in older releases) with values such as AMD_Instinct_MI300X_OAM, which kvplan's catalog does not
-# map: such a label is named in a note, and --gpu plans the card
-_AMD_PRODUCT_KEY = re.compile(r"^(?:beta\.)?amd\.com/gpu\.product-name$")
-
-
-def _amd_label_notes(spec: dict, at: str) -> tuple[str, ...]:
-    selector = spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else {}
-    fields = [f'{at}.nodeSelector["{k}"] = {v}' for k, v in selector.items()
-              if isinstance(k, str) and _AMD_PRODUCT_KEY.match(k)]
-    terms = _dig(spec, _REQUIRED + ".nodeSelectorTerms")
-    for t, term in enumerate(terms if isinstance(terms, list) else []):
-        exprs = term.get("matchExpressions") if isinstance(term, dict) else None
-        for k, e in enumerate(exprs if isinstance(exprs, list) else []):
-            if isinstance(e, dict) and isinstance(e.get("key"), str) and _AMD_PRODUCT_KEY.match(e["key"]):
-                fields.append(f"{at}.{_REQUIRED}.nodeSelectorTerms[{t}].matchExpressions[{k}]")
-    return tuple(f"{f}: AMD's GPU label is not read to pick the GPU; --gpu names it" for f in fields)
-
-
 def _command_segments(script: str) -> list[str]:
     """A shell script's simple commands, one a line: its lines (continuations joined) split where bash ends a command
     (an unquoted ;, &&, ||, | or &; not inside quotes or $( ), not a redirection's &: 2>&1, &>), so the `vllm serve`
@@ -1150,23 +1161,24 @@ def _serve_segment(line: str) -> str:
 
 
 def gpu_pinned(command: Optional[ServeCommand], flags, varied=(), *, plan_it: bool = True):
-    """(flags, command, warnings): the GPU a Kubernetes pod is pinned to by GPU Feature Discovery's product label
-    (ServeCommand.gpu_pin) planned where no --gpu is given (flags.gpu the catalog card the label names exactly,
-    resolve.gpu_product_label; a note names the field), and compared with the card --gpu names where one is (a
+    """(flags, command, warnings): the GPU a Kubernetes pod is pinned to by GPU Feature Discovery's product label or
+    AMD's node labeller's amd.com/gpu.product-name (ServeCommand.gpu_pin) planned where no --gpu is given (flags.gpu
+    the catalog card the label names exactly, resolve.gpu_product_label / amd_product_label; a note names the field), and compared with the card --gpu names where one is (a
     different card: a warning naming both, the --gpu one planned). Refused, naming the field and the fix (--gpu): a label
     that names no catalog card or several, several products required, a MIG slice without its total (--gpu-gib).
     Not planned where --vary varies the GPU or `plan_it` is false (preflight checks this machine's GPU): a note then."""
     from kvplan.errors import KvplanError
-    from kvplan.resolve import GIB, find_gpu, gpu_product_label
+    from kvplan.resolve import GIB, amd_product_label, find_gpu, gpu_product_label
 
     if command is None or command.gpu_pin is None:
         return flags, command, []
-    products, field_at, mig = (command.gpu_pin + (None,))[:3]
+    products, field_at, mig, labellers = (command.gpu_pin + (None, None))[:4]
+    labellers = labellers or ("nvidia",) * len(products)
     shown = products[0] if len(products) == 1 else "[" + ", ".join(products) + "]"
-    labels = [gpu_product_label(v) for v in products]
+    labels = [amd_product_label(v) if by == "amd" else gpu_product_label(v) for v, by in zip(products, labellers)]
     if mig is not None:  # the node's card named, the pod given a MIG slice of it (mixed strategy): the slice planned
-        labels = [gpu_product_label(f"{lab.value}-MIG-{mig[0]}") if lab.profile is None and not lab.shared else lab
-                  for lab in labels]
+        labels = [gpu_product_label(f"{lab.value}-MIG-{mig[0]}") if lab.profile is None and not lab.shared
+                  and by == "nvidia" else lab for lab, by in zip(labels, labellers)]
         shown += f" and {mig[1]}"
     named = ", ".join(f"{lab.value} ({lab.name})" if lab.name else lab.value for lab in labels)
 
@@ -1206,8 +1218,10 @@ def gpu_pinned(command: Optional[ServeCommand], flags, varied=(), *, plan_it: bo
                          "would be a guess", fix + ", or require one product")
     lab = labels[0]
     if not lab.cards:
-        raise InputError(field_at, f"{lab.value!r} names no GPU in kvplan's catalog exactly (GPU Feature Discovery's "
-                         "product label is the NVML device name, spaces written '-')"
+        spelled = ("AMD's node labeller's product-name label is the card's product name, spaces written '_' and "
+                   "parentheses dropped" if labellers[0] == "amd" else
+                   "GPU Feature Discovery's product label is the NVML device name, spaces written '-'")
+        raise InputError(field_at, f"{lab.value!r} names no GPU in kvplan's catalog exactly ({spelled})"
                          + (f", nor a MIG {lab.profile} slice of a catalog card" if lab.profile else ""), fix)
     if len(lab.cards) > 1:
         raise InputError(field_at, f"{lab.value!r} names {len(lab.cards)} catalog GPUs (" + ", ".join(
@@ -1942,7 +1956,7 @@ def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[
         env_from.append(f"{at}.envFromSecret")
     # resources (_helpers.tpl chart.resources): the entry's own, else requestGPU as a limit of requestGPUType
     if _go_true(spec.get("resources")):
-        resources, gpu_key = spec["resources"], None
+        resources, gpu_key, gpu_type = spec["resources"], None, _GPU_RESOURCE
     else:
         resources, gpu_key = {}, f"{at}.requestGPU"
         count = spec.get("requestGPU")
@@ -1987,10 +2001,12 @@ def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[
 
     obj = {"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"template": {"spec": pod}}}
     try:
-        words, shown, read_as = _manifest_command(where, [obj], values)
+        words, shown, read_as = _manifest_command(where, [obj], values, str(gpu_type))
     except InputError as exc:
         raise InputError(renamed(exc.field), renamed(exc.message), renamed(exc.fix)) from None
-    values.gpu_limit = (values.gpu_limit[0], renamed(values.gpu_limit[1])) if values.gpu_limit else None
+    # the limit's resource kept (requestGPUType: amd.com/gpu), as its field is renamed requestGPU
+    values.gpu_limit = ((values.gpu_limit[0], renamed(values.gpu_limit[1]), _resource_of(values.gpu_limit[1]))
+                        if values.gpu_limit else None)
     if values.gpu_pin is not None:
         values.gpu_pin = tuple(renamed(p) if isinstance(p, str) else
                                tuple(renamed(q) for q in p) if isinstance(p, tuple) else p for p in values.gpu_pin)

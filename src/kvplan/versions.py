@@ -669,7 +669,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "cp_interleave_check_skipped_for": [((0, 0, 0), ""), ((0, 29, 0), "any"), ((0, 30, 0), "nixl")],
     # An interleave size above 1 with --speculative-config: "config" = VllmConfig.__post_init__ asserts "MTP with
     # dcp_kv_cache_interleave_size > 1 is not supported now." (0.11.1) / "MTP with cp_kv_cache_interleave_size > 1 is not
-    # supported now." (0.12.x), with or without DCP; "impl" = from 0.13.0 the KV-cache setup asserts, under DCP or PCP,
+    # supported now." (0.12.x), with or without DCP, for any size but 1 (its assert reads `size == 1 or
+    # speculative_config is None`: 0 and negative sizes refused too, under the "> 1" text; config/vllm.py of the 0.11.1
+    # and 0.12.0 wheels); "impl" = from 0.13.0 the KV-cache setup asserts, under DCP or PCP, above 1 only,
     # "MTP with cp_kv_cache_interleave_size > 1 is not supported in <impl>." for every attention impl that does not set
     # supports_mtp_with_cp_non_trivial_interleave_size (v1/worker/cp_utils.py check_attention_cp_compatibility; the
     # dense FlashMLA / FlashAttention / FlashInfer impls do not; the sparse FlashMLA and TokenSpeed MLA ones do in 0.34).

@@ -1141,8 +1141,8 @@ class EngineArgs:
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
                 raise InputError("--" + name.replace("_", "-"), f"must be a whole number, got {v!r}", COUNT_EXAMPLES[name])
-            if name == "max_model_len":
-                continue
+            if name in ("max_model_len", "dcp_kv_cache_interleave_size", "cp_kv_cache_interleave_size"):
+                continue  # an interleave size below 1: refused as vLLM refuses it, or by kvplan (plan.kv.interleave_checks)
             if v is not None and v < 1:
                 raise InputError("--" + name.replace("_", "-"), f"must be a positive integer, got {v}", COUNT_EXAMPLES[name])
             if v is not None and name in _GPU_COUNTS and v > MAX_GPU_COUNT:  # --num-gpus 1e23 was planned as given

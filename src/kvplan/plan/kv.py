@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Iterable, NamedTuple
 
 from kvplan.errors import InputError, RefusedByVLLMError
-from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGroup, cdiv
+from kvplan.plan.args import COUNT_EXAMPLES, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGroup, cdiv
 from kvplan.plan.multimodal import _text_only, mrope_cache_factor
 from kvplan.plan.kv_transfer import kv_transfer_of, manager_off_by_connector
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16, once
@@ -1128,6 +1128,10 @@ def interleave_checks(args: EngineArgs, rules: VersionRules, groups: list[KVGrou
     dcp_i, cp_i = args.dcp_kv_cache_interleave_size, args.cp_kv_cache_interleave_size
     if dcp_i is None and cp_i is None:
         return
+    # vLLM takes any integer (ParallelConfig's int fields, no bound, in the 0.11.1-0.34.0 wheels: config/parallel.py,
+    # engine/arg_utils.py); 0 or a negative size is refused below where vLLM refuses it (its block-size check under
+    # DCP, its MTP check), with its text, and by kvplan's own text at the end where vLLM starts with it
+    dcp_v, cp_v = (1 if x is None else x for x in (dcp_i, cp_i))  # vLLM's default 1 where not given
     source, v, dcp = rules.cp_interleave_source, rules.version, args.dcp
     given = [f"{flag} {value}" for flag, value in ((DCP_INTERLEAVE_FLAG, dcp_i), (CP_INTERLEAVE_FLAG, cp_i))
              if value is not None]
@@ -1139,12 +1143,12 @@ def interleave_checks(args: EngineArgs, rules: VersionRules, groups: list[KVGrou
     late = False  # the dcp value applied after vLLM's block-size check (0.29-0.32 with a KV-transfer instance)
     # the value vLLM checks and places tokens with, the config field it names, and the flag that set it
     if source == "dcp":
-        size, name, flag = dcp_i or 1, "dcp_kv_cache_interleave_size", DCP_INTERLEAVE_FLAG
+        size, name, flag = dcp_v, "dcp_kv_cache_interleave_size", DCP_INTERLEAVE_FLAG
     else:
-        size, name, flag = cp_i or 1, "cp_kv_cache_interleave_size", CP_INTERLEAVE_FLAG
+        size, name, flag = cp_v, "cp_kv_cache_interleave_size", CP_INTERLEAVE_FLAG
         # the dcp flag replaces the cp one under DCP: always (0.12-0.28), only for a KV-transfer instance from 0.29
         instance = kt is not None and kt.connector is not None and kt.role is not None
-        applies = dcp > 1 and (dcp_i or 1) > 1 and (source == "dcp_overrides_cp" or instance)
+        applies = dcp > 1 and dcp_v > 1 and (source == "dcp_overrides_cp" or instance)
         # 0.29-0.32: each worker replaces it after the engine core's block-size check saw the cp value
         late = applies and source == "kv_transfer_unchecked"
         if applies and dcp_i != size:
@@ -1153,7 +1157,7 @@ def interleave_checks(args: EngineArgs, rules: VersionRules, groups: list[KVGrou
                          "dcp-kv-cache-interleave-size will be deprecated when PCP is fully supported.\"")
         if applies:
             size, flag = dcp_i, DCP_INTERLEAVE_FLAG
-        elif dcp > 1 and (dcp_i or 1) > 1 and source in ("kv_transfer_unchecked", "kv_transfer_only"):
+        elif dcp > 1 and dcp_v > 1 and source in ("kv_transfer_unchecked", "kv_transfer_only"):
             warns.append(f"{DCP_INTERLEAVE_FLAG} {dcp_i}: vLLM {v} reads it only for a KV-transfer instance "
                          "(VllmConfig.adjust_dcp_kv_cache_interleave_size, run with a --kv-transfer-config that names a "
                          f"kv_connector and kv_role); here it is not applied and DCP places tokens {size} at a time "
@@ -1170,19 +1174,28 @@ def interleave_checks(args: EngineArgs, rules: VersionRules, groups: list[KVGrou
     # unless --cp-kv-cache-interleave-size is given (ParallelConfig._allow_auto_resolve_cp_interleave_size)
     pinned = dcp > 1 and skipped and block > 0 and (skipped_for == "any" or cp_i is None)
     if dcp > 1 and not skipped:
-        checked, checked_flag = (cp_i or 1, CP_INTERLEAVE_FLAG) if late else (size, flag)
-        if checked > block or block % checked:
-            fits = [d for d in range(1, block + 1) if block % d == 0 and d & (d - 1) == 0]
+        checked, checked_flag = (cp_v, CP_INTERLEAVE_FLAG) if late else (size, flag)
+        fits = [d for d in range(1, block + 1) if block % d == 0 and d & (d - 1) == 0]
+        if checked == 0:  # vLLM's check computes block_size % 0 before its assert can speak
+            raise RefusedByVLLMError(checked_flag, f"vLLM {v} refuses it: ZeroDivisionError: integer modulo by zero (its "
+                                     f"check that {name} divides Block_size({block}) divides by 0)",
+                                     f"{checked_flag} a divisor of the block size {block} (e.g. "
+                                     f"{', '.join(map(str, fits))})", rule="cp_interleave_block_size")
+        if checked > block or block % checked:  # (a negative size passes where it divides the block, as in vLLM)
             raise RefusedByVLLMError(checked_flag, f"vLLM {v} refuses it: AssertionError: Block_size({block}) should be "
-                                     f"greater than or equal to and divisible by {name} ({checked}). (DCP's ranks each "
-                                     f"keep {checked} consecutive tokens of a {block}-token block in turn)",
+                                     f"greater than or equal to and divisible by {name} ({checked})."
+                                     + (f" (DCP's ranks each keep {checked} consecutive tokens of a {block}-token "
+                                        "block in turn)" if checked > 0 else ""),
                                      f"{checked_flag} a divisor of the block size {block} (e.g. "
                                      f"{', '.join(map(str, fits))}), "
                                      "or --block-size a multiple of it", rule="cp_interleave_block_size")
     spec = args.speculative is not None
     mtp = rules.cp_interleave_mtp_check
-    mtp_size = (dcp_i or 1) if source == "dcp" else size
-    if spec and mtp_size > 1 and (mtp == "config" or dcp > 1 or args.pcp > 1):
+    mtp_size = dcp_v if source == "dcp" else size
+    # "config": VllmConfig asserts the size == 1 with a --speculative-config (0 or a negative one refused too, under
+    # the "> 1" text); "impl": cp_utils checks interleave_size > 1
+    refused_mtp = mtp_size != 1 if mtp == "config" else mtp_size > 1
+    if spec and refused_mtp and (mtp == "config" or dcp > 1 or args.pcp > 1):
         text = (f"AssertionError: MTP with {name} > 1 is not supported now." if mtp == "config" else
                 "AssertionError: MTP with cp_kv_cache_interleave_size > 1 is not supported in <the layer's impl "
                 "class>.")
@@ -1192,6 +1205,10 @@ def interleave_checks(args: EngineArgs, rules: VersionRules, groups: list[KVGrou
         raise RefusedByVLLMError(flag, f"vLLM {v} refuses it with --speculative-config: \"{text}\" ({where})",
                                  f"{flag} 1 (vLLM's default), or plan without --speculative-config",
                                  rule="cp_interleave_mtp")
+    for value, value_flag in ((dcp_i, DCP_INTERLEAVE_FLAG), (cp_i, CP_INTERLEAVE_FLAG)):
+        if value is not None and value < 1:  # vLLM starts with it (no check above refused it): refused as kvplan's
+            raise InputError(value_flag, f"must be a positive integer, got {value}",
+                             COUNT_EXAMPLES[value_flag[2:].replace("-", "_")])
     if dcp <= 1:
         notes.append(f"{' and '.join(given)}: where decode context parallelism places each sequence's tokens; without "
                      "--decode-context-parallel-size no rank shards the KV cache, so vLLM checks nothing against it and "
@@ -1207,7 +1224,7 @@ def interleave_checks(args: EngineArgs, rules: VersionRules, groups: list[KVGrou
                  "read no interleave size), so the pool, blocks, tokens and concurrency are the ones without it"
                  + (" (vLLM skips its block-size check for the P/D connector)" if skipped else "")
                  + (f" (vLLM {v}'s workers apply {DCP_INTERLEAVE_FLAG} {dcp_i} after the engine's block-size check, "
-                    f"which saw {CP_INTERLEAVE_FLAG}'s {cp_i or 1}: it is not checked against the block size)"
+                    f"which saw {CP_INTERLEAVE_FLAG}'s {cp_v}: it is not checked against the block size)"
                     if late and dcp > 1 and not skipped else ""))
 
 
