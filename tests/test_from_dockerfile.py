@@ -83,3 +83,17 @@ def test_a_pasted_dockerfile_reads_as_the_file_does(monkeypatch, capsys, tmp_pat
     from_file = parse_serve_command(_write(tmp_path, text))
     assert pasted.model == from_file.model == "Qwen/Qwen3-8B" and pasted.planned == from_file.planned
     assert pasted.planned["vllm_version"] == "0.11.0"
+
+
+def test_the_pages_import_box_takes_a_dockerfiles_text(monkeypatch, capsys):
+    from fastapi.testclient import TestClient
+
+    from kvplan.web.app import create_app
+
+    text = "FROM vllm/vllm-openai:v0.11.0\nCMD [\"--model\", \"Qwen/Qwen3-8B\", \"--max-model-len\", \"16384\"]\n"
+    client = TestClient(create_app())
+    read = client.post("/api/from_command", json={"from_command": text})
+    assert read.status_code == 200 and read.json()["from_command"]["model"] == "Qwen/Qwen3-8B", read.text
+    plan = client.post("/api/plan", json={"from_command": text, "gpu": "L4"})
+    assert plan.status_code == 200, plan.text
+    assert plan.json()["kv_cache_tokens"] == _json(monkeypatch, capsys, "fit", *DIRECT)["kv_cache_tokens"]
