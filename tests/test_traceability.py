@@ -1,0 +1,96 @@
+"""Every number kvplan prints can be traced: the figures each command prints are in its --json (or --explain rows),
+to the rounding shown, and --explain's terms recompute the printed KV tokens and concurrency."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+
+
+def kvplan(*args: str) -> str:
+    """`kvplan ARGS`' stdout, on a terminal wide enough that no row wraps (a wrapped row splits a figure from its
+    label)."""
+    env = dict(os.environ, PYTHONPATH=SRC, COLUMNS="400", NO_COLOR="1")
+    r = subprocess.run([sys.executable, "-m", "kvplan", *args], capture_output=True, text=True, env=env, timeout=300)
+    assert "Traceback" not in r.stderr, r.stderr
+    return r.stdout
+
+
+def number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def explain_rows(text: str) -> dict[str, list[str]]:
+    """--explain's table, term -> [value, formula, source], read from the printed lines."""
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.split("│")]
+        if len(cells) == 6 and cells[1] and cells[1] != "term":
+            rows[cells[1]] = cells[2:5]
+    return rows
+
+
+def panel_row(text: str, label: str) -> str:
+    m = re.search(rf"│ {re.escape(label)}\s{{2,}}(.+?)\s*│", text)
+    assert m, (label, text)
+    return m.group(1)
+
+
+FIVE = [("Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4"), ("meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "-tp", "2"),
+        ("openai/gpt-oss-20b", "--gpu", "H100"), ("Qwen/Qwen3-Next-80B-A3B-Instruct", "--gpu", "H100", "-tp", "4"),
+        ("deepseek-ai/DeepSeek-V3", "--gpu", "H200", "-tp", "8")]
+
+
+@pytest.mark.parametrize("argv", [FIVE[0], FIVE[2], FIVE[4]], ids=lambda a: a[0])
+def test_the_memory_bars_headroom_is_in_json_and_explain(argv):
+    # before: the bar's 'headroom 1.76 GiB' (L4) was in neither --json nor --explain
+    human = kvplan("fit", *argv, "--explain")
+    shown = re.search(r"headroom (\d+\.\d\d) GiB", human).group(1)
+    segs = {s["label"]: s["bytes"] for s in json.loads(kvplan("fit", *argv, "--json"))["budget_segments"]}
+    assert f"{segs['headroom'] / 2 ** 30:.2f}" == shown
+    assert explain_rows(human)["headroom"][0] == f"{shown} GiB"
+    d = json.loads(kvplan("fit", *argv, "--json"))
+    for label, key in (("weights", "weights_bytes"), ("activation", "activation_peak_bytes"), ("non-torch", "non_torch_bytes"),
+                       ("CUDA graphs", "cudagraph_bytes"), ("KV pool", "kv_cache_bytes")):
+        assert segs[label] == d[key]
+    # the segments add up to the card's total (the bar's whole width)
+    assert sum(segs.values()) == pytest.approx(d["gpu_total_bytes"])
+
+
+@pytest.mark.parametrize("argv", [FIVE[0], FIVE[2], FIVE[3]], ids=lambda a: a[0])
+def test_explain_terms_recompute_the_printed_tokens_and_concurrency(argv):
+    """A reader with --explain alone: blocks = floor(kv_cache / bytes_per_block), a request's blocks summed over its
+    groups, concurrency = blocks / a request's blocks, tokens = int(concurrency x max_model_len)."""
+    human = kvplan("fit", *argv, "--explain")
+    rows = explain_rows(human)
+    per_block = number(rows["bytes_per_block"][0].removesuffix(" B"))
+    lead = rows["bytes_per_block"][1].split(": ")[0].replace(",", "").replace(" B", "")
+    a, b = lead.split(" x ")
+    assert int(a) * int(b) == per_block
+    gib = float(re.search(r"floor\(([\d.]+) GiB /", rows["num_gpu_blocks"][1]).group(1))
+    blocks = number(rows["num_gpu_blocks"][0].removesuffix(" blocks"))
+    # the pool to four decimals of a GiB: the blocks are floor() of a figure within half a unit of it
+    lo, hi = (gib - 0.00005) * 2 ** 30 / per_block, (gib + 0.00005) * 2 ** 30 / per_block
+    assert math.floor(lo) <= blocks <= math.floor(hi)
+    assert abs(number(rows["kv_cache"][0].removesuffix(" GiB")) - gib) <= 0.005
+    # a request's blocks: '2,048 full' / '1,033 sliding + 8,192 full' / '3 x 3 recurrent + 820 full'
+    parts = rows["blocks_per_request"][1].split(": ")[0].split(" + ")
+    per_request = sum(math.prod(number(x) for x in re.findall(r"[\d,]+", p)) for p in parts)
+    assert per_request == number(rows["blocks_per_request"][0].removesuffix(" blocks"))
+    max_model_len = int(re.search(r"max_model_len ([\d,]+)", panel_row(human, "flags")).group(1).replace(",", ""))
+    concurrency = blocks / per_request
+    tokens = int(blocks / per_request * max_model_len)
+    assert panel_row(human, "tokens") == f"{tokens:,}"
+    assert panel_row(human, "concurrency").startswith(f"{concurrency:.2f}x at {max_model_len:,} tokens")
+    assert rows["max_concurrency"][0] == f"{concurrency:.2f}x"
+    assert rows["kv_cache_tokens"][0] == f"{tokens:,} tokens"
+
