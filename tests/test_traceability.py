@@ -94,3 +94,23 @@ def test_explain_terms_recompute_the_printed_tokens_and_concurrency(argv):
     assert rows["max_concurrency"][0] == f"{concurrency:.2f}x"
     assert rows["kv_cache_tokens"][0] == f"{tokens:,} tokens"
 
+
+def table_rows(text: str) -> list[list[str]]:
+    return [[c.strip() for c in line.split("│")[1:-1]] for line in text.splitlines() if line.startswith("│")]
+
+
+@pytest.mark.parametrize("argv", [("Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--vary", "max_model_len=4096,16384,32768"),
+                                  ("meta-llama/Llama-3.1-8B-Instruct", "-tp", "2", "--vary", "gpu=H100,H200")],
+                         ids=["max_model_len", "gpu"])
+def test_sweep_json_has_the_ratio_its_table_prints(argv):
+    # before: the ratio column (H200 '1.92×' beside H100's) was in no row of sweep --json
+    human = table_rows(kvplan("sweep", *argv))
+    rows = json.loads(kvplan("sweep", *argv, "--json"))["rows"]
+    assert len(human) == len(rows)
+    for shown, row in zip(human, rows):
+        assert shown[-1] == f"{row['ratio']:.2f}×"
+        assert shown[-2] == f"{row['max_concurrency']:.2f}"
+        assert shown[-3] == f"{row['kv_cache_tokens']:,}"
+        assert shown[-4] == f"{row['kv_cache_bytes'] / 2 ** 30:.2f}"
+        assert row["ratio"] == row["max_concurrency"] / rows[0]["max_concurrency"]
+

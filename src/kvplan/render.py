@@ -531,7 +531,7 @@ def sweep_refusals(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
     return out
 
 
-def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int = 0) -> "WholeOrStacked":
+def sweep_table(rows: Sequence[dict], varied: Sequence[str]) -> "WholeOrStacked":
     t = Table(title="kvplan sweep")
     for v in varied:  # a narrow terminal breaks a flag's name after its '_' and a count after its ',' (whole_cells)
         t.add_column(Breakable(v, "_"))
@@ -540,16 +540,13 @@ def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int
     ranks = any((r.get("tensor_parallel_size") or 1) > 1 for r in rows if not r.get("error_input"))
     for c in ("fits", "KV GiB per rank" if ranks else "KV GiB", "tokens", "concurrency", "ratio"):
         t.add_column(c, justify="right")
-    # the first row that planned with a pool: an error row has no number, and a row whose pool holds no request (a
-    # negative budget's 0x) is no base a ratio can be taken against, which left every ratio '—'
-    planned = [r for r in rows[baseline_index:] if not r.get("error_input") and r["max_concurrency"] > 0]
-    base = planned[0]["max_concurrency"] if planned else 0
     for r in rows:
         if r.get("error_input"):  # the error itself is printed under the table (sweep_errors), whole
             t.add_row(*[_sweep_value(r[v]) for v in varied], Text("error", style="red"), "—", "—", "—",
                       Text("see below", style="red"))
             continue
-        ratio = f"{r['max_concurrency'] / base:.2f}×" if base else "—"
+        # to the first row that planned with a pool (api.add_ratios, each row's "ratio" in --json)
+        ratio = f"{r['ratio']:.2f}×" if r.get("ratio") is not None else "—"
         verdict = Text("yes" if r["fits"] else "no", style="green" if r["fits"] else "red")
         # the weights do not load (its -3.09 GiB read as a pool), or vLLM stops before loading them: the GPU or the
         # architecture is refused (gpt-oss-20b's MXFP4 on a T4 showed a -1.89 GiB pool beside 'no', as if too small)
