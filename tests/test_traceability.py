@@ -114,3 +114,23 @@ def test_sweep_json_has_the_ratio_its_table_prints(argv):
         assert shown[-4] == f"{row['kv_cache_bytes'] / 2 ** 30:.2f}"
         assert row["ratio"] == row["max_concurrency"] / rows[0]["max_concurrency"]
 
+
+@pytest.mark.parametrize("argv", [("openai/gpt-oss-20b", "--gpu", "H100"),
+                                  ("google/gemma-3-27b-it", "--gpu", "H100", "--max-model-len", "32768")],
+                         ids=lambda a: a[0])
+def test_fits_window_figures_are_in_json(argv):
+    # before: gpt-oss-20b's 'vLLM still reserves 16,528 tokens' pages of them per sequence: the window plus 2 x 8,192
+    # tokens of the steps in flight' was in no --json field (nor was the window's bytes per token, apart)
+    row = panel_row(kvplan("fit", *argv), "KV per token")
+    w = json.loads(kvplan("fit", *argv, "--json"))["window_kv"]
+    m = re.search(r"\+ ([\d,]+) B \([\d.]+ KiB\) per rank up to the window: a sequence attends to at most its last "
+                  r"([\d,]+) tokens there\s+\(vLLM still reserves ([\d,]+) tokens' pages of them per sequence: the window "
+                  r"plus (\d+) × ([\d,]+) tokens", row)
+    assert m, row
+    assert (number(m.group(1)), number(m.group(2)), number(m.group(3)), number(m.group(4)), number(m.group(5))) == (
+        w["bytes_per_token"], w["window_tokens"], w["reserved_tokens_per_sequence"], w["steps_in_flight"], w["tokens_per_step"])
+
+
+def test_a_model_without_window_layers_has_no_window_kv():
+    assert json.loads(kvplan("fit", *FIVE[0], "--json"))["window_kv"] is None
+
