@@ -134,3 +134,15 @@ def test_fits_window_figures_are_in_json(argv):
 def test_a_model_without_window_layers_has_no_window_kv():
     assert json.loads(kvplan("fit", *FIVE[0], "--json"))["window_kv"] is None
 
+
+def test_simulates_decode_step_line_is_in_json():
+    # before: 'decode step of 12 requests at 2,559 tokens of context' (gpt-oss-20b, 4 req/s) had only the step's total,
+    # decode_context_tokens 30,708, in --json: the per-request figure a floor division of it
+    argv = ("openai/gpt-oss-20b", "--gpu", "H100", "-w", "sharegpt", "--rate", "4", "--max-model-len", "8192")
+    m = re.search(r"step time: decode step of (\d+) requests? at ([\d,]+) tokens of context: ([\d.]+) ms",
+                  kvplan("simulate", *argv))
+    step = json.loads(kvplan("simulate", *argv, "--json"))["step_model"]["example_steps"][0]
+    assert (int(m.group(1)), number(m.group(2))) == (step["decode_seqs"], step["decode_context_tokens_per_request"])
+    assert step["decode_context_tokens"] == step["decode_seqs"] * step["decode_context_tokens_per_request"]
+    assert m.group(3) == f"{step['total_ms']:.2f}"
+
