@@ -146,3 +146,13 @@ def test_simulates_decode_step_line_is_in_json():
     assert step["decode_context_tokens"] == step["decode_seqs"] * step["decode_context_tokens_per_request"]
     assert m.group(3) == f"{step['total_ms']:.2f}"
 
+
+def test_diagnose_json_has_the_lines_read_it_prints(tmp_path):
+    # before: 'failed · vLLM version not in the log · 3 lines read' and no count in --json
+    log = tmp_path / "vllm.log"
+    log.write_text("INFO 06-15 14:54:16 [gpu_model_runner.py:1549] Model loading took 14.9889 GiB and 3.058582 seconds\n"
+                   "raise ValueError(\"No available memory for the cache blocks. \"\n"
+                   "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                   "initializing the engine.\n")
+    shown = re.search(r"(\d+) lines? read", kvplan("diagnose", str(log))).group(1)
+    assert json.loads(kvplan("diagnose", str(log), "--json"))["lines_read"] == int(shown) == 3
