@@ -156,3 +156,18 @@ def test_diagnose_json_has_the_lines_read_it_prints(tmp_path):
                    "initializing the engine.\n")
     shown = re.search(r"(\d+) lines? read", kvplan("diagnose", str(log))).group(1)
     assert json.loads(kvplan("diagnose", str(log), "--json"))["lines_read"] == int(shown) == 3
+
+
+@pytest.mark.parametrize("flags", [(), ("--vllm-version", "0.34.0"), ("--num-gpu-blocks-override", "1000"),
+                                   ("--kv-cache-memory-bytes", "8000000000")], ids=["0.33", "0.34", "override", "kv_bytes"])
+def test_the_headroom_rows_formula_recomputes_it_from_the_terms(flags):
+    # the explain row names the terms its headroom is taken from: evaluated with the terms' values (--json), they give it
+    argv = ("Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", *flags)
+    value, formula, _ = explain_rows(kvplan("fit", *argv, "--explain"))["headroom"]
+    d = json.loads(kvplan("fit", *argv, "--json"))
+    names = {t["name"]: t["value"] for t in d["terms"]}
+    names.update(kv_cache=max(0, d["kv_cache_bytes"]), num_gpu_blocks=d["num_gpu_blocks"], bytes_per_block=d["bytes_per_block"])
+    expr = formula.replace(" x ", " * ")
+    assert re.fullmatch(r"[a-z_]+( [-*] [a-z_]+)*", expr), formula
+    got = eval(expr, {}, names)
+    assert f"{got / 2 ** 30:.2f} GiB" == value

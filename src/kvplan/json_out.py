@@ -34,9 +34,11 @@ def budget_segments(p) -> list[tuple[str, float]]:
 
 def headroom_formula(p) -> str:
     """How budget_segments' headroom is taken, in the terms' names (fit --explain's headroom row)."""
-    if (p.args.kv_cache_memory_bytes is not None or p.kv_cache_capacity_bytes is not None
-            or (p.args.num_gpu_blocks_override is not None and not (p.rules.is_v1 and p.rules.gpu_blocks_override == "ignored"))):
-        return "total - weights - activation_peak - non_torch - cudagraph - the KV pool allocated"
+    override = p.args.num_gpu_blocks_override is not None and not (p.rules.is_v1 and p.rules.gpu_blocks_override == "ignored")
+    if p.args.kv_cache_memory_bytes is not None or p.kv_cache_capacity_bytes is not None or override:
+        graphs = "cudagraph_capture" if p.kv_cache_capacity_bytes is not None else "cudagraph"
+        pool = "num_gpu_blocks x bytes_per_block" if override else "kv_cache"
+        return f"total - weights - activation_peak - non_torch - {graphs} - {pool}"
     return "total - requested" + (" - what weights and the other terms take past requested" if budget_overrun(p) > 0 else "")
 
 
