@@ -159,7 +159,8 @@ def test_diagnose_json_has_the_lines_read_it_prints(tmp_path):
 
 
 @pytest.mark.parametrize("flags", [(), ("--vllm-version", "0.34.0"), ("--num-gpu-blocks-override", "1000"),
-                                   ("--kv-cache-memory-bytes", "8000000000")], ids=["0.33", "0.34", "override", "kv_bytes"])
+                                   ("--kv-cache-memory-bytes", "8000000000"), ("--gpu-memory-utilization", "0.05")],
+                         ids=["0.33", "0.34", "override", "kv_bytes", "terms_past_requested"])
 def test_the_headroom_rows_formula_recomputes_it_from_the_terms(flags):
     # the explain row names the terms its headroom is taken from: evaluated with the terms' values (--json), they give it
     argv = ("Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", *flags)

@@ -39,7 +39,8 @@ def headroom_formula(p) -> str:
         graphs = "cudagraph_capture" if p.kv_cache_capacity_bytes is not None else "cudagraph"
         pool = "num_gpu_blocks x bytes_per_block" if override else "kv_cache"
         return f"total - weights - activation_peak - non_torch - {graphs} - {pool}"
-    return "total - requested" + (" - what weights and the other terms take past requested" if budget_overrun(p) > 0 else "")
+    # the terms past requested (a plan that does not start): the headroom is what they leave of the card
+    return "total - weights - activation_peak - non_torch - cudagraph" if budget_overrun(p) > 0 else "total - requested"
 
 
 def budget_overrun(p) -> float:
