@@ -1837,7 +1837,19 @@ def _sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, l
             plans.append(p)
     if rows and len(errors) == len(rows) and len({str(e) for e in errors}) == 1:
         raise errors[0]  # every row failed alike: the fixed flags are at fault, not a varied value
+    add_ratios(rows)
     return rows
+
+
+def add_ratios(rows: list[dict]) -> None:
+    """Each planned row's "ratio": its concurrency over the first row's that planned with a pool (sweep's ratio
+    column, which --json lacked). An error row has no number, and a row whose pool holds no request (a negative
+    budget's 0x) is no base a ratio can be taken against; None where no row is."""
+    planned = [r for r in rows if not r.get("error_input") and r["max_concurrency"] > 0]
+    base = planned[0]["max_concurrency"] if planned else 0
+    for r in rows:
+        if not r.get("error_input"):
+            r["ratio"] = r["max_concurrency"] / base if base else None
 
 
 __all__ = ["fit", "replan", "compute_fixes", "largest_max_model_len", "max_model_len_for_concurrency",

@@ -163,6 +163,7 @@ class Diagnosis:
             "findings": [f.to_dict() for f in self.findings],
             "notes": list(self.notes),
             "vllm_version": self.log.vllm_version,
+            "lines_read": self.log.lines_read,  # the header's 'N lines read'
         }
         if not self.recognised:
             out["error_lines"] = list(self.error_lines)

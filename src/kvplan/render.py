@@ -16,7 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from kvplan.json_out import plan_json, to_json  # noqa: F401  (kvplan.render's names too)
+from kvplan.json_out import budget_segments, headroom_formula, plan_json, to_json  # noqa: F401  (kvplan.render's names too)
 from kvplan.plan import Plan
 from kvplan.resolve import GB, GIB, MIB
 
@@ -172,32 +172,6 @@ def source_label(source: str) -> str:
     into a comma ("CUDA total (deviceQuery / torch): ..." -> "CUDA total, deviceQuery / torch")."""
     label = source.split(":")[0].strip()
     return label.replace(" (", ", ").replace("(", "").replace(")", "")
-
-def budget_segments(p: Plan) -> list[tuple[str, float]]:
-    """The memory budget as (label, bytes) segments that add up to the GPU's total (per rank)."""
-    kv = max(0.0, p.kv_cache_bytes)
-    override = p.args.num_gpu_blocks_override is not None and not (p.rules.is_v1 and p.rules.gpu_blocks_override == "ignored")
-    if override:  # --num-gpu-blocks-override: the tensors are allocated at the override's size, whatever was profiled
-        kv = float(p.num_gpu_blocks * p.bytes_per_block)
-    # the extensible KV cache (vLLM >= 0.34) estimates no graphs before the allocation but measures their capture
-    # after warmup: the captured pool is what they hold beside the KV cache
-    graphs = float(p.cudagraph_capture_bytes if p.kv_cache_capacity_bytes is not None else p.cudagraph_bytes)
-    used = p.weights_bytes + p.activation_peak_bytes + p.non_torch_bytes + graphs
-    over = max(0.0, used - p.requested_bytes)  # weights etc. beyond the budget: shown, never hidden
-    # a pool given by --kv-cache-memory-bytes is not what the requested memory leaves: vLLM allocates it as given, so
-    # the card's unclaimed rest is the headroom (total - the others - the pool), not total - requested
-    # (so is the extensible KV cache's, sized from the free memory measured after warmup, not from the requested memory)
-    headroom = (p.total_bytes - used - kv if p.args.kv_cache_memory_bytes is not None or p.kv_cache_capacity_bytes is not None
-                or override else p.total_bytes - p.requested_bytes - over)
-    return [
-        ("weights", float(p.weights_bytes)),
-        ("activation", float(p.activation_peak_bytes)),
-        ("non-torch", float(p.non_torch_bytes)),
-        ("CUDA graphs", graphs),
-        ("KV pool", kv),
-        ("headroom", max(0.0, headroom)),
-    ]
-
 
 def memory_bar(p: Plan, width: int = 60) -> Group:
     """The budget as a bar of `width` cells over its legend (_Legend)."""
@@ -429,6 +403,12 @@ def explain_table(p: Plan) -> Table:
             val = f"{term.value:,.0f} {term.unit}"
         t.add_row(Breakable(term.name, "_"), val, Breakable(term.formula, "/_", "-"),
                   Breakable(term.source, "/", "_-"))  # whole: a source cut short cites nothing
+    # the bar's last segment, the card's memory no term claims: a row of its own, as --json's budget_segments has it
+    # (the bar's 'headroom 1.76 GiB' was in neither)
+    head = dict(budget_segments(p))["headroom"]
+    scale, unit = (GB, "GB") if p.mode == "simple" else (GIB, "GiB")
+    t.add_row("headroom", f"{head / scale:,.2f} {unit}", Breakable(headroom_formula(p), "/_", "-"),
+              Breakable("kvplan.json_out budget_segments (the memory bar; budget_segments in --json)", "/.", "_-"))
     first = p.first_start
     if first and p.mode == "vllm":  # the pool a compiling first start gets, beside the warm restart's kv_cache above
         lo, hi = first["kv_cache_bytes_least"] / GIB, first["kv_cache_bytes_most"] / GIB
@@ -551,7 +531,7 @@ def sweep_refusals(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
     return out
 
 
-def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int = 0) -> "WholeOrStacked":
+def sweep_table(rows: Sequence[dict], varied: Sequence[str]) -> "WholeOrStacked":
     t = Table(title="kvplan sweep")
     for v in varied:  # a narrow terminal breaks a flag's name after its '_' and a count after its ',' (whole_cells)
         t.add_column(Breakable(v, "_"))
@@ -560,16 +540,13 @@ def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int
     ranks = any((r.get("tensor_parallel_size") or 1) > 1 for r in rows if not r.get("error_input"))
     for c in ("fits", "KV GiB per rank" if ranks else "KV GiB", "tokens", "concurrency", "ratio"):
         t.add_column(c, justify="right")
-    # the first row that planned with a pool: an error row has no number, and a row whose pool holds no request (a
-    # negative budget's 0x) is no base a ratio can be taken against, which left every ratio '—'
-    planned = [r for r in rows[baseline_index:] if not r.get("error_input") and r["max_concurrency"] > 0]
-    base = planned[0]["max_concurrency"] if planned else 0
     for r in rows:
         if r.get("error_input"):  # the error itself is printed under the table (sweep_errors), whole
             t.add_row(*[_sweep_value(r[v]) for v in varied], Text("error", style="red"), "—", "—", "—",
                       Text("see below", style="red"))
             continue
-        ratio = f"{r['max_concurrency'] / base:.2f}×" if base else "—"
+        # to the first row that planned with a pool (api.add_ratios, each row's "ratio" in --json)
+        ratio = f"{r['ratio']:.2f}×" if r.get("ratio") is not None else "—"
         verdict = Text("yes" if r["fits"] else "no", style="green" if r["fits"] else "red")
         # the weights do not load (its -3.09 GiB read as a pool), or vLLM stops before loading them: the GPU or the
         # architecture is refused (gpt-oss-20b's MXFP4 on a T4 showed a -1.89 GiB pool beside 'no', as if too small)

@@ -1127,13 +1127,17 @@ def step_model_report(step_model: StepModel, config: EngineConfig, mean_running:
     steps = [step_model.explain_step(seqs, seqs * context), step_model.explain_step(0, 0, [(config.max_num_batched_tokens, 0)])]
     if step_model.spec is not None:  # the same decode step verifying 1 + k tokens a request, with the drafter's passes
         steps.insert(1, step_model.spec.explain_step(step_model, seqs, seqs * context))
+    for e in steps:  # each request's context, as 'step time: decode step of 12 requests at 2,559 tokens of context'
+        if e["decode_seqs"]:  # prints it (--json had only the step's total, 30,708, for gpt-oss-20b at 4 req/s)
+            e["decode_context_tokens_per_request"] = context
     return {**step_model.to_dict(), "example_steps": steps}
 
 
 def step_line(e: dict) -> str:
     """One of step_model_report's example steps as a line: the step, its terms in ms, and for a speculative decode step
     the time per token it emits (`kvplan simulate` prints it after 'step time: ', the web page shows it)."""
-    what = (f"decode step of {e['decode_seqs']} request{'s' if e['decode_seqs'] != 1 else ''} at {e['decode_context_tokens'] // max(1, e['decode_seqs']):,} tokens "
+    per_request = e.get("decode_context_tokens_per_request", e["decode_context_tokens"] // max(1, e["decode_seqs"]))
+    what = (f"decode step of {e['decode_seqs']} request{'s' if e['decode_seqs'] != 1 else ''} at {per_request:,} tokens "
             "of context" if e["decode_seqs"] else f"prefill step of {e['prefill_chunks'][0][0]:,} tokens")
     parts = ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in e["terms_ms"].items())
     if e.get("speculative"):  # the decode step as speculative decoding runs it, and its time per token emitted

@@ -203,6 +203,17 @@ class Plan:
         mnbt = self.args.max_num_batched_tokens
         return (window_extra_tokens(self.args, self.rules) // mnbt if mnbt else 0), mnbt
 
+    def window_kv_dict(self) -> dict | None:
+        """window_kv_per_token and window_in_flight as --json gives them; None without window layers. Before, fit's
+        'vLLM still reserves 16,528 tokens' pages of them per sequence: the window plus 2 x 8,192 tokens of the steps
+        in flight' (gpt-oss-20b) was in no field."""
+        win, cap, reserved = self.window_kv_per_token
+        if not win:
+            return None
+        batches, mnbt = self.window_in_flight
+        return {"bytes_per_token": win, "window_tokens": cap, "reserved_tokens_per_sequence": reserved,
+                "steps_in_flight": batches, "tokens_per_step": mnbt}
+
     def blocks_for_tokens(self, num_tokens: int) -> int:
         """Blocks one request holding `num_tokens` tokens takes across all KV groups (section 3.4)."""
         return sum(_group_blocks(g, num_tokens, self.args, self.rules) for g in self.groups)
@@ -234,6 +245,8 @@ class Plan:
             "args": a,
             "kv_bytes_per_token": self.kv_bytes_per_token,
             "state_bytes_per_sequence": self.state_bytes_per_sequence,
+            # the window layers' growth and reservation fit's 'KV per token' row prints (render.kv_per_token_text)
+            "window_kv": self.window_kv_dict(),
             "weights_bytes": self.weights_bytes,
             "weights_exact": self.weights_exact,
             "budget_bytes": self.requested_bytes,

@@ -4,7 +4,7 @@ Request bodies use the CLI's option names in snake_case; answers are the CLI's `
 (`Plan.to_dict()`, sweep rows) plus the server-rendered charts. No arithmetic lives here:
 plans come from `kvplan.api.plan_from_flags_and_inverse` (the same path as `kvplan fit`, including
 `--gpu auto` and `--max-model-len auto`), curves and tables from `sweep_rows`, the bar from
-`render.budget_segments`.
+`json_out.budget_segments`, in every plan answer (fit --json's budget_segments).
 
 Safety: uploads are capped (5 MB), read as JSON/CSV text only and never executed (no
 `trust_remote_code`); local paths are not accepted as model references over HTTP (upload
@@ -39,7 +39,7 @@ from kvplan.api import (FIT_PARAMS, KEYWORD_EXAMPLES, SWEEPABLE, FitFlags, map_v
 from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
 from kvplan.inputs import json_loads
 from kvplan.plan import COUNT_EXAMPLES
-from kvplan.render import budget_segments, plan_json, plan_rows_plain, verdict_text
+from kvplan.render import plan_json, plan_rows_plain, verdict_text
 from kvplan.resolve import LOCAL_MODEL_REFS, context_limit
 from kvplan.serve_command import ServeCommand, gpu_pinned, gpus_checked, merge, parse_serve_command, sized_for_applied
 from kvplan.web.svg import budget_bar_svg, concurrency_curve_svg
@@ -502,7 +502,6 @@ class Planner:
         d["verdict"] = verdict_text(p).plain
         # fit's box as `kvplan fit` words it (render.plan_rows), a [label, text] row each, for the page's summary
         d["summary_rows"] = plan_rows_plain(p, d["model_source"])
-        d["budget_segments"] = [{"label": label, "bytes": b} for label, b in budget_segments(p)]
         d["model_max_model_len"] = context_limit(p.model, p.rules).tokens
         curve = ""
         if req.curve:
