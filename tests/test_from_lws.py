@@ -5,11 +5,10 @@ against the plan's ranks, which vLLM places across the group's pods; amd.com/gpu
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
-from cli_runner import refused, run_cli
+from cli_runner import planned_json as _json, refused
 
 # vLLM's docs/deployment/frameworks/lws.md (vllm-project/vllm 051f9b87) and kubernetes-sigs/lws
 # docs/examples/vllm/GPU/lws.yaml (0e2e095a): two pods of 8 GPUs, the leader running vLLM's multi-node-serving.sh then
@@ -74,12 +73,6 @@ LEADER = 'spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0].resources.
 WORKER = 'spec.leaderWorkerTemplate.workerTemplate.spec.containers[0].resources.limits["nvidia.com/gpu"]'
 SIZE = "spec.leaderWorkerTemplate.size"
 DIRECT = ("meta-llama/Llama-3.1-405B", "--gpu", "H100", "-tp", "8", "-pp", "2", "--vllm-version", "0.8.5")
-
-
-def _json(monkeypatch, capsys, *args) -> dict:
-    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
-    assert code in (0, 1), out + err
-    return json.loads(out)
 
 
 def _write(tmp_path, text: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from cli_runner import refused, refused_at_once
+from cli_runner import planned_json as _json, refused, refused_at_once
 
 M = "servingEngineSpec.modelSpec[0]"
 
@@ -55,16 +55,6 @@ def test_a_yaml_alias_bomb_in_a_compose_service_is_refused_by_its_field(monkeypa
     path = tmp_path / "compose.yaml"
     path.write_text(_compose(service))
     refused_at_once(monkeypatch, capsys, field, "fit", "--gpu", "L4", "--from", str(path))
-
-
-def _json(monkeypatch, capsys, *args) -> dict:
-    import json
-
-    from cli_runner import run_cli
-
-    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
-    assert code in (0, 1), out + err
-    return json.loads(out)
 
 
 @pytest.mark.parametrize("prefix", [
