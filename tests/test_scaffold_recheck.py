@@ -40,7 +40,10 @@ def test_the_line_is_the_command_it_says_to_run(monkeypatch, capsys, tmp_path, )
                        "--vllm-version", "0.11.0")
     line = next(x for x in (out / "serve.sh").read_text().splitlines() if x.startswith("# Re-check:"))
     assert line == "# Re-check: kvplan fit --from serve.sh --gpu 'NVIDIA L4' --vllm-version 0.11.0"
+    # the project's README says to run it (with nothing else given)
+    assert "`kvplan fit --from serve.sh`" in (out / "README.md").read_text()
     monkeypatch.chdir(out)
+    assert _json(monkeypatch, capsys, "fit", "--from", "serve.sh")["kv_cache_tokens"] == tokens
     import shlex
     words = shlex.split(line.split("kvplan ", 1)[1])
     assert _json(monkeypatch, capsys, *words)["kv_cache_tokens"] == tokens

@@ -1179,6 +1179,10 @@ $verdict$local_notes$driver_note
 $arithmetic_plain
 ```
 
+To plan it again after a change (a flag in serve.sh, another GPU with `--gpu`): `kvplan fit --from serve.sh` (or
+`--from docker-compose.yml`, `--from k8s/...`); each file's `# Re-check:` line names the GPU and release it was sized
+for, which `--from` plans unless others are given.
+
 The authoritative numbers are the startup log's; these are the lines to expect:
 
 ```
