@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Optional
 
 from kvplan.errors import InputError
-from kvplan.serve_command import ServeCommand, command_line, command_segments, is_serve_line, script_lines, \
-    serve_segment, without_redirections
+from kvplan.serve_command import (ServeCommand, command_line, command_segments, is_serve_line, script_lines,
+                                  serve_segment, without_redirections)
 
 
 # a word that names a file (serve.sh, ./deploy/compose.yml, ~/x): what a page's from_command, text only, refuses by name
@@ -486,7 +486,6 @@ def _manifest_command(source: str, objs: list, values, gpu_resource: str = _GPU_
     (`sh -c "vllm serve ..."`) read as bash runs it; its env for the plan's environment, its image for the release and
     its nvidia.com/gpu limit for gpus_checked, the GPU product its pod is pinned to for gpu_pinned."""
     from kvplan.api import MODELLED_ENV
-    from kvplan.launch_vars import run_script, shell_words
 
     found, kinds = [], []
     for obj in objs:
@@ -618,25 +617,43 @@ def _manifest_command(source: str, objs: list, values, gpu_resource: str = _GPU_
                              "--model", "add --model MODEL to args")
         return serve, f"{where}: {shlex.join(args)}", (IMAGE_ENTRYPOINT_NOTE,) + read_as
     words = command + args
-    if Path(words[0]).name in _SHELLS and len(words) > 2 and re.fullmatch(r"-[a-z]*c[a-z]*", words[1]):
+    if _runs_shell(words):
         # a shell wrapper: its script runs with the container's environment (a secret's value from --env)
         values.sources = [(f"{path}.env", literal), ("--env", given if env_from else
                                                      {k: v for k, v in given.items() if k in unknown})]
-        script, positional = words[2], words[4:]  # `sh -c SCRIPT NAME ARGS...`: $0 is NAME, "$@" the ARGS
-        segments = command_segments(script)  # `ray start ...; vllm serve ...`: each command its own line
-        command_line("\n".join(segments))  # one vllm serve command, else refused
-        arrays, line = run_script(segments, None, values, is_serve_line, read_files=False)
-        if positional:  # "$@" of the vllm serve line is them (they were dropped: the command planned without them)
-            rest = "\n".join(x for x in segments if x.strip() != line.strip())
-            if re.search(r"\$\{?[@*#]|\$\{?[1-9]", rest):
-                raise InputError(f"{path}.args" if c.get("args") else f"{path}.command", f"{where}: the script reads its "
-                                 "arguments (\"$@\", $1, ...) outside its vllm serve line, which kvplan does not follow",
-                                 "use \"$@\" on the vllm serve line alone, or write the flags in the script")
-            arrays = {**arrays, "@": positional}
-        words = shell_words(without_redirections(line), values, arrays)
+        words = _script_words(words[2], values, words[4:],  # `sh -c SCRIPT NAME ARGS...`: $0 is NAME, "$@" the ARGS
+                              (f"{path}.args" if c.get("args") else f"{path}.command", where))
         return words, f"{where}: {shlex.join(words)}", read_as
     command_line(shlex.join(words))
     return words, f"{where}: {shlex.join(words)}", read_as
+
+
+def _runs_shell(words: list[str]) -> bool:
+    """The words run a shell's script: `sh -c SCRIPT ...` (bash, dash, ...; -c with other options: -ec, -xc)."""
+    return Path(words[0]).name in _SHELLS and len(words) > 2 and re.fullmatch(r"-[a-z]*c[a-z]*", words[1]) is not None
+
+
+def _script_words(script: str, values, positional: list[str] = (), positional_at: tuple[str, str] = ("", "")
+                  ) -> list[str]:
+    """The words of the one vllm serve command of a shell's script (`sh -c SCRIPT`: a Kubernetes container's command,
+    a Dockerfile's shell form), as bash runs it: split into its simple commands (`ray start ...; vllm serve ...`: each
+    its own line), one vllm serve command (else refused), its variables and arrays followed from `values` (no file
+    read), its redirections dropped. `positional`: the script's arguments (`sh -c SCRIPT NAME ARGS...`), the "$@" of
+    the vllm serve line; the script reading them elsewhere is refused naming `positional_at` (field, where)."""
+    from kvplan.launch_vars import run_script, shell_words
+
+    segments = command_segments(script)
+    command_line("\n".join(segments))  # one vllm serve command, else refused
+    arrays, line = run_script(segments, None, values, is_serve_line, read_files=False)
+    if positional:  # "$@" of the vllm serve line is them (they were dropped: the command planned without them)
+        rest = "\n".join(x for x in segments if x.strip() != line.strip())
+        if re.search(r"\$\{?[@*#]|\$\{?[1-9]", rest):
+            field_at, where = positional_at
+            raise InputError(field_at, f"{where}: the script reads its arguments (\"$@\", $1, ...) outside its vllm "
+                             "serve line, which kvplan does not follow",
+                             "use \"$@\" on the vllm serve line alone, or write the flags in the script")
+        arrays = {**arrays, "@": positional}
+    return shell_words(without_redirections(line), values, arrays)
 
 
 # GPU Feature Discovery's node label of a node's GPU (resolve.gpu_product_label reads its value); under the mixed MIG
@@ -1450,7 +1467,7 @@ def _docker_form(body: str, shell: list) -> tuple[list, bool]:
 def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str, tuple[str, ...]]:
     """The command the container of a Dockerfile's last stage runs, as read_source gives it; its ENV as the server's
     environment, its base image (or a pip pin of vllm) as the release."""
-    from kvplan.launch_vars import Values, expand, run_script, shell_words
+    from kvplan.launch_vars import Values, expand, shell_words
 
     given = dict(values.sources[0][1]) if values.sources else {}  # kvplan's --env: --build-arg / docker run -e
     stages: dict = {}
@@ -1558,11 +1575,8 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
     if not words:
         raise InputError("--from", f"{source} sets no ENTRYPOINT or CMD, and its base image {stage['image']} runs "
                          "no vllm serve kvplan knows", 'add ENTRYPOINT ["vllm", "serve"] and CMD ["MODEL", ...]')
-    if Path(words[0]).name in _SHELLS and len(words) > 2 and re.fullmatch(r"-[a-z]*c[a-z]*", words[1]):
-        segments = command_segments(words[2])
-        command_line("\n".join(segments))  # one vllm serve command, else refused
-        arrays, line = run_script(segments, None, values, is_serve_line, read_files=False)
-        words = shell_words(without_redirections(line), values, arrays)
+    if _runs_shell(words):  # a shell form (/bin/sh -c TEXT), or a shell in the exec form
+        words = _script_words(words[2], values)
         return words, shown + shlex.join(words), tuple(notes)
     command_line(shlex.join(words))
     values.exec_form_at = " and ".join(x[2] for x in (entry, cmd) if x is not None)
