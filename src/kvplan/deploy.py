@@ -127,7 +127,7 @@ class ScaffoldSpec:
     # smaller pool as 'Extended KV cache to N blocks (S GiB)', not as 'Available KV cache memory' (the capacity)
     kv_sized_after_warmup: bool = False
     # the kvplan options that name the GPU and release the files were sized for (gpu_recheck_args): each file's
-    # `# Re-check: kvplan fit --from FILE ...` line, which --from reads back (serve_command.RECHECK_LINE)
+    # `# Re-check: kvplan fit --from FILE ...` line, which --from reads back (launch_files.RECHECK_LINE)
     recheck_args: tuple[str, ...] = ()
 
     def recheck_line(self, path: str) -> str:

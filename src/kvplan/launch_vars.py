@@ -58,7 +58,7 @@ class Values:
     # $(NAME) Kubernetes leaves unexpanded (or whose value kvplan cannot know)
     gpu_limit: Optional[tuple] = None  # a Kubernetes container's nvidia.com/gpu limit: (count, its field)
     gpu_pin: Optional[tuple] = None  # the GPU products its pod requires by node label: (values, field, MIG, labellers)
-    gpu_group: Optional[tuple] = None  # a LeaderWorkerSet group's size and GPU limits (serve_command._lws_group)
+    gpu_group: Optional[tuple] = None  # a LeaderWorkerSet group's size and GPU limits (launch_files._lws_group)
 
     def lookup(self, name: str) -> tuple[Optional[str], Optional[str]]:
         if name in self.uncertain:

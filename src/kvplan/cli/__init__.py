@@ -257,14 +257,15 @@ def read_from(model: Optional[str], flags: FitFlags, source: Optional[str], vari
     """(model, flags, the ServeCommand or None): `--from SOURCE` read (serve_command.parse_serve_command, its
     variables from --env) and merged with MODEL and the flags given (serve_command.merge: a flag given on both must
     agree). `varied`: sweep's and capacity's --vary, whose flags (and model) replace the command's in each row.
-    A Kubernetes pod's GPU product label plans its GPU where no --gpu is given (serve_command.gpu_pinned; not where
+    A Kubernetes pod's GPU product label plans its GPU where no --gpu is given (launch_files.gpu_pinned; not where
     `pinned_gpu` is false: preflight checks this machine's); a --gpu of another card is warned of on stderr. Then
-    the GPU and release a kvplan scaffold file names in its Re-check line (serve_command.sized_for_applied)."""
+    the GPU and release a kvplan scaffold file names in its Re-check line (launch_files.sized_for_applied)."""
     if source is None:
         return model, flags, None
     from kvplan.api import vary_names
     from kvplan.render import warning_text
-    from kvplan.serve_command import gpu_pinned, gpus_checked, merge, parse_serve_command, sized_for_applied
+    from kvplan.launch_files import gpu_pinned, gpus_checked, sized_for_applied
+    from kvplan.serve_command import merge, parse_serve_command
 
     command = parse_serve_command(source, flags.vllm_version, flags.env)
     names = vary_names(varied) if varied else []

@@ -41,7 +41,8 @@ from kvplan.inputs import json_loads
 from kvplan.plan import COUNT_EXAMPLES
 from kvplan.render import plan_json, plan_rows_plain, verdict_text
 from kvplan.resolve import LOCAL_MODEL_REFS, context_limit
-from kvplan.serve_command import ServeCommand, gpu_pinned, gpus_checked, merge, parse_serve_command, sized_for_applied
+from kvplan.launch_files import gpu_pinned, gpus_checked, sized_for_applied
+from kvplan.serve_command import ServeCommand, merge, parse_serve_command
 from kvplan.web.svg import budget_bar_svg, concurrency_curve_svg
 
 STATIC_DIR = Path(__file__).parent / "static"
