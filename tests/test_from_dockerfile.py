@@ -22,6 +22,10 @@ def _write(tmp_path, text: str, name: str = "Dockerfile") -> str:
     ("Dockerfile", "# syntax=docker/dockerfile:1\nARG TAG=v0.11.0\nFROM vllm/vllm-openai:${TAG}\n"
                    "ENV HF_HOME=/models\n# the model\nCMD [\"--model\", \"Qwen/Qwen3-8B\", \\\n"
                    "     \"--max-model-len\", \"16384\"]\n"),
+    # an exec-form shell: `bash -c SCRIPT NAME ARGS`, the CMD its arguments ("$@")
+    ("Dockerfile.args", "FROM vllm/vllm-openai:v0.11.0\n"
+                        "ENTRYPOINT [\"/bin/bash\", \"-c\", \"exec vllm serve \\\"$@\\\"\", \"--\"]\n"
+                        "CMD [\"Qwen/Qwen3-8B\", \"--max-model-len\", \"16384\"]\n"),
     # ENTRYPOINT set in the Dockerfile, the model first in CMD; CMD of the base image reset by it
     ("Containerfile", "FROM vllm/vllm-openai:v0.11.0\nENTRYPOINT [\"vllm\", \"serve\"]\n"
                       "CMD [\"Qwen/Qwen3-8B\", \"--max-model-len\", \"16384\", \"--port\", \"8000\"]\n"),
@@ -65,6 +69,12 @@ def test_its_env_is_the_servers_environment_and_its_notes_say_what_was_read(monk
     ("FROM vllm/vllm-openai:v0.11.0\nCMD [\"--model\", \"Qwen/Qwen3-8B\", \"--max-model-len\", \"$LEN\"]\n",
      "Dockerfile line 2 (CMD)", "the exec form (a JSON list) runs no shell"),
     ("FROM python:3.12\nCMD [\"python3\", \"app.py\"]\n", "--from", "no `vllm serve ...`"),
+    # a build argument with no value leaves no image docker build takes
+    ("ARG TAG\nFROM vllm/vllm-openai:${TAG}\nCMD [\"--model\", \"Qwen/Qwen3-8B\"]\n", "Dockerfile line 2 (FROM)",
+     "the build argument TAG has no value"),
+    # a script in the image runs vllm serve: the Dockerfile does not show its command
+    ("FROM vllm/vllm-openai:v0.11.0\nCOPY entrypoint.sh /\nENTRYPOINT [\"/entrypoint.sh\"]\n",
+     "Dockerfile line 3 (ENTRYPOINT)", "--from entrypoint.sh"),
     ("FROM python:3.12\n", "--from", "sets no ENTRYPOINT or CMD"),
     ("CMD [\"vllm\", \"serve\", \"Qwen/Qwen3-8B\"]\nFROM python:3.12\n", "Dockerfile line 1 (CMD)",
      "comes before the first FROM"),

@@ -1501,6 +1501,12 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
             words = [w for w in words if not w.startswith("--")]  # --platform=...
             if not words:
                 raise InputError(where, "names no image", "write FROM IMAGE[:TAG] [AS NAME]")
+            left = re.search(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", words[0])
+            if left:  # an ARG with no value: docker build stops on the image reference it leaves
+                raise InputError(where, f"the image is {words[0]}, and the build argument {left.group(1)} has no "
+                                 "value (an ARG before FROM without a default, or none)",
+                                 f"give --env {left.group(1)}=VALUE (as docker build --build-arg), or a default: "
+                                 f"ARG {left.group(1)}=VALUE")
             base = stages.get(words[0].lower())
             stage = ({**base, "args": {}, "env": dict(base["env"]), "cmd_inherited": True} if base is not None else
                      {"image": words[0], "env": {}, "entrypoint": None, "cmd": None, "cmd_inherited": True, "args": {},
@@ -1575,9 +1581,15 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
     if not words:
         raise InputError("--from", f"{source} sets no ENTRYPOINT or CMD, and its base image {stage['image']} runs "
                          "no vllm serve kvplan knows", 'add ENTRYPOINT ["vllm", "serve"] and CMD ["MODEL", ...]')
-    if _runs_shell(words):  # a shell form (/bin/sh -c TEXT), or a shell in the exec form
-        words = _script_words(words[2], values)
+    if _runs_shell(words):  # a shell form (/bin/sh -c TEXT), or a shell in the exec form (`sh -c SCRIPT NAME ARGS`)
+        at = " and ".join(x[2] for x in (entry, cmd) if x is not None)
+        words = _script_words(words[2], values, words[4:], (at, source))
         return words, shown + shlex.join(words), tuple(notes)
+    if not is_serve_line(shlex.join(words)) and re.search(r"\.(?:sh|bash|py)$|^/", words[0]):
+        at = " and ".join(x[2] for x in (entry, cmd) if x is not None)
+        raise InputError(at, f"the container runs {words[0]}, a program in the image whose vllm serve command the "
+                         "Dockerfile does not show", f"give that script to --from (--from {Path(words[0]).name}), with "
+                         "--env for the Dockerfile's ENV it reads")
     command_line(shlex.join(words))
     values.exec_form_at = " and ".join(x[2] for x in (entry, cmd) if x is not None)
     return words, shown + shlex.join(words), tuple(notes)
