@@ -6,23 +6,16 @@ copied from production-stack a6c01db0)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import yaml
 
-from cli_runner import refused, run_cli
+from cli_runner import planned_json as _json, refused
 
 DATA = Path(__file__).parent / "data" / "helm_values"
 BASIC = DATA / "values-02-basic-config.yaml"
 AT = "servingEngineSpec.modelSpec[0]"
-
-
-def _json(monkeypatch, capsys, *args) -> dict:
-    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
-    assert code in (0, 1), out + err
-    return json.loads(out)
 
 
 def _changed(tmp_path, source: Path, change) -> str:

@@ -6,18 +6,11 @@ writes plans back as scaffold planned it."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
-from cli_runner import refused, run_cli
-
-
-def _json(monkeypatch, capsys, *args) -> dict:
-    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
-    assert code in (0, 1), out + err
-    return json.loads(out)
+from cli_runner import planned_json as _json, refused, run_cli
 
 
 def _scaffold(monkeypatch, capsys, folder, *args) -> int:
