@@ -23,7 +23,8 @@ _reconcile_options = option_group(FIT_OPTIONS, FitFlags, "flags", gpu=typer.Opti
 @app.command()
 @_reconcile_options
 def reconcile(
-    logfile: Annotated[str, typer.Argument(help="The vLLM startup log; - for standard input.")],
+    logfile: Annotated[str, typer.Argument(help="The vLLM startup log; - for standard input. Or a running server's "
+                                           "Prometheus metrics: http://HOST:8000/metrics, or a file saved from it.")],
     model: Annotated[Optional[str], typer.Argument(help="The model served, to compare with its plan (the engine args come from the log; flags override).")] = None,
     record: Annotated[Optional[str], typer.Option("--record", help="Write the realized startup as a startup record (JSON line) to FILE, or - for standard output.")] = None,
     calibrate: Annotated[bool, typer.Option("--calibrate", help="Store the observed-minus-predicted terms as a site calibration for this GPU and model (KVPLAN_HOME or ~/.config/kvplan).")] = False,
@@ -40,6 +41,7 @@ def reconcile(
     $ kvplan reconcile vllm.log                  # the log's own figures
     $ kvplan reconcile vllm.log Qwen/Qwen3-8B --gpu L4
     $ kvplan reconcile vllm.log Qwen/Qwen3-8B --gpu L4 --record startup.jsonl
+    $ kvplan reconcile http://localhost:8000/metrics Qwen/Qwen3-8B --gpu L4
     """
     from dataclasses import replace
 
@@ -55,6 +57,10 @@ def reconcile(
             raise InputError(given[0], f"{', '.join(given)} shape{'s' if len(given) == 1 else ''} the plan the log is "
                              "compared with, and without MODEL there is none", "pass MODEL after LOGFILE, or leave "
                              f"{'it' if len(given) == 1 else 'them'} out to read the log alone")
+    metrics = _metrics_input(logfile)
+    if metrics is not None:
+        return _reconcile_metrics(metrics, logfile, model, flags, record=record, calibrate=calibrate,
+                                  json_output=json_output)
     log = read_log(logfile)
     if not log.hits:  # nothing to compare: every figure would be '-' (and a --record or --calibrate empty)
         shown = "standard input" if logfile == "-" else logfile
@@ -133,6 +139,96 @@ def reconcile(
                       + (f"; recorded, not applied: {kept} (the weights are read from the checkpoint, and the pool "
                          "follows from the terms above)" if kept else "")
                       + f". {calibration_path()} now holds it for {gpu_name} and {model_id}", highlight=False)
+
+
+def _metrics_input(logfile: str):
+    """The metrics snapshot LOGFILE names: a URL (fetched), else a file or standard input whose text begins as Prometheus
+    text does (# HELP / # TYPE) or holds a vllm:cache_config_info series near its start; else None (a startup log:
+    read_log reads it, and refuses a missing file)."""
+    from kvplan.metrics import is_metrics_text, is_prometheus_head, is_url, read_metrics
+
+    if is_url(logfile):
+        return read_metrics(logfile)
+    if logfile == "-":
+        peek = getattr(sys.stdin.buffer, "peek", None)  # (leaves standard input unread for read_log)
+        head = peek(1 << 16)[: 1 << 16] if peek else b""
+        if head and (is_prometheus_head(head) or is_metrics_text(head)):
+            return read_metrics("standard input", sys.stdin.buffer.read())
+        return None
+    try:
+        with open(logfile, "rb") as fh:
+            head = fh.read(1 << 16)
+            if not (is_prometheus_head(head) or is_metrics_text(head)):
+                return None
+            data = head + fh.read()
+    except OSError:
+        return None
+    return read_metrics(logfile, data)
+
+
+def _reconcile_metrics(snapshot, logfile: str, model, flags, *, record, calibrate: bool, json_output: bool) -> None:
+    """reconcile of a running server's metrics: the plan of the flags its vllm:cache_config_info labels state."""
+    from kvplan.metrics import plan_from_metrics, reconcile_metrics
+    from kvplan.reconcile import given_flags
+
+    for name, used in (("--record", record), ("--calibrate", calibrate)):
+        if used:
+            raise InputError(name, f"{logfile} is a server's metrics, which hold no memory terms of a startup",
+                             f"leave {name} out, or pass the server's startup log")
+    plan, notes = None, []
+    if model:
+        plan, notes = plan_from_metrics(snapshot, model, flags)
+    else:
+        given = ["--" + name.replace("_", "-") for name in given_flags(flags)]
+        if given:
+            raise InputError(given[0], f"{', '.join(given)} shape the plan the metrics are compared with, and without "
+                             "MODEL there is none", "pass MODEL after LOGFILE, or leave them out")
+    result = reconcile_metrics(snapshot, plan, notes, length_given=bool(getattr(flags, "max_model_len", None)))
+    if json_output:
+        out = result.to_dict()
+        if plan is not None:
+            out["plan"] = _plan_header(plan)
+        sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
+        return
+    from rich.table import Table
+
+    served = ", ".join(snapshot.model_names) or "model not named in the metrics"
+    console.print(f"[bold]{escape(served)}[/] · metrics of a running server ({escape(snapshot.source)}) · "
+                  f"{snapshot.engines} engine{'s' if snapshot.engines != 1 else ''} · started", highlight=False)
+    if plan is not None:
+        h = _plan_header(plan)
+        console.print(f"plan: {h['model']} on {h['gpu']} ({h['gpu_total_gib']:.2f} GiB), TP {h['tensor_parallel_size']}"
+                      f" · PP {h['pipeline_parallel_size']}, vLLM {h['vllm_rules']} rules", highlight=False)
+    table = Table(title="Running server's KV cache (blocks and tokens per engine)")
+    table.add_column("term")
+    table.add_column("metrics", justify="right")
+    if plan is not None:
+        table.add_column("plan", justify="right")
+        table.add_column("metrics - plan", justify="right")
+    for row in result.rows:
+        cells = [row.term, _fmt(row.observed, row.unit)]
+        if plan is not None:
+            cells += [_fmt(row.predicted, row.unit), _fmt(row.gap, row.unit)]
+        table.add_row(*cells)
+    from kvplan.render import whole_cells
+
+    console.print(whole_cells(table))
+    h = result.headline_gap
+    if h and h.get("agrees"):
+        console.print(f"the plan agrees with the metrics: every compared figure within 0.5% (closest to the edge: "
+                      f"{h['term']} {_fmt(h['observed'], h['unit'])} vs {_fmt(h['predicted'], h['unit'])} planned)",
+                      highlight=False)
+    elif h:
+        console.print(f"largest gap: [bold]{h['term']}[/] {_fmt(h['observed'], h['unit'])} in the metrics vs "
+                      f"{_fmt(h['predicted'], h['unit'])} planned ({h['relative']:.0%} off)", highlight=False)
+    for row in result.rows:
+        if row.note and plan is not None:
+            console.print(f"[dim]note:[/] {row.term}: {escape(str(row.note))}", highlight=False)
+    for note in result.notes:
+        console.print(f"[dim]note:[/] {escape(str(note))}", highlight=False)
+    if plan is None:
+        console.print("[dim]note:[/] only the metrics' figures: pass the model after LOGFILE to compare each with "
+                      "kvplan's plan", highlight=False)
 
 
 def render_reconciliation(result, plan=None) -> None:

@@ -1,0 +1,246 @@
+"""kvplan reconcile of a running vLLM server's Prometheus metrics (GET /metrics), for a deployment whose startup log is
+gone: the flags vllm:cache_config_info's labels state are planned, and the predicted num_gpu_blocks set beside the
+label's. The texts below are written as vLLM's prometheus_client writes them (HELP / TYPE lines, a gauge per series):
+the cache_config_info labels are CacheConfig's fields as str (vllm/config/cache.py metrics_info, 0.11.0) plus engine
+(vllm/v1/metrics/loggers.py log_metrics_info), the other gauges labelled model_name and engine (loggers.py 0.11.0)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from cli_runner import refused, run_cli
+
+MODEL = "Qwen/Qwen3-8B"
+PLAN = ["--gpu", "L4", "--max-model-len", "8192", "--vllm-version", "0.11.0"]
+
+# vLLM 0.11.0's CacheConfig fields in their order (vllm/config/cache.py), as str(value)
+LABELS_0110 = {
+    "block_size": "16", "gpu_memory_utilization": "0.85", "swap_space": "4", "cache_dtype": "fp8",
+    "is_attention_free": "False", "num_gpu_blocks_override": "None", "sliding_window": "None",
+    "enable_prefix_caching": "True", "prefix_caching_hash_algo": "sha256", "cpu_offload_gb": "0",
+    "calculate_kv_scales": "False", "cpu_kvcache_space_bytes": "None", "mamba_page_size_padded": "None",
+    "mamba_cache_dtype": "auto", "mamba_ssm_cache_dtype": "auto", "num_gpu_blocks": "3100", "num_cpu_blocks": "None",
+    "kv_sharing_fast_prefill": "False", "kv_cache_memory_bytes": "None",
+}
+
+
+def series(name: str, labels: dict, value: str) -> str:
+    return name + "{" + ",".join(f'{k}="{v}"' for k, v in labels.items()) + "} " + value
+
+
+def metrics_text(engines: dict[str, dict], model_name: str = MODEL, usage: str = "0.125", running: str = "3.0") -> str:
+    """A /metrics page: the per-engine gauges, then cache_config_info, one series per engine (labels: each engine's)."""
+    out = ["# HELP python_gc_objects_collected_total Objects collected during gc",
+           "# TYPE python_gc_objects_collected_total counter",
+           'python_gc_objects_collected_total{generation="0"} 1234.0',
+           "# HELP vllm:num_requests_running Number of requests in model execution batches.",
+           "# TYPE vllm:num_requests_running gauge"]
+    out += [series("vllm:num_requests_running", {"model_name": model_name, "engine": e}, running) for e in engines]
+    out += ["# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.",
+            "# TYPE vllm:kv_cache_usage_perc gauge"]
+    out += [series("vllm:kv_cache_usage_perc", {"model_name": model_name, "engine": e}, usage) for e in engines]
+    out += ["# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig",
+            "# TYPE vllm:cache_config_info gauge"]
+    out += [series("vllm:cache_config_info", {**labels, "engine": e}, "1.0") for e, labels in engines.items()]
+    return "\n".join(out) + "\n"
+
+
+def fit_blocks(monkeypatch, capsys, model: str, *flags: str) -> int:
+    code, out, err = run_cli(monkeypatch, capsys, "fit", model, *flags, "--json")
+    assert code == 0, err
+    return json.loads(out)["num_gpu_blocks"]
+
+
+def reconcile_json(monkeypatch, capsys, source: str, *args: str) -> dict:
+    code, out, err = run_cli(monkeypatch, capsys, "reconcile", source, *args, "--json")
+    assert code == 0, out + err
+    return json.loads(out)
+
+
+def row(result: dict, term: str) -> dict:
+    return next(r for r in result["comparison"] if r["term"] == term)
+
+
+@pytest.fixture
+def server():
+    """A local HTTP server standing in for vLLM's: PAGES maps a path to (status, body)."""
+    pages: dict[str, tuple[int, str]] = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            status, body = pages.get(self.path, (404, "Not Found"))
+            data = body.encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", pages
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(autouse=True)
+def no_proxy(monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_a_metrics_file_is_planned_with_the_flags_its_labels_state(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "metrics.txt"
+    path.write_text(metrics_text({"0": LABELS_0110}))
+    result = reconcile_json(monkeypatch, capsys, str(path), MODEL, *PLAN)
+    expected = fit_blocks(monkeypatch, capsys, MODEL, *PLAN, "--gpu-memory-utilization", "0.85", "--kv-cache-dtype",
+                          "fp8", "--block-size", "16", "--enable-prefix-caching")
+    blocks = row(result, "num_gpu_blocks")
+    assert blocks["predicted"] == expected and blocks["observed"] == 3100
+    assert blocks["gap"] == 3100 - expected
+    # one group of full attention: the tokens are blocks x block_size
+    assert row(result, "kv_cache_tokens")["observed"] == 3100 * 16
+    assert result["model"] == MODEL and result["engines"] == 1
+    read = next(n for n in result["notes"] if "labels state" in n)
+    for flag in ("--block-size 16", "--gpu-memory-utilization 0.85", "--kv-cache-dtype fp8", "--enable-prefix-caching"):
+        assert flag in read
+    assert result["kv_cache_usage"] == {"0": 0.125} and result["num_requests_running"] == {"0": 3.0}
+    assert any("12.5%" in n and "not compared" in n for n in result["notes"])
+    assert result["plan"]["gpu"] == "NVIDIA L4"
+
+
+def test_a_running_server_is_read_over_http(monkeypatch, capsys, server):
+    url, pages = server
+    pages["/metrics"] = (200, metrics_text({"0": LABELS_0110}))
+    result = reconcile_json(monkeypatch, capsys, url + "/metrics", MODEL, *PLAN)
+    expected = fit_blocks(monkeypatch, capsys, MODEL, *PLAN, "--gpu-memory-utilization", "0.85", "--kv-cache-dtype",
+                          "fp8", "--block-size", "16")
+    assert row(result, "num_gpu_blocks")["predicted"] == expected
+    assert result["metrics"] == url + "/metrics"
+    # and the human table, as reconcile's
+    code, out, err = run_cli(monkeypatch, capsys, "reconcile", url + "/metrics", MODEL, *PLAN)
+    text = " ".join(out.split())
+    assert code == 0 and "num_gpu_blocks" in text and f"{expected:,}" in text and "3,100" in text
+
+
+def test_flags_given_override_the_labels(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "metrics.txt"
+    path.write_text(metrics_text({"0": LABELS_0110}))
+    result = reconcile_json(monkeypatch, capsys, str(path), MODEL, *PLAN, "--gpu-memory-utilization", "0.95",
+                            "--kv-cache-dtype", "auto")
+    expected = fit_blocks(monkeypatch, capsys, MODEL, *PLAN, "--gpu-memory-utilization", "0.95", "--block-size", "16")
+    assert row(result, "num_gpu_blocks")["predicted"] == expected
+    assert any("given here over the labels" in n and "--gpu-memory-utilization 0.95" in n for n in result["notes"])
+
+
+def test_the_override_and_byte_budget_labels_are_planned(monkeypatch, capsys, tmp_path):
+    labels = dict(LABELS_0110, kv_cache_memory_bytes=str(4 << 30), cache_dtype="auto")
+    path = tmp_path / "metrics.txt"
+    path.write_text(metrics_text({"0": labels}))
+    result = reconcile_json(monkeypatch, capsys, str(path), MODEL, *PLAN)
+    assert row(result, "num_gpu_blocks")["predicted"] == fit_blocks(
+        monkeypatch, capsys, MODEL, *PLAN, "--kv-cache-memory-bytes", str(4 << 30), "--block-size", "16",
+        "--gpu-memory-utilization", "0.85")
+    labels = dict(LABELS_0110, num_gpu_blocks_override="1000", num_gpu_blocks="1000")
+    path.write_text(metrics_text({"0": labels}))
+    result = reconcile_json(monkeypatch, capsys, str(path), MODEL, *PLAN)
+    assert row(result, "num_gpu_blocks")["predicted"] == 1000 == row(result, "num_gpu_blocks")["observed"]
+    assert any("--num-gpu-blocks-override 1000" in n for n in result["notes"])
+
+
+def test_data_parallel_engines_share_one_summed_label(monkeypatch, capsys, tmp_path):
+    # vLLM sums the engines' blocks into cache_config.num_gpu_blocks, which every engine's series then carries
+    labels = dict(LABELS_0110, num_gpu_blocks="6200")
+    path = tmp_path / "metrics.txt"
+    path.write_text(metrics_text({"0": labels, "1": labels}))
+    result = reconcile_json(monkeypatch, capsys, str(path), MODEL, *PLAN)
+    assert row(result, "num_gpu_blocks")["observed"] == 3100 and result["engines"] == 2
+    assert any("sum over the 2 engines" in n for n in result["notes"])
+    # engines stating different counts (two servers' scrapes pasted together) are named; the smallest is compared
+    path.write_text(metrics_text({"0": LABELS_0110}) + series(
+        "vllm:cache_config_info", {**LABELS_0110, "num_gpu_blocks": "2900", "engine": "0"}, "1.0") + "\n")
+    result = reconcile_json(monkeypatch, capsys, str(path), MODEL, *PLAN)
+    assert row(result, "num_gpu_blocks")["observed"] == 2900
+    assert any("different num_gpu_blocks" in n and "2,900" in n and "3,100" in n for n in result["notes"])
+
+
+def test_a_hybrid_models_tokens_are_not_blocks_times_block_size(monkeypatch, capsys, tmp_path):
+    model = "ibm-granite/granite-4.0-h-tiny"
+    labels = dict(LABELS_0110, cache_dtype="auto", block_size="400", num_gpu_blocks="900")
+    path = tmp_path / "metrics.txt"
+    path.write_text(metrics_text({"0": labels}, model_name=model))
+    result = reconcile_json(monkeypatch, capsys, str(path), model, *PLAN)
+    assert row(result, "kv_cache_tokens")["observed"] is None
+    assert any("hybrid" in n and "num_gpu_blocks x block_size" in n for n in result["notes"])
+    # vLLM >= 0.26 writes one engine's tokens as a label: read as they are
+    labels = dict(labels, kv_cache_size_tokens="123456", kv_cache_max_concurrency="15.07",
+                  user_specified_block_size="False")
+    path.write_text(metrics_text({"0": labels}, model_name=model))
+    result = reconcile_json(monkeypatch, capsys, str(path), model, *PLAN)
+    assert row(result, "kv_cache_tokens")["observed"] == 123456
+    # a block size vLLM chose is compared, not planned with
+    assert "--block-size" not in next(n for n in result["notes"] if "labels state" in n)
+
+
+def test_a_server_that_does_not_answer_is_refused_naming_logfile(monkeypatch, capsys, server):
+    url, _ = server
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    text = refused(monkeypatch, capsys, "LOGFILE", "reconcile", f"http://127.0.0.1:{port}/metrics", MODEL, *PLAN)
+    assert "did not answer" in text and "curl" in text
+
+
+def test_a_404_is_refused_naming_logfile(monkeypatch, capsys, server):
+    url, _ = server
+    text = refused(monkeypatch, capsys, "LOGFILE", "reconcile", url + "/metricz", MODEL, *PLAN)
+    assert "HTTP 404" in text and "/metrics" in text
+
+
+def test_metrics_without_cache_config_info_are_refused_naming_logfile(monkeypatch, capsys, server, tmp_path):
+    url, pages = server
+    page = metrics_text({"0": LABELS_0110}).split("# HELP vllm:cache_config_info")[0]
+    pages["/metrics"] = (200, page)
+    text = refused(monkeypatch, capsys, "LOGFILE", "reconcile", url + "/metrics", MODEL, *PLAN)
+    assert "no vllm:cache_config_info" in text
+    path = tmp_path / "metrics.txt"
+    path.write_text(page)
+    assert "no vllm:cache_config_info" in refused(monkeypatch, capsys, "LOGFILE", "reconcile", str(path), MODEL, *PLAN)
+    pages["/html"] = (200, "<html><body>hello</body></html>\n")
+    assert "not Prometheus text" in refused(monkeypatch, capsys, "LOGFILE", "reconcile", url + "/html", MODEL, *PLAN)
+
+
+def test_an_engine_not_yet_initialized_is_refused_naming_logfile(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "metrics.txt"
+    path.write_text(metrics_text({"0": dict(LABELS_0110, num_gpu_blocks="None")}))
+    text = refused(monkeypatch, capsys, "LOGFILE", "reconcile", str(path), MODEL, *PLAN)
+    assert 'num_gpu_blocks="None"' in text and "had not sized its KV cache" in text
+
+
+def test_metrics_without_a_gpu_given_or_detected_are_refused(monkeypatch, capsys, tmp_path):
+    import kvplan.resolve
+
+    monkeypatch.setattr(kvplan.resolve, "detect_gpu", lambda *a, **k: None)
+    path = tmp_path / "metrics.txt"
+    path.write_text(metrics_text({"0": LABELS_0110}))
+    text = refused(monkeypatch, capsys, "--gpu", "reconcile", str(path), MODEL, "--max-model-len", "8192")
+    assert "do not say which GPU" in text
+
+
+def test_a_record_of_metrics_is_refused(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "metrics.txt"
+    path.write_text(metrics_text({"0": LABELS_0110}))
+    text = refused(monkeypatch, capsys, "--record", "reconcile", str(path), MODEL, *PLAN, "--record", "-")
+    assert "metrics" in text
