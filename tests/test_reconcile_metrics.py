@@ -244,3 +244,56 @@ def test_a_record_of_metrics_is_refused(monkeypatch, capsys, tmp_path):
     path.write_text(metrics_text({"0": LABELS_0110}))
     text = refused(monkeypatch, capsys, "--record", "reconcile", str(path), MODEL, *PLAN, "--record", "-")
     assert "metrics" in text
+
+
+# vLLM 0.6.4's V0 CacheConfig as its __init__ sets it (vllm/config.py), one series without an engine label
+# (vllm/engine/metrics.py PrometheusStatLogger.info); its gauges are labelled model_name alone, the usage
+# vllm:gpu_cache_usage_perc
+MODEL_064 = "Qwen/Qwen2.5-7B-Instruct"  # (Qwen3 came after 0.6.4)
+LABELS_064 = {"block_size": "16", "gpu_memory_utilization": "0.9", "swap_space_bytes": "4294967296",
+              "num_gpu_blocks_override": "None", "cache_dtype": "auto", "is_attention_free": "False",
+              "sliding_window": "None", "enable_prefix_caching": "False", "cpu_offload_gb": "0",
+              "num_gpu_blocks": "1400", "num_cpu_blocks": "2048"}
+
+
+def v0_text() -> str:
+    return "\n".join([
+        "# HELP vllm:num_requests_running Number of requests currently running on GPU.",
+        "# TYPE vllm:num_requests_running gauge",
+        f'vllm:num_requests_running{{model_name="{MODEL_064}"}} 2.0',
+        "# HELP vllm:gpu_cache_usage_perc GPU KV-cache usage. 1 means 100 percent usage.",
+        "# TYPE vllm:gpu_cache_usage_perc gauge",
+        f'vllm:gpu_cache_usage_perc{{model_name="{MODEL_064}"}} 0.5',
+        "# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig",
+        "# TYPE vllm:cache_config_info gauge",
+        series("vllm:cache_config_info", LABELS_064, "1.0"), ""])
+
+
+def test_a_v0_server_one_series_without_an_engine_label(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "metrics.txt"
+    path.write_text(v0_text())
+    flags = ["--gpu", "L4", "--max-model-len", "8192", "--vllm-version", "0.6.4"]
+    result = reconcile_json(monkeypatch, capsys, str(path), MODEL_064, *flags)
+    blocks = row(result, "num_gpu_blocks")
+    assert blocks["observed"] == 1400 and result["engines"] == 1
+    assert blocks["predicted"] == fit_blocks(monkeypatch, capsys, MODEL_064, *flags, "--gpu-memory-utilization", "0.9",
+                                             "--block-size", "16")
+    assert any("--no-enable-prefix-caching" in n for n in result["notes"] if "labels state" in n)
+    assert result["kv_cache_usage_metric"] == "vllm:gpu_cache_usage_perc" and result["kv_cache_usage"] == {"": 0.5}
+    assert any("50.0%" in n for n in result["notes"])
+
+
+def test_curl_piped_into_reconcile_reads_standard_input(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import kvplan
+
+    env = {**os.environ, "PYTHONPATH": str(Path(kvplan.__file__).resolve().parents[1])}  # the kvplan under test
+    done = subprocess.run([sys.executable, "-m", "kvplan", "reconcile", "-", MODEL, *PLAN, "--json"],
+                          input=metrics_text({"0": LABELS_0110}).encode(), capture_output=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr.decode()
+    result = json.loads(done.stdout)
+    assert row(result, "num_gpu_blocks")["observed"] == 3100 and result["metrics"] == "standard input"
