@@ -297,3 +297,33 @@ def test_curl_piped_into_reconcile_reads_standard_input(tmp_path):
     assert done.returncode == 0, done.stderr.decode()
     result = json.loads(done.stdout)
     assert row(result, "num_gpu_blocks")["observed"] == 3100 and result["metrics"] == "standard input"
+
+
+# vLLM 0.34.0's CacheConfig (vllm/config/cache.py): gpu_memory_utilization None where not given (its default resolved
+# elsewhere), user_specified_block_size, and one engine's tokens and concurrency (kv_cache_utils.py
+# get_kv_cache_capacity: tokens = int(concurrency x max_model_len)); 775 blocks of 64 (the block size 0.34.0 chose
+# for Qwen3-8B on an L4: test_block_size_034) are 49,600 tokens, at 8,192 6.0546875x
+LABELS_0340 = {
+    "block_size": "64", "user_specified_block_size": "False", "kv_cache_layout": "None", "gpu_memory_utilization": "None",
+    "cache_dtype": "auto", "is_attention_free": "False", "num_gpu_blocks_override": "None", "sliding_window": "None",
+    "enable_prefix_caching": "True", "prefix_caching_hash_algo": "sha256", "mamba_cache_mode": "none",
+    "num_gpu_blocks": "775", "num_cpu_blocks": "None", "kv_cache_size_tokens": "49600",
+    "kv_cache_max_concurrency": "6.0546875", "kv_cache_memory_bytes": "None", "enable_extensible_kv_cache": "False",
+}
+
+
+def test_the_length_the_tokens_and_concurrency_labels_pin_is_planned(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "metrics.txt"
+    path.write_text(metrics_text({"0": LABELS_0340}))
+    flags = ["--gpu", "L4", "--vllm-version", "0.34.0"]
+    result = reconcile_json(monkeypatch, capsys, str(path), MODEL, *flags)
+    assert row(result, "max_model_len") == {"term": "max_model_len", "observed": 8192, "predicted": 8192,
+                                            "unit": "tokens", "gap": 0}
+    assert row(result, "num_gpu_blocks")["predicted"] == fit_blocks(monkeypatch, capsys, MODEL, *flags,
+                                                                    "--max-model-len", "8192", "--enable-prefix-caching")
+    assert row(result, "kv_cache_tokens")["observed"] == 49600
+    assert row(result, "block_size")["observed"] == row(result, "block_size")["predicted"] == 64
+    concurrency = row(result, "max_concurrency")
+    assert concurrency["observed"] == 6.0546875 and concurrency["gap"] is not None and "note" not in concurrency
+    read = next(n for n in result["notes"] if "labels state" in n)
+    assert "--max-model-len 8192" in read and "--block-size" not in read and "--gpu-memory-utilization" not in read

@@ -168,10 +168,32 @@ def _label_value(name: str, text: str):
     return text  # kv_cache_memory_bytes: as vllm serve reads it (a whole number of bytes here)
 
 
+def served_max_model_len(snapshot: MetricsSnapshot) -> Optional[int]:
+    """The max_model_len the server's concurrency is at, where the labels pin it: vLLM >= 0.26 writes one engine's
+    tokens as int(max_concurrency x max_model_len) and the concurrency beside them (kv_cache_utils.py
+    get_kv_cache_capacity, read in 0.26.0, 0.30.0, 0.33.0, 0.34.0), so the one length L with int(concurrency x L) ==
+    tokens is the server's; None where the labels are absent or several lengths give the tokens (a concurrency below
+    1)."""
+    first = snapshot.series[0]
+    tokens, concurrency = first.label("kv_cache_size_tokens"), first.label("kv_cache_max_concurrency")
+    if tokens is None or concurrency is None:
+        return None
+    try:
+        t, c = int(tokens), float(concurrency)
+    except ValueError:
+        return None
+    if not (c > 0 and t > 0):
+        return None
+    base = int(t / c)
+    found = [n for n in range(max(1, base - 2), base + 3) if int(c * n) == t]
+    return found[0] if len(found) == 1 else None
+
+
 def plan_kwargs_from_metrics(snapshot: MetricsSnapshot) -> tuple[dict, dict]:
     """(the fit keywords the first engine's labels state, each as a flag in words): block_size where the user set it (a
     user_specified_block_size="False" says vLLM chose it: compared, not planned with), gpu_memory_utilization,
-    cache_dtype as kv_cache_dtype, enable_prefix_caching, kv_cache_memory_bytes and num_gpu_blocks_override where set."""
+    cache_dtype as kv_cache_dtype, enable_prefix_caching, kv_cache_memory_bytes and num_gpu_blocks_override where set;
+    max_model_len where the tokens and concurrency labels pin it (served_max_model_len)."""
     first = snapshot.series[0]
     kwargs, read = {}, []
     for label, flag in LABEL_FLAGS.items():
@@ -190,6 +212,10 @@ def plan_kwargs_from_metrics(snapshot: MetricsSnapshot) -> tuple[dict, dict]:
         kwargs[flag] = value
         read.append(f"--{flag.replace('_', '-')} {text}" if not isinstance(value, bool)
                     else f"--{'' if value else 'no-'}{flag.replace('_', '-')}")
+    length = served_max_model_len(snapshot)
+    if length is not None:
+        kwargs["max_model_len"] = str(length)
+        read.append(f"--max-model-len {length} (kv_cache_size_tokens / kv_cache_max_concurrency)")
     return kwargs, dict(zip(kwargs, read))
 
 
@@ -323,15 +349,13 @@ def plan_from_metrics(snapshot: MetricsSnapshot, model: str, flags=None, *, fit=
             break
         except InputError as exc:
             name = exc.field.lstrip("-").replace("-", "_")
-            label = next((lab for lab, flag in LABEL_FLAGS.items() if flag == name), None)
-            if label is None or name in given or name not in kwargs:
+            if name not in read or name in given or name not in kwargs:
                 raise
             # a value vLLM resolved itself that vllm serve does not take as a flag (0.11.0's block_size enlarged for a
             # hybrid model's page size, before user_specified_block_size told it apart): planned without, compared
             kwargs.pop(name)
-            notes.append(f"{INFO_METRIC}'s label {label}={snapshot.series[0].labels.get(label)!r} is not planned as "
-                         f"--{name.replace('_', '-')} ({exc.message}): vLLM resolved it itself; planned with vLLM's "
-                         "default, and compared")
+            notes.append(f"the metrics' {read[name]} is not planned ({exc.message}): vLLM resolved it itself; planned "
+                         "with kvplan's default, and compared")
     else:
         raise InputError("MODEL", "could not build a plan from the metrics' labels", "pass the flags explicitly")
     planned = [text for flag, text in read.items() if flag in kwargs and flag not in given]
@@ -362,9 +386,12 @@ def reconcile_metrics(snapshot: MetricsSnapshot, plan=None, notes=(), *, length_
         TermRow("max_concurrency", float(concurrency) if concurrency else None, getattr(plan, "max_concurrency", None),
                 "x", note=("not compared: the metrics do not state the server's max_model_len, the length the "
                            "concurrency is at (pass --max-model-len)" if concurrency and plan is not None
-                           and not length_given else None)),
+                           and not length_given and served_max_model_len(snapshot) is None else None)),
         TermRow("block_size", int(block_size) if block_size else None, getattr(plan, "block_size", None), "tokens"),
     ]
+    length = served_max_model_len(snapshot)
+    if length is not None:
+        rows.append(TermRow("max_model_len", length, getattr(getattr(plan, "args", None), "max_model_len", None), "tokens"))
     usage = snapshot.kv_usage
     if usage:
         notes.append(f"live KV-cache usage ({snapshot.usage_metric}, not compared): "
@@ -380,4 +407,6 @@ def reconcile_metrics(snapshot: MetricsSnapshot, plan=None, notes=(), *, length_
             notes.append(f"the server's model_name label is {served!r} (its --served-model-name, else the model it "
                          f"loaded); planned {plan.model.id}")
     headline = headline_gap(rows, None) if plan is not None else None
+    if headline is not None:  # the metrics print no pool either: said of them, not of a log
+        headline["likely_cause"] = headline["likely_cause"].replace("the log prints no pool", "the metrics carry no pool")
     return MetricsReconciliation(snapshot=snapshot, rows=tuple(rows), notes=tuple(notes), headline_gap=headline, plan=plan)

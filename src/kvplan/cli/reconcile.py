@@ -220,7 +220,8 @@ def _reconcile_metrics(snapshot, logfile: str, model, flags, *, record, calibrat
                       highlight=False)
     elif h:
         console.print(f"largest gap: [bold]{h['term']}[/] {_fmt(h['observed'], h['unit'])} in the metrics vs "
-                      f"{_fmt(h['predicted'], h['unit'])} planned ({h['relative']:.0%} off)", highlight=False)
+                      f"{_fmt(h['predicted'], h['unit'])} planned ({h['relative']:.0%} off); likely cause: {h['likely_cause']}",
+                      highlight=False)
     for row in result.rows:
         if row.note and plan is not None:
             console.print(f"[dim]note:[/] {row.term}: {escape(str(row.note))}", highlight=False)
