@@ -304,11 +304,18 @@ def test_curl_piped_into_reconcile_reads_standard_input(tmp_path):
 # get_kv_cache_capacity: tokens = int(concurrency x max_model_len)); 775 blocks of 64 (the block size 0.34.0 chose
 # for Qwen3-8B on an L4: test_block_size_034) are 49,600 tokens, at 8,192 6.0546875x
 LABELS_0340 = {
-    "block_size": "64", "user_specified_block_size": "False", "kv_cache_layout": "None", "gpu_memory_utilization": "None",
-    "cache_dtype": "auto", "is_attention_free": "False", "num_gpu_blocks_override": "None", "sliding_window": "None",
-    "enable_prefix_caching": "True", "prefix_caching_hash_algo": "sha256", "mamba_cache_mode": "none",
-    "num_gpu_blocks": "775", "num_cpu_blocks": "None", "kv_cache_size_tokens": "49600",
-    "kv_cache_max_concurrency": "6.0546875", "kv_cache_memory_bytes": "None", "enable_extensible_kv_cache": "False",
+    "block_size": "64", "user_specified_block_size": "False", "kv_cache_layout": "None", "prefix_match_unit": "None",
+    "gpu_memory_utilization": "None", "cache_dtype": "auto", "is_attention_free": "False",
+    "num_gpu_blocks_override": "None", "sliding_window": "None", "enable_prefix_caching": "True",
+    "prefix_caching_hash_algo": "sha256", "prefix_cache_retention_interval": "None", "kv_cache_dtype_skip_layers": "[]",
+    "mamba_page_size_padded": "None", "skip_page_size_padded": "None", "mamba_block_size": "None",
+    "mamba_cache_dtype": "auto", "mamba_ssm_cache_dtype": "auto", "mamba_cache_mode": "none",
+    "enable_mamba_shared_prefix_checkpoint": "False", "replayssm_buffer_len": "None", "use_replayssm": "False",
+    "use_kda_recoverssm": "False", "num_gpu_blocks": "775", "num_cpu_blocks": "None",
+    "simple_cpu_offload_num_blocks": "None", "effective_attention_block_size": "64", "kv_cache_size_tokens": "49600",
+    "kv_cache_max_concurrency": "6.0546875", "hash_block_size": "64", "cache_hit_alignment_tokens": "64",
+    "kv_sharing_fast_prefill": "False", "swa_bounded_replay": "False", "kv_cache_memory_bytes": "None",
+    "enable_extensible_kv_cache": "False", "kv_offloading_size": "None", "kv_offloading_backend": "native",
 }
 
 
@@ -327,3 +334,30 @@ def test_the_length_the_tokens_and_concurrency_labels_pin_is_planned(monkeypatch
     assert concurrency["observed"] == 6.0546875 and concurrency["gap"] is not None and "note" not in concurrency
     read = next(n for n in result["notes"] if "labels state" in n)
     assert "--max-model-len 8192" in read and "--block-size" not in read and "--gpu-memory-utilization" not in read
+
+
+def test_the_release_the_labels_set_names_is_planned_where_none_is_given(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "metrics.txt"
+    path.write_text(metrics_text({"0": LABELS_0110}))
+    flags = ["--gpu", "L4", "--max-model-len", "8192"]
+    result = reconcile_json(monkeypatch, capsys, str(path), MODEL, *flags)
+    # 0.11.0's set (swap_space, cpu_offload_gb, no kv_offloading_size): not the default 0.33.0's
+    assert result["plan"]["vllm_rules"] == "0.11.0"
+    assert row(result, "num_gpu_blocks")["predicted"] == fit_blocks(
+        monkeypatch, capsys, MODEL, *flags, "--vllm-version", "0.11.0", "--gpu-memory-utilization", "0.85",
+        "--kv-cache-dtype", "fp8", "--block-size", "16")
+    assert any("labels are those vLLM 0.11.0 writes" in n and "after 0.6.4 and before 0.11.1" in n
+               for n in result["notes"])
+    path.write_text(metrics_text({"0": LABELS_0340}))
+    assert reconcile_json(monkeypatch, capsys, str(path), MODEL, "--gpu", "L4")["plan"]["vllm_rules"] == "0.34.0"
+    path.write_text(v0_text())
+    assert reconcile_json(monkeypatch, capsys, str(path), MODEL_064, *flags)["plan"]["vllm_rules"] == "0.6.4"
+    # a release given that does not write them is planned, and said
+    path.write_text(metrics_text({"0": LABELS_0110}))
+    result = reconcile_json(monkeypatch, capsys, str(path), MODEL, *flags, "--vllm-version", "0.33.0")
+    assert result["plan"]["vllm_rules"] == "0.33.0"
+    assert any("not vLLM 0.33.0" in n for n in result["notes"])
+    # a set no release read writes: the default, said
+    path.write_text(metrics_text({"0": dict(LABELS_0110, some_future_field="1")}))
+    result = reconcile_json(monkeypatch, capsys, str(path), MODEL, *flags)
+    assert result["plan"]["vllm_rules"] == "0.33.0" and any("no release kvplan read" in n for n in result["notes"])

@@ -312,6 +312,47 @@ def _given(flags) -> dict:
     return {k: v for k, v in flags.engine_kwargs().items() if v is not None and not (v is False and k in off)}
 
 
+def _release_of_labels(snapshot: MetricsSnapshot, kwargs: dict) -> list[str]:
+    """What the labels' set says of the server's release (versions.CACHE_CONFIG_INFO_LABELS), as notes; where no
+    --vllm-version is given and kvplan's default release cannot write that set, the newest wheel read that does is
+    planned (kwargs["vllm_version"] set), as a log without its version is planned by its format's era."""
+    from kvplan.versions import (DEFAULT_RELEASE, cache_config_info_releases, cache_config_info_span, parse_version,
+                                 release_text)
+
+    labels = set(snapshot.series[0].labels)
+    releases = cache_config_info_releases(labels)
+    span = cache_config_info_span(releases)
+    read = ", ".join(release_text(r) for r in releases)
+    pass_it = "pass --vllm-version with the server's: pip show vllm, or the image's tag"
+    if span is None:
+        if "vllm_version" in kwargs:
+            return []
+        return [f"the metrics do not state vLLM's release, and the {INFO_METRIC} labels are those of no release kvplan "
+                f"read: planned with vLLM {DEFAULT_RELEASE}'s rules ({pass_it})"]
+    lo, hi = span
+    between = ("a release " + " and ".join(filter(None, (f"after {release_text(lo)}" if lo else None,
+                                                        f"before {release_text(hi)}" if hi else None))))
+    said = f"the {INFO_METRIC} labels are those vLLM {read} writes{'' if len(releases) == 1 else ' (each)'} ({between})"
+
+    def possible(version: str) -> bool:
+        try:
+            v = parse_version(version)
+        except (InputError, ValueError):
+            return True
+        return (lo is None or v > lo) and (hi is None or v < hi)
+
+    if "vllm_version" in kwargs:
+        given = str(kwargs["vllm_version"])
+        return [] if possible(given) else [f"{said}, not vLLM {given}: the plan's rules are likely not the server's "
+                                           f"release's ({pass_it})"]
+    if possible(DEFAULT_RELEASE):
+        return [f"the metrics do not state vLLM's release; {said}: planned with vLLM {DEFAULT_RELEASE}'s rules, the "
+                f"default ({pass_it})"]
+    kwargs["vllm_version"] = release_text(releases[-1])
+    return [f"the metrics do not state vLLM's release; {said}: planned with vLLM {kwargs['vllm_version']}'s rules, "
+            f"the newest release read that writes them ({pass_it})"]
+
+
 def plan_from_metrics(snapshot: MetricsSnapshot, model: str, flags=None, *, fit=None):
     """(plan, notes): `model` planned with the flags the labels state, the flags given overriding them. The GPU is not
     in the metrics: given (--gpu, --gpu-gib, --gpu-gb), else the GPU NVML detects here, with a note, else refused."""
@@ -334,11 +375,7 @@ def plan_from_metrics(snapshot: MetricsSnapshot, model: str, flags=None, *, fit=
                              "give the server's GPU: --gpu NAME (e.g. --gpu H100) or --gpu-gib N")
         notes.append(f"the metrics do not say which GPU the server runs on: planned for {here.name}, the GPU detected "
                      "here (pass --gpu if the server runs on another machine)")
-    if "vllm_version" not in kwargs:
-        from kvplan.versions import DEFAULT_RELEASE
-
-        notes.append(f"the metrics do not state vLLM's release: planned with vLLM {DEFAULT_RELEASE}'s rules (pass "
-                     "--vllm-version with the server's: pip show vllm, or the image's tag)")
+    notes += _release_of_labels(snapshot, kwargs)
     unstated = [f for f in ("max_model_len", "tensor_parallel_size") if f not in kwargs]
     if unstated:
         notes.append("the metrics do not state " + " or ".join(f"--{f.replace('_', '-')}" for f in unstated)
