@@ -361,3 +361,30 @@ def test_the_release_the_labels_set_names_is_planned_where_none_is_given(monkeyp
     path.write_text(metrics_text({"0": dict(LABELS_0110, some_future_field="1")}))
     result = reconcile_json(monkeypatch, capsys, str(path), MODEL, *flags)
     assert result["plan"]["vllm_rules"] == "0.33.0" and any("no release kvplan read" in n for n in result["notes"])
+
+
+def test_a_page_prometheus_client_writes_as_vllm_registers_it(monkeypatch, capsys, tmp_path):
+    """The page written by prometheus_client itself, the gauges registered as vLLM 0.34.0's loggers.py does: Gauge(name,
+    documentation, labelnames=metrics_info.keys()).labels(**metrics_info).set(1) per engine, the usage gauge labelled
+    model_name and engine (two data-parallel engines, each carrying the summed blocks)."""
+    from prometheus_client import CollectorRegistry, Gauge, generate_latest
+
+    registry = CollectorRegistry()
+    # 0.11.0 registers the deprecated usage gauge first where hidden metrics are shown: the current one is read
+    old = Gauge("vllm:gpu_cache_usage_perc", "GPU KV-cache usage. 1 means 100 percent usage. DEPRECATED: Use "
+                "vllm:kv_cache_usage_perc instead.", labelnames=["model_name", "engine"], registry=registry)
+    usage = Gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
+                  labelnames=["model_name", "engine"], registry=registry)
+    info = {**LABELS_0340, "num_gpu_blocks": "1550", "engine": ""}
+    gauge = Gauge("vllm:cache_config_info", "Information of the LLMEngine CacheConfig", labelnames=info.keys(),
+                  registry=registry)
+    for engine in ("0", "1"):
+        usage.labels(model_name=MODEL, engine=engine).set(0.25)
+        old.labels(model_name=MODEL, engine=engine).set(0.5)  # (not what vLLM writes: told apart here)
+        gauge.labels(**{**info, "engine": engine}).set(1)
+    path = tmp_path / "metrics.txt"
+    path.write_bytes(generate_latest(registry))
+    result = reconcile_json(monkeypatch, capsys, str(path), MODEL, "--gpu", "L4")
+    assert result["engines"] == 2 and row(result, "num_gpu_blocks")["observed"] == 775
+    assert result["plan"]["vllm_rules"] == "0.34.0" and result["kv_cache_usage"] == {"0": 0.25, "1": 0.25}
+    assert result["kv_cache_usage_metric"] == "vllm:kv_cache_usage_perc"

@@ -86,7 +86,6 @@ def parse_metrics(text: str, source: str) -> MetricsSnapshot:
     from prometheus_client.parser import text_string_to_metric_families
 
     series, names, usage, running = [], [], {}, {}
-    usage_metric = None
     try:
         families = list(text_string_to_metric_families(text))
     except (ValueError, TypeError, IndexError) as exc:
@@ -97,9 +96,8 @@ def parse_metrics(text: str, source: str) -> MetricsSnapshot:
             engine = labels.get("engine", "")
             if sample.name == INFO_METRIC:
                 series.append(EngineSeries(labels.get("engine"), labels))
-            elif sample.name in USAGE_METRICS and (usage_metric in (None, sample.name)):
-                usage_metric = sample.name  # the first named: V1's kv_cache_usage_perc comes before the deprecated one
-                usage[engine] = sample.value
+            elif sample.name in USAGE_METRICS:
+                usage.setdefault(sample.name, {})[engine] = sample.value
             elif sample.name == RUNNING_METRIC:
                 running[engine] = sample.value
             if "model_name" in labels and labels["model_name"] not in names:
@@ -120,8 +118,11 @@ def parse_metrics(text: str, source: str) -> MetricsSnapshot:
         except ValueError:
             raise InputError("LOGFILE", f"{source}: {INFO_METRIC} has num_gpu_blocks={s.labels['num_gpu_blocks']!r}, "
                              "not a whole number", "pass the metrics as the server wrote them") from None
-    return MetricsSnapshot(source=source, series=tuple(series), model_names=tuple(names), kv_usage=usage,
-                           usage_metric=usage_metric, running=running)
+    # V1's kv_cache_usage_perc where the page has it (0.11.0 registers the deprecated gpu_cache_usage_perc, shown with
+    # --show-hidden-metrics-for-version, first: loggers.py), else V0's gpu_cache_usage_perc
+    usage_metric = next((name for name in USAGE_METRICS if name in usage), None)
+    return MetricsSnapshot(source=source, series=tuple(series), model_names=tuple(names),
+                           kv_usage=usage.get(usage_metric, {}), usage_metric=usage_metric, running=running)
 
 
 def fetch_metrics(url: str, timeout: float = 10.0) -> str:
