@@ -388,3 +388,25 @@ def test_a_page_prometheus_client_writes_as_vllm_registers_it(monkeypatch, capsy
     assert result["engines"] == 2 and row(result, "num_gpu_blocks")["observed"] == 775
     assert result["plan"]["vllm_rules"] == "0.34.0" and result["kv_cache_usage"] == {"0": 0.25, "1": 0.25}
     assert result["kv_cache_usage_metric"] == "vllm:kv_cache_usage_perc"
+
+
+def test_from_a_command_fills_what_the_labels_do_not_state(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "metrics.txt"
+    path.write_text(metrics_text({"0": LABELS_0110}))
+    command = f"vllm serve {MODEL} --max-model-len 8192 --gpu-memory-utilization 0.9 --enable-prefix-caching"
+    result = reconcile_json(monkeypatch, capsys, str(path), "--from", command, "--gpu", "L4", "--vllm-version", "0.11.0")
+    # the command's length and model; the server's utilization (0.85), which it runs with, over the command's 0.9
+    assert row(result, "num_gpu_blocks")["predicted"] == fit_blocks(
+        monkeypatch, capsys, MODEL, *PLAN, "--gpu-memory-utilization", "0.85", "--kv-cache-dtype", "fp8",
+        "--block-size", "16")
+    assert result["plan"]["model"] == MODEL and result["from_command"]
+    assert any("--from command states --gpu-memory-utilization 0.9" in n and "0.85" in n for n in result["notes"])
+    assert not any("do not state --max-model-len" in n for n in result["notes"])
+
+
+def test_from_beside_a_startup_log_is_refused(monkeypatch, capsys, tmp_path):
+    log = tmp_path / "vllm.log"
+    log.write_text("INFO 05-01 10:00:00 [__init__.py:239] Automatically detected platform cuda.\n"
+                   "INFO 05-01 10:00:01 [api_server.py:1043] vLLM API server version 0.11.0\n")
+    text = refused(monkeypatch, capsys, "--from", "reconcile", str(log), MODEL, "--from", f"vllm serve {MODEL}")
+    assert "startup log" in text

@@ -302,6 +302,14 @@ class MetricsReconciliation:
         }
 
 
+def _same(a, b) -> bool:
+    """Whether a command's flag value and a label's state one value (0.9 and '0.9', '8192' and 8192)."""
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return str(a) == str(b)
+
+
 def _given(flags) -> dict:
     """The flags given on the command line: not None, and not a plain switch left off (a --no-... of an optional
     switch, False, is given)."""
@@ -354,14 +362,23 @@ def _release_of_labels(snapshot: MetricsSnapshot, kwargs: dict) -> list[str]:
             f"the newest release read that writes them ({pass_it})"]
 
 
-def plan_from_metrics(snapshot: MetricsSnapshot, model: str, flags=None, *, fit=None):
+def plan_from_metrics(snapshot: MetricsSnapshot, model: str, flags=None, *, fit=None, command_flags=None):
     """(plan, notes): `model` planned with the flags the labels state, the flags given overriding them. The GPU is not
-    in the metrics: given (--gpu, --gpu-gib, --gpu-gb), else the GPU NVML detects here, with a note, else refused."""
+    in the metrics: given (--gpu, --gpu-gib, --gpu-gb), else the GPU NVML detects here, with a note, else refused.
+    `command_flags`: those a --from command states (in `flags` too), beneath the labels: the server ran with the
+    labels' values, so a command stating another is noted and not planned."""
     if fit is None:
         from kvplan.api import fit
     kwargs, read = plan_kwargs_from_metrics(snapshot)
     notes = []
-    given = _given(flags)
+    command_flags = dict(command_flags or {})
+    given = {k: v for k, v in _given(flags).items() if k not in command_flags}
+    differ = sorted(k for k in command_flags if k in kwargs and not _same(command_flags[k], kwargs[k]))
+    if differ:
+        notes.append("the --from command states " + ", ".join(f"--{k.replace('_', '-')} {command_flags[k]}" for k in differ)
+                     + f"; the server's {INFO_METRIC} says " + ", ".join(read[k] for k in differ)
+                     + ": planned with the server's, which it runs with (the command is not quite the one that started it)")
+    kwargs = {**{k: v for k, v in command_flags.items() if k not in kwargs}, **kwargs}
     overridden = sorted(k for k in given if k in kwargs and given[k] != kwargs[k])
     if overridden:
         notes.append("given here over the labels: " + ", ".join(f"--{k.replace('_', '-')} {given[k]}" for k in overridden))

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kvplan.cli import FIT_OPTIONS, GPU_HELP, FitFlags, app, console, escape, option_group
+from kvplan.cli import FIT_OPTIONS, GPU_HELP, FitFlags, app, console, escape, from_option, option_group
 from kvplan.errors import InputError
 
 
@@ -30,6 +30,10 @@ def reconcile(
     calibrate: Annotated[bool, typer.Option("--calibrate", help="Store the observed-minus-predicted terms as a site calibration for this GPU and model (KVPLAN_HOME or ~/.config/kvplan).")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     force_model: Annotated[bool, typer.Option("--force-model", help="Compare with MODEL even when the log names another model it served (never with --calibrate).")] = False,
+    from_command: Optional[str] = from_option("Read with a running server's metrics only (a log states its own "
+                                              "command): the flags its vllm:cache_config_info labels do not state "
+                                              "(the GPU, --max-model-len, TP) come from it; where both state one, "
+                                              "the server's label is planned, with a note."),
     *,
     flags: FitFlags,
 ) -> None:
@@ -49,6 +53,10 @@ def reconcile(
     from kvplan.reconcile import check_model, given_flags, plan_from_log, reconcile as run_reconcile, store_site_calibration
     from kvplan.versions import untagged_unplaced
 
+    metrics = _metrics_input(logfile)
+    if metrics is not None:
+        return _reconcile_metrics(metrics, logfile, model, flags, record=record, calibrate=calibrate,
+                                  json_output=json_output, from_command=from_command)
     if calibrate and not model:
         raise InputError("--calibrate", "a calibration needs the model to compare with", "pass MODEL after LOGFILE")
     if not model:
@@ -57,11 +65,11 @@ def reconcile(
             raise InputError(given[0], f"{', '.join(given)} shape{'s' if len(given) == 1 else ''} the plan the log is "
                              "compared with, and without MODEL there is none", "pass MODEL after LOGFILE, or leave "
                              f"{'it' if len(given) == 1 else 'them'} out to read the log alone")
-    metrics = _metrics_input(logfile)
-    if metrics is not None:
-        return _reconcile_metrics(metrics, logfile, model, flags, record=record, calibrate=calibrate,
-                                  json_output=json_output)
     log = read_log(logfile)
+    if from_command is not None:  # a log prints its own engine arguments and command line
+        raise InputError("--from", f"{logfile} is a startup log, which states the command it ran",
+                         "leave --from out (its flags are read from the log), or pass the server's metrics "
+                         "(http://HOST:8000/metrics) as LOGFILE")
     if not log.hits:  # nothing to compare: every figure would be '-' (and a --record or --calibrate empty)
         shown = "standard input" if logfile == "-" else logfile
         raise InputError("LOGFILE", f"no vLLM startup line was recognised in {shown} ({log.text_lines:,} line(s) read)",
@@ -166,8 +174,11 @@ def _metrics_input(logfile: str):
     return read_metrics(logfile, data)
 
 
-def _reconcile_metrics(snapshot, logfile: str, model, flags, *, record, calibrate: bool, json_output: bool) -> None:
-    """reconcile of a running server's metrics: the plan of the flags its vllm:cache_config_info labels state."""
+def _reconcile_metrics(snapshot, logfile: str, model, flags, *, record, calibrate: bool, json_output: bool,
+                       from_command=None) -> None:
+    """reconcile of a running server's metrics: the plan of the flags its vllm:cache_config_info labels state (those
+    of a --from command beneath them, the flags given over them)."""
+    from kvplan.cli import read_from, say_from
     from kvplan.metrics import plan_from_metrics, reconcile_metrics
     from kvplan.reconcile import given_flags
 
@@ -175,9 +186,15 @@ def _reconcile_metrics(snapshot, logfile: str, model, flags, *, record, calibrat
         if used:
             raise InputError(name, f"{logfile} is a server's metrics, which hold no memory terms of a startup",
                              f"leave {name} out, or pass the server's startup log")
-    plan, notes = None, []
+    plan, notes, command = None, [], None
+    if from_command is not None:
+        model, merged, command = read_from(model, flags, from_command)
+        given_here = set(given_flags(flags))
+        command_flags = {k: v for k, v in given_flags(merged).items() if k not in given_here}
+        flags = merged
     if model:
-        plan, notes = plan_from_metrics(snapshot, model, flags)
+        plan, notes = plan_from_metrics(snapshot, model, flags,
+                                        command_flags=command_flags if command is not None else None)
     else:
         given = ["--" + name.replace("_", "-") for name in given_flags(flags)]
         if given:
@@ -188,8 +205,11 @@ def _reconcile_metrics(snapshot, logfile: str, model, flags, *, record, calibrat
         out = result.to_dict()
         if plan is not None:
             out["plan"] = _plan_header(plan)
+        if command is not None:
+            out["from_command"] = command.to_dict()
         sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
         return
+    say_from(command)
     from rich.table import Table
 
     served = ", ".join(snapshot.model_names) or "model not named in the metrics"
