@@ -410,3 +410,11 @@ def test_from_beside_a_startup_log_is_refused(monkeypatch, capsys, tmp_path):
                    "INFO 05-01 10:00:01 [api_server.py:1043] vLLM API server version 0.11.0\n")
     text = refused(monkeypatch, capsys, "--from", "reconcile", str(log), MODEL, "--from", f"vllm serve {MODEL}")
     assert "startup log" in text
+
+
+def test_the_servers_bare_address_reads_its_metrics_path(monkeypatch, capsys, server):
+    url, pages = server
+    pages["/metrics"] = (200, metrics_text({"0": LABELS_0110}))
+    for address in (url, url + "/"):
+        result = reconcile_json(monkeypatch, capsys, address, MODEL, *PLAN)
+        assert result["metrics"] == url + "/metrics" and row(result, "num_gpu_blocks")["observed"] == 3100

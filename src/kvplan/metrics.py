@@ -139,13 +139,18 @@ def fetch_metrics(url: str, timeout: float = 10.0) -> str:
                          "check that the vLLM server runs and its port is reachable from here; " + FETCH_FIX) from None
     if response.status_code != 200:
         raise InputError("LOGFILE", f"{url} answered HTTP {response.status_code}, not the metrics",
-                         "pass the server's /metrics path (vllm serve's is http://HOST:PORT/metrics); " + FETCH_FIX)
+                         "pass the server's metrics path (vllm serve's is http://HOST:PORT/metrics), or save it "
+                         "first: curl http://HOST:PORT/metrics > metrics.txt")
     return response.text
 
 
 def read_metrics(ref: str, data: Optional[bytes] = None) -> MetricsSnapshot:
-    """The snapshot of an http(s) URL (fetched) or of a file's bytes already read."""
+    """The snapshot of an http(s) URL (fetched; a bare http://HOST:PORT is its /metrics) or of a file's bytes read."""
     if data is None:
+        from urllib.parse import urlsplit
+
+        if urlsplit(ref).path in ("", "/"):  # the server's address: vllm serve's metrics are at /metrics
+            ref = ref.rstrip("/") + "/metrics"
         return parse_metrics(fetch_metrics(ref), ref)
     return parse_metrics(data.decode("utf-8", errors="replace"), ref)
 
