@@ -41,6 +41,8 @@ def reconcile(
 
     Without MODEL the log's own figures are printed; with it, each is set beside the plan of the log's engine arguments (flags given here override them).
 
+    Where the log is gone, a running server's metrics (http://HOST:8000/metrics, or the page saved) stand in: the flags its vllm:cache_config_info labels state are planned, and its KV blocks compared.
+
     Examples:
     $ kvplan reconcile vllm.log                  # the log's own figures
     $ kvplan reconcile vllm.log Qwen/Qwen3-8B --gpu L4
