@@ -4236,3 +4236,83 @@ def quant_min_capability(method: str | None, version: str) -> tuple[int, int] | 
         return None
     value = _value_at(QUANT_MIN_CAPABILITY.get(canonical_quant(method), ()), parse_version(version))
     return None if value is None else divmod(value, 10)
+
+
+# ---- vllm:cache_config_info's labels by release (kvplan reconcile of a server's /metrics) ----------------------------
+# The metric's labels are CacheConfig's fields (metrics_info: `{key: str(value) for key, value in self.__dict__.items()}`,
+# vllm/config.py 0.6.4, vllm/config/cache.py 0.11.0-0.34.0) plus V1's engine label (vllm/v1/metrics/loggers.py
+# log_metrics_info, 0.11.0-0.34.0; V0's vllm/engine/metrics.py info sets none, 0.6.4). Read in these wheels:
+CACHE_CONFIG_INFO_WHEELS: tuple[V, ...] = (
+    (0, 6, 4), (0, 11, 0), (0, 11, 1), (0, 11, 2), (0, 12, 0), (0, 13, 0), (0, 14, 0), (0, 20, 0), (0, 26, 0),
+    (0, 28, 0), (0, 29, 0), (0, 30, 0), (0, 32, 0), (0, 33, 0), (0, 34, 0),
+)
+# each label some of them lack: (the first, the last wheel read whose CacheConfig has it). Every wheel read has
+# block_size, cache_dtype, enable_prefix_caching, gpu_memory_utilization, is_attention_free, num_cpu_blocks,
+# num_gpu_blocks, num_gpu_blocks_override and sliding_window; hash_block_size (0.20.0, gone in 0.26.0-0.28.0, back
+# from 0.29.0) and the private _block_size_resolved / _extensible_kv_cache_resolved are left out.
+CACHE_CONFIG_INFO_LABELS: dict[str, tuple[V, V]] = {
+    "engine": ((0, 11, 0), (0, 34, 0)),
+    "swap_space_bytes": ((0, 6, 4), (0, 6, 4)),
+    "cpu_offload_gb": ((0, 6, 4), (0, 14, 0)),
+    "swap_space": ((0, 11, 0), (0, 14, 0)),
+    "cpu_kvcache_space_bytes": ((0, 11, 0), (0, 14, 0)),
+    "calculate_kv_scales": ((0, 11, 0), (0, 26, 0)),
+    "kv_cache_memory_bytes": ((0, 11, 0), (0, 34, 0)),
+    "kv_sharing_fast_prefill": ((0, 11, 0), (0, 34, 0)),
+    "mamba_cache_dtype": ((0, 11, 0), (0, 34, 0)),
+    "mamba_page_size_padded": ((0, 11, 0), (0, 34, 0)),
+    "mamba_ssm_cache_dtype": ((0, 11, 0), (0, 34, 0)),
+    "prefix_caching_hash_algo": ((0, 11, 0), (0, 34, 0)),
+    "kv_offloading_backend": ((0, 11, 1), (0, 34, 0)),
+    "kv_offloading_size": ((0, 11, 1), (0, 34, 0)),
+    "mamba_block_size": ((0, 11, 1), (0, 34, 0)),
+    "kv_cache_dtype_skip_layers": ((0, 20, 0), (0, 34, 0)),
+    "mamba_cache_mode": ((0, 20, 0), (0, 34, 0)),
+    "user_specified_block_size": ((0, 20, 0), (0, 34, 0)),
+    "user_specified_mamba_block_size": ((0, 20, 0), (0, 30, 0)),
+    "kv_cache_max_concurrency": ((0, 26, 0), (0, 34, 0)),
+    "kv_cache_size_tokens": ((0, 26, 0), (0, 34, 0)),
+    "prefix_match_unit": ((0, 26, 0), (0, 34, 0)),
+    "skip_page_size_padded": ((0, 26, 0), (0, 34, 0)),
+    "replayssm_buffer_len": ((0, 28, 0), (0, 34, 0)),
+    "use_replayssm": ((0, 28, 0), (0, 34, 0)),
+    "kv_cache_layout": ((0, 29, 0), (0, 34, 0)),
+    "prefix_cache_retention_interval": ((0, 29, 0), (0, 34, 0)),
+    "use_kda_recoverssm": ((0, 29, 0), (0, 34, 0)),
+    "enable_mamba_fine_grained_prefix_cache": ((0, 30, 0), (0, 30, 0)),
+    "cache_hit_alignment_tokens": ((0, 32, 0), (0, 34, 0)),
+    "effective_attention_block_size": ((0, 32, 0), (0, 34, 0)),
+    "enable_mamba_shared_prefix_checkpoint": ((0, 32, 0), (0, 34, 0)),
+    "swa_bounded_replay": ((0, 32, 0), (0, 34, 0)),
+    "simple_cpu_offload_num_blocks": ((0, 33, 0), (0, 34, 0)),
+    "enable_extensible_kv_cache": ((0, 34, 0), (0, 34, 0)),
+}
+
+
+# the labels every wheel read has, and hash_block_size (left out above)
+CACHE_CONFIG_INFO_COMMON = frozenset({"block_size", "cache_dtype", "enable_prefix_caching", "gpu_memory_utilization",
+                                      "is_attention_free", "num_cpu_blocks", "num_gpu_blocks", "num_gpu_blocks_override",
+                                      "sliding_window", "hash_block_size"})
+
+
+def cache_config_info_releases(labels) -> tuple[V, ...]:
+    """The wheels read (CACHE_CONFIG_INFO_WHEELS) whose vllm:cache_config_info has exactly these of
+    CACHE_CONFIG_INFO_LABELS: each label present within its releases, each absent outside them; none where a label is
+    one no wheel read has (a release not read wrote it)."""
+    names = set(labels)
+    if any(n not in CACHE_CONFIG_INFO_COMMON and n not in CACHE_CONFIG_INFO_LABELS and not n.startswith("_")
+           for n in names):
+        return ()
+    return tuple(r for r in CACHE_CONFIG_INFO_WHEELS
+                 if all((name in names) == (first <= r <= last) for name, (first, last) in CACHE_CONFIG_INFO_LABELS.items()))
+
+
+def cache_config_info_span(releases: tuple[V, ...]) -> tuple[V | None, V | None] | None:
+    """(the wheel read before the first of `releases`, the one after the last): a release strictly between them may
+    write those labels (releases between two wheels read are not known); None bounds are open ends. None where
+    `releases` is empty."""
+    if not releases:
+        return None
+    i, j = CACHE_CONFIG_INFO_WHEELS.index(releases[0]), CACHE_CONFIG_INFO_WHEELS.index(releases[-1])
+    return (CACHE_CONFIG_INFO_WHEELS[i - 1] if i > 0 else None,
+            CACHE_CONFIG_INFO_WHEELS[j + 1] if j + 1 < len(CACHE_CONFIG_INFO_WHEELS) else None)

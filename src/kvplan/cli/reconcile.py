@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kvplan.cli import FIT_OPTIONS, GPU_HELP, FitFlags, app, console, escape, option_group
+from kvplan.cli import FIT_OPTIONS, GPU_HELP, FitFlags, app, console, escape, from_option, option_group
 from kvplan.errors import InputError
 
 
@@ -23,12 +23,17 @@ _reconcile_options = option_group(FIT_OPTIONS, FitFlags, "flags", gpu=typer.Opti
 @app.command()
 @_reconcile_options
 def reconcile(
-    logfile: Annotated[str, typer.Argument(help="The vLLM startup log; - for standard input.")],
+    logfile: Annotated[str, typer.Argument(help="The vLLM startup log; - for standard input. Or a running server's "
+                                           "Prometheus metrics: http://HOST:8000/metrics, or a file saved from it.")],
     model: Annotated[Optional[str], typer.Argument(help="The model served, to compare with its plan (the engine args come from the log; flags override).")] = None,
     record: Annotated[Optional[str], typer.Option("--record", help="Write the realized startup as a startup record (JSON line) to FILE, or - for standard output.")] = None,
     calibrate: Annotated[bool, typer.Option("--calibrate", help="Store the observed-minus-predicted terms as a site calibration for this GPU and model (KVPLAN_HOME or ~/.config/kvplan).")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     force_model: Annotated[bool, typer.Option("--force-model", help="Compare with MODEL even when the log names another model it served (never with --calibrate).")] = False,
+    from_command: Optional[str] = from_option("Read with a running server's metrics only (a log states its own "
+                                              "command): the flags its vllm:cache_config_info labels do not state "
+                                              "(the GPU, --max-model-len, TP) come from it; where both state one, "
+                                              "the server's label is planned, with a note."),
     *,
     flags: FitFlags,
 ) -> None:
@@ -36,10 +41,13 @@ def reconcile(
 
     Without MODEL the log's own figures are printed; with it, each is set beside the plan of the log's engine arguments (flags given here override them).
 
+    Where the log is gone, a running server's metrics (http://HOST:8000/metrics, or the page saved) stand in: the flags its vllm:cache_config_info labels state are planned, and its KV blocks compared.
+
     Examples:
     $ kvplan reconcile vllm.log                  # the log's own figures
     $ kvplan reconcile vllm.log Qwen/Qwen3-8B --gpu L4
     $ kvplan reconcile vllm.log Qwen/Qwen3-8B --gpu L4 --record startup.jsonl
+    $ kvplan reconcile http://localhost:8000/metrics Qwen/Qwen3-8B --gpu L4
     """
     from dataclasses import replace
 
@@ -47,6 +55,10 @@ def reconcile(
     from kvplan.reconcile import check_model, given_flags, plan_from_log, reconcile as run_reconcile, store_site_calibration
     from kvplan.versions import untagged_unplaced
 
+    metrics = _metrics_input(logfile)
+    if metrics is not None:
+        return _reconcile_metrics(metrics, logfile, model, flags, record=record, calibrate=calibrate,
+                                  json_output=json_output, from_command=from_command)
     if calibrate and not model:
         raise InputError("--calibrate", "a calibration needs the model to compare with", "pass MODEL after LOGFILE")
     if not model:
@@ -56,6 +68,10 @@ def reconcile(
                              "compared with, and without MODEL there is none", "pass MODEL after LOGFILE, or leave "
                              f"{'it' if len(given) == 1 else 'them'} out to read the log alone")
     log = read_log(logfile)
+    if from_command is not None:  # a log prints its own engine arguments and command line
+        raise InputError("--from", f"{logfile} is a startup log, which states the command it ran",
+                         "leave --from out (its flags are read from the log), or pass the server's metrics "
+                         "(http://HOST:8000/metrics) as LOGFILE")
     if not log.hits:  # nothing to compare: every figure would be '-' (and a --record or --calibrate empty)
         shown = "standard input" if logfile == "-" else logfile
         raise InputError("LOGFILE", f"no vLLM startup line was recognised in {shown} ({log.text_lines:,} line(s) read)",
@@ -133,6 +149,109 @@ def reconcile(
                       + (f"; recorded, not applied: {kept} (the weights are read from the checkpoint, and the pool "
                          "follows from the terms above)" if kept else "")
                       + f". {calibration_path()} now holds it for {gpu_name} and {model_id}", highlight=False)
+
+
+def _metrics_input(logfile: str):
+    """The metrics snapshot LOGFILE names: a URL (fetched), else a file or standard input whose text begins as Prometheus
+    text does (# HELP / # TYPE) or holds a vllm:cache_config_info series near its start; else None (a startup log:
+    read_log reads it, and refuses a missing file)."""
+    from kvplan.metrics import is_metrics_text, is_prometheus_head, is_url, read_metrics
+
+    if is_url(logfile):
+        return read_metrics(logfile)
+    if logfile == "-":
+        peek = getattr(sys.stdin.buffer, "peek", None)  # (leaves standard input unread for read_log)
+        head = peek(1 << 16)[: 1 << 16] if peek else b""
+        if head and (is_prometheus_head(head) or is_metrics_text(head)):
+            return read_metrics("standard input", sys.stdin.buffer.read())
+        return None
+    try:
+        with open(logfile, "rb") as fh:
+            head = fh.read(1 << 16)
+            if not (is_prometheus_head(head) or is_metrics_text(head)):
+                return None
+            data = head + fh.read()
+    except OSError:
+        return None
+    return read_metrics(logfile, data)
+
+
+def _reconcile_metrics(snapshot, logfile: str, model, flags, *, record, calibrate: bool, json_output: bool,
+                       from_command=None) -> None:
+    """reconcile of a running server's metrics: the plan of the flags its vllm:cache_config_info labels state (those
+    of a --from command beneath them, the flags given over them)."""
+    from kvplan.cli import read_from, say_from
+    from kvplan.metrics import plan_from_metrics, reconcile_metrics
+    from kvplan.reconcile import given_flags
+
+    for name, used in (("--record", record), ("--calibrate", calibrate)):
+        if used:
+            raise InputError(name, f"{logfile} is a server's metrics, which hold no memory terms of a startup",
+                             f"leave {name} out, or pass the server's startup log")
+    plan, notes, command = None, [], None
+    if from_command is not None:
+        model, merged, command = read_from(model, flags, from_command)
+        given_here = set(given_flags(flags))
+        command_flags = {k: v for k, v in given_flags(merged).items() if k not in given_here}
+        flags = merged
+    if model:
+        plan, notes = plan_from_metrics(snapshot, model, flags,
+                                        command_flags=command_flags if command is not None else None)
+    else:
+        given = ["--" + name.replace("_", "-") for name in given_flags(flags)]
+        if given:
+            raise InputError(given[0], f"{', '.join(given)} shape the plan the metrics are compared with, and without "
+                             "MODEL there is none", "pass MODEL after LOGFILE, or leave them out")
+    result = reconcile_metrics(snapshot, plan, notes, length_given=bool(getattr(flags, "max_model_len", None)))
+    if json_output:
+        out = result.to_dict()
+        if plan is not None:
+            out["plan"] = _plan_header(plan)
+        if command is not None:
+            out["from_command"] = command.to_dict()
+        sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
+        return
+    say_from(command)
+    from rich.table import Table
+
+    served = ", ".join(snapshot.model_names) or "model not named in the metrics"
+    console.print(f"[bold]{escape(served)}[/] · metrics of a running server ({escape(snapshot.source)}) · "
+                  f"{snapshot.engines} engine{'s' if snapshot.engines != 1 else ''} · started", highlight=False)
+    if plan is not None:
+        h = _plan_header(plan)
+        console.print(f"plan: {h['model']} on {h['gpu']} ({h['gpu_total_gib']:.2f} GiB), TP {h['tensor_parallel_size']}"
+                      f" · PP {h['pipeline_parallel_size']}, vLLM {h['vllm_rules']} rules", highlight=False)
+    table = Table(title="Running server's KV cache (blocks and tokens per engine)")
+    table.add_column("term")
+    table.add_column("metrics", justify="right")
+    if plan is not None:
+        table.add_column("plan", justify="right")
+        table.add_column("metrics - plan", justify="right")
+    for row in result.rows:
+        cells = [row.term, _fmt(row.observed, row.unit)]
+        if plan is not None:
+            cells += [_fmt(row.predicted, row.unit), _fmt(row.gap, row.unit)]
+        table.add_row(*cells)
+    from kvplan.render import whole_cells
+
+    console.print(whole_cells(table))
+    h = result.headline_gap
+    if h and h.get("agrees"):
+        console.print(f"the plan agrees with the metrics: every compared figure within 0.5% (closest to the edge: "
+                      f"{h['term']} {_fmt(h['observed'], h['unit'])} vs {_fmt(h['predicted'], h['unit'])} planned)",
+                      highlight=False)
+    elif h:
+        console.print(f"largest gap: [bold]{h['term']}[/] {_fmt(h['observed'], h['unit'])} in the metrics vs "
+                      f"{_fmt(h['predicted'], h['unit'])} planned ({h['relative']:.0%} off); likely cause: {h['likely_cause']}",
+                      highlight=False)
+    for row in result.rows:
+        if row.note and plan is not None:
+            console.print(f"[dim]note:[/] {row.term}: {escape(str(row.note))}", highlight=False)
+    for note in result.notes:
+        console.print(f"[dim]note:[/] {escape(str(note))}", highlight=False)
+    if plan is None:
+        console.print("[dim]note:[/] only the metrics' figures: pass the model after LOGFILE to compare each with "
+                      "kvplan's plan", highlight=False)
 
 
 def render_reconciliation(result, plan=None) -> None:
