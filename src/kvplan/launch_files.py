@@ -801,16 +801,17 @@ def gpus_checked(command: Optional[ServeCommand], flags, varied=()) -> Optional[
     if ranks_how is None:  # a size that is no number: the plan refuses it, naming the flag
         return command
     ranks, how = ranks_how
-    compose = field.startswith("services.")
-    holder = "the service reserves" if compose else "the pod gets"
+    # who holds the GPUs: a compose service, a `docker run` container (--gpus), a Kubernetes pod
+    kind = "compose" if field.startswith("services.") else "run" if field.endswith("--gpus") else "pod"
+    holder = {"compose": "the service reserves", "run": "the container gets", "pod": "the pod gets"}[kind]
     if ranks > count:
-        fix = (f"reserve {ranks} GPUs for the service (count: {ranks})" if compose
-               else f"set {resource}: {ranks} in the container's limits")
+        fix = {"compose": f"reserve {ranks} GPUs for the service (count: {ranks})", "run": f"give --gpus {ranks}",
+               "pod": f"set {resource}: {ranks} in the container's limits"}[kind]
         raise InputError(field, f"is {count}: {holder} {count} GPU{'s' if count > 1 else ''}, and the command runs "
                          f"{ranks} ranks ({how}), one GPU each, so vLLM cannot start as planned",
                          f"{fix}, or plan parallel sizes whose product is {count}")
     if ranks < count:
-        held = "the service reserves" if compose else "the pod holds"
+        held = {"compose": "the service reserves", "run": "the container gets", "pod": "the pod holds"}[kind]
         note = f"{field} = {count}: {held} {count} GPUs and vLLM uses {ranks} ({how}); {count - ranks} of them idle"
     else:
         note = f"{field} = {count}: the GPUs of the plan's {ranks} rank{'s' if ranks > 1 else ''} ({how})"
@@ -1692,3 +1693,181 @@ def sized_for_applied(command: Optional[ServeCommand], flags, varied=(), *, plan
         elif str(flags.vllm_version) != version:
             notes.append(f"{where}: sized for vLLM {version}; {flags.vllm_version} is planned")
     return replace(flags, **changes), replace(command, read_as=command.read_as + tuple(notes))
+
+
+# ---- docker run / podman run ------------------------------------------------------------------------------------------
+# `docker run [OPTIONS] IMAGE [COMMAND] [ARG...]` (Docker's `docker container run` reference, docs.docker.com/reference/
+# cli/docker/container/run; podman run takes these options under the same names): the image's ENTRYPOINT runs with
+# COMMAND ARG... in place of its CMD, or --entrypoint's program with them; -e / --env NAME=VALUE (NAME alone: the value
+# of the shell docker runs in, kvplan's --env) and --env-file set the container's environment; --gpus (all, N,
+# "device=0,1", count=N) the GPUs it gets. vLLM's own documented start is one (docs/deployment/docker.md: `docker run
+# --runtime nvidia --gpus all -v ... -p 8000:8000 --ipc=host vllm/vllm-openai:latest --model ...`).
+_DOCKER_RUN_VALUED = frozenset(
+    "--add-host --annotation -a --attach --blkio-weight --blkio-weight-device --cap-add --cap-drop --cgroup-parent "
+    "--cgroupns --cidfile --cpu-count --cpu-percent --cpu-period --cpu-quota --cpu-rt-period --cpu-rt-runtime -c "
+    "--cpu-shares --cpus --cpuset-cpus --cpuset-mems --detach-keys --device --device-cgroup-rule --device-read-bps "
+    "--device-read-iops --device-write-bps --device-write-iops --dns --dns-option --dns-search --domainname "
+    "--entrypoint -e --env --env-file --expose --gpus --group-add --health-cmd --health-interval --health-retries "
+    "--health-start-interval --health-start-period --health-timeout -h --hostname --io-maxbandwidth --io-maxiops --ip "
+    "--ip6 --ipc --isolation --kernel-memory -l --label --label-file --link --link-local-ip --log-driver --log-opt "
+    "--mac-address -m --memory --memory-reservation --memory-swap --memory-swappiness --mount --name --network --net "
+    "--network-alias --net-alias --oom-score-adj --pid --pids-limit --platform -p --publish --pull --restart --runtime "
+    "--security-opt --shm-size --stop-signal --stop-timeout --storage-opt --sysctl --tmpfs --ulimit -u --user --userns "
+    "--uts -v --volume --volume-driver --volumes-from -w --workdir "
+    # podman run's own (podman-run(1)) that take a value
+    "--pod --secret --hooks-dir --cgroup-conf --cgroups --chrootdirs --conmon-pidfile --gidmap --uidmap --subuidname "
+    "--subgidname --image-volume --init-path --log-level --passwd-entry --preserve-fd --requires --sdnotify --seccomp-policy "
+    "--timeout --tz --umask --unsetenv --variant --arch --os --decryption-key --authfile --cert-dir --creds".split())
+_DOCKER_RUN_ALONE = frozenset(
+    "-d --detach --disable-content-trust --init -i --interactive --no-healthcheck --oom-kill-disable --privileged -P "
+    "--publish-all -q --quiet --read-only --rm --sig-proxy -t --tty --use-api-socket "
+    "--replace --env-host --http-proxy --no-hosts --read-only-tmpfs --rmi --tls-verify --systemd".split())
+_DOCKER_SHORT_ALONE = frozenset("dtiPq")
+
+
+def docker_run_command(tokens: list[str], values) -> Optional[tuple[list[str], tuple[str, ...]]]:
+    """(the words the container runs, notes) where `tokens` run `docker run ...` / `podman run ...` (after VAR=x
+    prefixes, sudo, exec, nohup); None otherwise. The container's environment, image and --gpus go to `values`
+    (as a compose service's do); an option kvplan does not know is refused by name (whether it takes a value would be a
+    guess), as is a container command that is no vllm serve."""
+    i = 0
+    while i < len(tokens) and (tokens[i] in ("sudo", "exec", "nohup", "env", "-E") or re.match(r"^[A-Za-z_]\w*=", tokens[i])):
+        i += 1
+    if i >= len(tokens) or Path(tokens[i]).name not in ("docker", "podman"):
+        return None
+    tool = Path(tokens[i]).name
+    j = i + 1
+    if tokens[j:j + 2] == ["container", "run"]:
+        j += 2
+    elif tokens[j:j + 1] == ["run"]:
+        j += 1
+    else:
+        return None
+    run = f"{tool} run"
+    env: dict = {}
+    gpus: Optional[str] = None
+    entrypoint: Optional[str] = None
+    notes: list[str] = []
+
+    def option(name: str, value: str) -> None:
+        nonlocal gpus, entrypoint
+        if name in ("-e", "--env"):
+            key, eq, val = value.partition("=")
+            if eq:
+                env[key] = val
+            else:  # NAME alone: the value of the shell docker runs in
+                given, _ = values.lookup(key)
+                if given is not None:
+                    env[key] = given
+                else:
+                    notes.append(f"{run} -e {key}: the value of the shell docker runs in, not given here (--env "
+                                 f"{key}=VALUE gives it)")
+        elif name == "--env-file":
+            path = Path(value).expanduser()
+            if path.is_file():
+                from kvplan.launch_vars import dotenv
+
+                env.update(dotenv(path))
+            else:
+                notes.append(f"{run} --env-file {value}: not read (no such file here); give a VLLM_* variable it sets "
+                             "with --env")
+        elif name == "--gpus":
+            gpus = value
+        elif name == "--entrypoint":
+            entrypoint = value
+
+    while j < len(tokens) and tokens[j].startswith("-") and tokens[j] != "-":
+        tok = tokens[j]
+        if tok == "--":
+            j += 1
+            break
+        name, eq, value = tok.partition("=")
+        if tok.startswith("--"):
+            if name in _DOCKER_RUN_VALUED:
+                if not eq:
+                    if j + 1 >= len(tokens):
+                        raise InputError(name, f"{run} {name} has no value", f"give {name} VALUE before the image")
+                    value, j = tokens[j + 1], j + 1
+                option(name, value)
+            elif name not in _DOCKER_RUN_ALONE:
+                raise InputError(name, f"an option of `{run}` kvplan does not know, so where its image begins would be a "
+                                 "guess", f"write it as {name}=VALUE, or give the container's command in quotes")
+            j += 1
+            continue
+        # short options: -it, -d, -p 8000:8000, -p8000:8000, -eVAR=x
+        k = 1
+        while k < len(tok):
+            flag = "-" + tok[k]
+            if tok[k] in _DOCKER_SHORT_ALONE:
+                k += 1
+                continue
+            if flag in _DOCKER_RUN_VALUED:
+                value = tok[k + 1:]
+                if not value:
+                    if j + 1 >= len(tokens):
+                        raise InputError(flag, f"{run} {flag} has no value", f"give {flag} VALUE before the image")
+                    value, j = tokens[j + 1], j + 1
+                option(flag, value.lstrip("="))
+                break
+            raise InputError(flag, f"an option of `{run}` kvplan does not know, so where its image begins would be a "
+                             "guess", "give the container's command in quotes")
+        j += 1
+    if j >= len(tokens):
+        raise InputError("--from", f"the `{run}` command names no image", f"give `{run} [OPTIONS] IMAGE [ARGS...]`")
+    image, args = tokens[j], tokens[j + 1:]
+    values.image = image
+    values.environment.update(env)
+    count = _docker_gpus(gpus, run) if gpus is not None else None
+    if count is not None:
+        values.gpu_limit = (count, f"{run} --gpus")
+    if entrypoint is not None:
+        words = [entrypoint] + args
+    elif _VLLM_IMAGE.search(image):
+        if not args or not args[0].startswith("-") or _flags_as_serve(args) is None:
+            raise InputError("--from", f"{run} runs the {image} image's entrypoint with "
+                             + (f"{shlex.join(args[:2])} ..." if args else "no arguments")
+                             + ": the model is named by --model there on every release, and a first word that is no flag "
+                             "would be a guess", f"name the model with --model MODEL after the image, or run `{run} ... "
+                             f"--entrypoint vllm {image} serve MODEL ...`")
+        return ["vllm", "serve"] + args, (IMAGE_ENTRYPOINT_NOTE, *notes)
+    else:
+        words = args
+    if not words:
+        raise InputError("--from", f"{run} runs the {image} image's own command, which kvplan cannot see",
+                         "give the container's command after the image (vllm serve MODEL ...)")
+    if _runs_shell(words):
+        return _script_words(words[2], values, words[4:], ("--from", run)), tuple(notes)
+    command_line(shlex.join(words))
+    return words, tuple(notes)
+
+
+def _docker_gpus(value: str, run: str) -> Optional[int]:
+    """The GPUs `--gpus VALUE` gives the container (Docker's gpu opts, a CSV of all, N, count=N, device=ID,...,
+    capabilities=..., driver=...); None for all (the host's, a number kvplan cannot know)."""
+    import csv
+
+    try:
+        fields = next(csv.reader([value.strip().strip("'")]), [])
+    except csv.Error:
+        fields = []
+    count: Optional[int] = None
+    devices: Optional[int] = None
+    fix = "give --gpus all, --gpus N or --gpus '\"device=0,1\"' (the device list quoted inside the value)"
+    for f in fields:
+        key, eq, val = f.strip().partition("=")
+        if not eq and key == "all" or (eq and key == "count" and val == "all"):
+            return None
+        if not eq and key.isdigit():
+            count = int(key)
+        elif eq and key == "count" and val.isdigit():
+            count = int(val)
+        elif eq and key == "device":
+            devices = len([d for d in val.split(",") if d.strip()])
+        elif not eq or key not in ("capabilities", "driver", "options"):
+            raise InputError("--gpus", f"{run} --gpus {value}: not a GPU request Docker takes", fix)
+    if count is not None and devices is not None:  # Docker: "cannot set both Count and DeviceIDs on device request"
+        raise InputError("--gpus", f"{run} --gpus {value}: both a count and device ids, which Docker refuses", fix)
+    count = devices if devices is not None else count
+    if count is not None and not 0 < count <= 65536:
+        raise InputError("--gpus", f"{run} --gpus {value}: {count} GPUs", "give the number of GPUs the container gets")
+    return count

@@ -161,13 +161,16 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
     `given_env` (kvplan's --env KEY=VALUE list) gives the command's variables their values (kvplan.launch_vars).
     `text_only`: `source` is text, never a path, and no file is read (the page's from_command: read_source)."""
     from kvplan.api import FIT_PARAMS, NO_GPU_MEMORY_ARGS, task_as_runner
-    from kvplan.launch_files import read_recheck_line, read_source
+    from kvplan.launch_files import docker_run_command, read_recheck_line, read_source
     from kvplan.launch_vars import Values, env_values
     from kvplan.logs import parse_command_args
     from kvplan.validate import ARGS_NOT_MODELLED, ARGS_WITHOUT_MEMORY_EFFECT
 
     values = Values(sources=[("--env", env_values(given_env))])
     tokens, shown, read_as = read_source(source, values, text_only=text_only)
+    container = docker_run_command(tokens, values)  # `docker run ... IMAGE ARGS`: the command its container runs
+    if container is not None:
+        tokens, read_as = container[0], read_as + container[1]
     read_as += values.notes()
     release = image_release(values.image)
     if release is None and values.release_pin is not None:  # a Dockerfile's `pip install vllm==X.Y.Z`
@@ -467,8 +470,13 @@ def _same(name: str, a, b) -> bool:
 
 
 # ---- the one vllm serve command of a shell line or script ------------------------------------------------------------
+# a `docker run` / `podman run` of the vllm/vllm-openai image (launch_files.docker_run_command reads it)
+_DOCKER_RUN_VLLM = re.compile(r"\b(?:docker|podman)\s+(?:container\s+)?run\b.*(?:^|[\s/])vllm/vllm-openai(?:[:@\s]|$)")
+
+
 def is_serve_line(line: str) -> bool:
-    return bool(re.search(r"\bvllm\s+serve\b", line)) or any(m in line for m in _OPENAI_SERVER_MODULES)
+    return (bool(re.search(r"\bvllm\s+serve\b", line)) or any(m in line for m in _OPENAI_SERVER_MODULES)
+            or bool(_DOCKER_RUN_VLLM.search(line)))
 
 
 def script_lines(text: str) -> list[str]:
