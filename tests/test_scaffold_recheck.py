@@ -20,6 +20,8 @@ FILES = ("serve.sh", "docker-compose.yml", "k8s/deployment.yaml")
     ("Qwen/Qwen3-8B", "--gpu-gib", "40", "--max-model-len", "8192"),  # a size alone
     ("Qwen/Qwen3-8B", "--gpu", "H100 MIG 3g.40gb", "--gpu-gib", "39.5", "--max-model-len", "8192"),
     ("Qwen/Qwen3-8B", "--gpu", "RTX 4090", "--wsl2", "--max-model-len", "8192"),
+    # under WSL2 a card whose nvidia-smi total the catalog lacks is given its total
+    ("Qwen/Qwen2.5-1.5B-Instruct", "--gpu", "RTX 4060 Ti 16GB", "--wsl2", "--gpu-gib", "16", "--max-model-len", "4096"),
 ])
 def test_each_file_plans_back_on_the_gpu_and_release_it_was_sized_for(monkeypatch, capsys, tmp_path, args):
     out = tmp_path / "out"

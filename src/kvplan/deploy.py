@@ -864,7 +864,10 @@ def gpu_recheck_args(gpu: Any, wsl2: bool = False) -> tuple[str, ...]:
             if wsl2 and card.total_bytes > 0:  # under WSL2 the card's total is the catalog's nvidia-smi total
                 from kvplan.resolve import resolve_gpu
 
-                card = replace(card, total_bytes=resolve_gpu(card.name, detect=False, wsl2=True)[0].total_bytes)
+                try:
+                    card = replace(card, total_bytes=resolve_gpu(card.name, detect=False, wsl2=True)[0].total_bytes)
+                except KvplanError:  # the catalog holds none (the plan was given --gpu-gib): the total is written
+                    card = replace(card, total_bytes=-1)
             same = card.total_bytes == total
             return ("--gpu", card.name) + (() if same else exact) + (("--wsl2",) if wsl2 else ())
     return exact + (("--wsl2",) if wsl2 else ())
