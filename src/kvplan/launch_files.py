@@ -88,6 +88,9 @@ def read_source(source: str, values=None, *, text_only: bool = False) -> tuple[l
             if commands is not None:
                 return _compose_file_command(source, commands, values)
             values.sources = values.sources[:1]
+            task = skypilot_task(text)
+            if task is not None:
+                return _skypilot_command(source, task, values)
         command_line(text)  # one vllm serve line, else refused
         arrays, line = run_script(script_lines(text), path.parent, values, is_serve_line)
         line = serve_segment(line)
@@ -130,6 +133,9 @@ def _read_text(source: str, values) -> tuple[list[str], str, tuple[str, ...]]:
     commands = _compose_commands(text, values)
     if commands is not None:
         return _compose_file_command("the compose file", commands, values)
+    task = skypilot_task(text)
+    if task is not None:
+        return _skypilot_command("the SkyPilot task", task, values)
     if "\n" not in text:  # one line: as the command line reads a command given in quotes
         line = serve_segment(command_line(text))
         return shell_words(line, values), line, ()
@@ -802,16 +808,20 @@ def gpus_checked(command: Optional[ServeCommand], flags, varied=()) -> Optional[
         return command
     ranks, how = ranks_how
     # who holds the GPUs: a compose service, a `docker run` container (--gpus), a Kubernetes pod
-    kind = "compose" if field.startswith("services.") else "run" if field.endswith("--gpus") else "pod"
-    holder = {"compose": "the service reserves", "run": "the container gets", "pod": "the pod gets"}[kind]
+    kind = ("compose" if field.startswith("services.") else "run" if field.endswith("--gpus") else
+            "task" if field == "resources.accelerators" else "pod")
+    holder = {"compose": "the service reserves", "run": "the container gets", "pod": "the pod gets",
+              "task": "the task's nodes get"}[kind]
     if ranks > count:
         fix = {"compose": f"reserve {ranks} GPUs for the service (count: {ranks})", "run": f"give --gpus {ranks}",
-               "pod": f"set {resource}: {ranks} in the container's limits"}[kind]
+               "pod": f"set {resource}: {ranks} in the container's limits",
+               "task": f"ask for {ranks} GPUs (accelerators: NAME:{ranks}, or more nodes)"}[kind]
         raise InputError(field, f"is {count}: {holder} {count} GPU{'s' if count > 1 else ''}, and the command runs "
                          f"{ranks} ranks ({how}), one GPU each, so vLLM cannot start as planned",
                          f"{fix}, or plan parallel sizes whose product is {count}")
     if ranks < count:
-        held = {"compose": "the service reserves", "run": "the container gets", "pod": "the pod holds"}[kind]
+        held = {"compose": "the service reserves", "run": "the container gets", "pod": "the pod holds",
+                "task": "the task's nodes get"}[kind]
         note = f"{field} = {count}: {held} {count} GPUs and vLLM uses {ranks} ({how}); {count - ranks} of them idle"
     else:
         note = f"{field} = {count}: the GPUs of the plan's {ranks} rank{'s' if ranks > 1 else ''} ({how})"
@@ -1668,7 +1678,10 @@ def sized_for_applied(command: Optional[ServeCommand], flags, varied=(), *, plan
     varies it or `plan_it` is false (preflight checks this machine's GPU)."""
     if command is None or command.sized_for is None:
         return flags, command
-    options, where = command.sized_for
+    options, where = command.sized_for[:2]
+    asked = len(command.sized_for) > 2 and command.sized_for[2]  # a SkyPilot task's resources: asked for, not sized
+    sized_for, the_gpu = (("asks for", "the GPU the task asks for") if asked else
+                          ("sized for", "the GPU the file was sized for"))
     gpu_keys = ("gpu", "gpu_gib", "gpu_gb", "wsl2")
     sized = " ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {shlex.quote(str(v))}")
                      for k, v in options.items() if k in gpu_keys)
@@ -1676,15 +1689,15 @@ def sized_for_applied(command: Optional[ServeCommand], flags, varied=(), *, plan
     if sized:
         given = any(getattr(flags, k) for k in gpu_keys) or getattr(flags, "gpu_kinds", None) is not None
         if "gpu" in varied:
-            notes.append(f"{where}: sized for {sized}; not planned, --vary gpu names each row's GPU")
+            notes.append(f"{where}: {sized_for} {sized}; not planned, --vary gpu names each row's GPU")
         elif not given and not plan_it:
-            notes.append(f"{where}: sized for {sized}; this machine's GPU is checked here (give those options to "
+            notes.append(f"{where}: {sized_for} {sized}; this machine's GPU is checked here (give those options to "
                          "plan that card)")
         elif not given:
             changes.update({k: v for k, v in options.items() if k in gpu_keys})
-            notes.append(f"{where}: planned on {sized}, the GPU the file was sized for (give --gpu to plan another)")
+            notes.append(f"{where}: planned on {sized}, {the_gpu} (give --gpu to plan another)")
         elif any(options.get(k) != getattr(flags, k) and (options.get(k) or getattr(flags, k)) for k in gpu_keys):
-            notes.append(f"{where}: sized for {sized}; the GPU given is planned")
+            notes.append(f"{where}: {sized_for} {sized}; the GPU given is planned")
     version = options.get("vllm_version")
     if version is not None and "vllm_version" not in varied:
         if flags.vllm_version is None:
@@ -1871,3 +1884,111 @@ def _docker_gpus(value: str, run: str) -> Optional[int]:
     if count is not None and not 0 < count <= 65536:
         raise InputError("--gpus", f"{run} --gpus {value}: {count} GPUs", "give the number of GPUs the container gets")
     return count
+
+
+# ---- a SkyPilot task YAML ---------------------------------------------------------------------------------------------
+# SkyPilot's task YAML (docs.skypilot.co reference/yaml-spec; vLLM's docs/deployment/frameworks/skypilot.md serves with
+# one): `run:` is the script each node runs (bash), with `envs:` exported (`sky launch --env NAME=x`, kvplan's --env,
+# overriding them) and SKYPILOT_NUM_GPUS_PER_NODE / SKYPILOT_NUM_NODES / SKYPILOT_NODE_RANK set by SkyPilot;
+# `resources.accelerators` the GPUs a node gets: NAME, NAME:COUNT, {NAME: COUNT}, or a set / list of candidates (SkyPilot
+# launches one of them); `num_nodes` the nodes; `setup:` runs first (a `pip install vllm==X.Y.Z` there pins the release);
+# `resources.image_id: docker:IMAGE` the container it runs in.
+# SkyPilot's accelerator names (its catalogs, `sky show-gpus`; case does not matter) that name one card of kvplan's
+# catalog: A100 is the 40 GB part, A100-80GB the 80 GB one; H100 (and GCP's H100-MEGA) the SXM5 board clouds rent, as
+# kvplan's own --gpu H100 plans it. Another name is not read (--gpu plans the card).
+SKYPILOT_ACCELERATORS = {"T4": "tesla-t4", "L4": "l4", "A10G": "a10g", "A10": "a10", "L40": "l40", "L40S": "l40s",
+                         "A40": "a40", "A100": "a100-40gb-sxm", "A100-80GB": "a100-80gb-sxm", "H100": "h100-sxm",
+                         "H100-MEGA": "h100-sxm", "H200": "h200", "B200": "b200", "V100": "v100-16gb",
+                         "V100-32GB": "v100-32gb", "P100": "tesla-p100-pcie-16gb", "K80": "tesla-k80",
+                         "RTX4090": "rtx-4090", "A6000": "rtx-a6000", "MI300X": "mi300x"}
+_SKYPILOT_KEYS = frozenset({"run", "setup", "envs", "resources", "num_nodes", "name", "workdir", "file_mounts",
+                            "service", "secrets", "config", "event_callback", "volumes"})
+
+
+def skypilot_task(text: str) -> Optional[dict]:
+    """The task of a SkyPilot YAML (a map whose keys are the spec's, with a `run:` script), None for any other text."""
+    if "run" not in text:
+        return None
+    try:
+        import yaml
+
+        doc = yaml.safe_load(text)
+    except Exception:
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("run"), str) or not set(doc) <= _SKYPILOT_KEYS:
+        return None
+    return doc
+
+
+def _skypilot_accelerators(resources, run: str) -> tuple[list[tuple[str, int]], str]:
+    """([(name, count per node)], its field) of resources.accelerators: one entry, or the candidates SkyPilot picks
+    among."""
+    field = "resources.accelerators"
+    value = resources.get("accelerators") if isinstance(resources, dict) else None
+    if value is None:
+        return [], field
+    entries = value.items() if isinstance(value, dict) else ([value] if isinstance(value, str) else value)
+    if not isinstance(entries, (list, set, tuple, type({}.items()))):
+        raise InputError(field, f"is {_shown(value)}, not a GPU name", "write accelerators: NAME:COUNT (L4:1)")
+    out = []
+    for entry in entries:
+        name, count = (entry if isinstance(entry, tuple) else (entry, None))
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(field, f"holds {_shown(name)}, not a GPU name", "write accelerators: NAME:COUNT (L4:1)")
+        if count is None and ":" in name:
+            name, _, count = name.partition(":")
+        try:
+            count = 1 if count is None else float(count)
+        except (TypeError, ValueError):
+            count = -1
+        if count != int(count) or not 0 < count <= 65536:
+            raise InputError(field, f"{name}: {count} is not a number of GPUs", "write NAME:COUNT with a whole count")
+        out.append((name.strip(), int(count)))
+    return out, field
+
+
+def _skypilot_command(source: str, doc: dict, values) -> tuple[list[str], str, tuple[str, ...]]:
+    """The vllm serve command of a SkyPilot task's run script, as read_source gives it; its GPU (the accelerator it
+    names, planned where no --gpu is given: launch_files.sized_for_applied), GPUs per node x nodes against the ranks, its
+    envs, and the release its setup installs or its image runs."""
+    given = dict(values.sources[0][1]) if values.sources else {}
+    envs = doc.get("envs") or {}
+    if not isinstance(envs, dict):
+        raise InputError("envs", f"is {_shown(envs)}, not a map of NAME: VALUE", "write envs: as NAME: VALUE lines")
+    accels, field = _skypilot_accelerators(doc.get("resources"), doc["run"])
+    nodes = doc.get("num_nodes", 1)
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or not 0 < nodes <= 65536:
+        raise InputError("num_nodes", f"is {_shown(nodes)}, not a number of nodes", "write num_nodes: N")
+    notes: list[str] = []
+    counts = {c for _, c in accels}
+    sky = {"SKYPILOT_NUM_NODES": str(nodes), "SKYPILOT_NODE_RANK": "0"}
+    if len(counts) == 1:
+        sky["SKYPILOT_NUM_GPUS_PER_NODE"] = str(counts.pop())
+        values.gpu_limit = (int(sky["SKYPILOT_NUM_GPUS_PER_NODE"]) * nodes, field)
+    env = {str(k): ("" if v is None else str(v).lower() if isinstance(v, bool) else str(v)) for k, v in envs.items()}
+    values.sources = [("--env", given), ("envs", env), ("SkyPilot", sky)]  # sky launch --env first
+    values.environment.update({k: given.get(k, v) for k, v in env.items()})
+    if len(accels) == 1:
+        name = accels[0][0]
+        ref = SKYPILOT_ACCELERATORS.get(name.upper())
+        if ref is None:  # never matched partially: the plan is of --gpu, said
+            notes.append(f"{field} = {name}: no SkyPilot accelerator name kvplan maps to a card of its catalog "
+                         f"({', '.join(sorted(SKYPILOT_ACCELERATORS))}); the plan is of --gpu (give that card)")
+        else:
+            from kvplan.resolve import find_gpu
+
+            values.task_gpu = ({"gpu": find_gpu(ref).name}, f"{source} {field} = {name}")
+    elif len(accels) > 1:
+        notes.append(f"{field}: any of {', '.join(n for n, _ in accels)}, as SkyPilot finds one: the plan is of --gpu "
+                     "(give the one it launched)")
+    image = ((doc.get("resources") or {}).get("image_id") if isinstance(doc.get("resources"), dict) else None)
+    if isinstance(image, str) and image.startswith("docker:"):
+        values.image = image[len("docker:"):]
+    pin = _PIP_VLLM.search(doc.get("setup") or "") if isinstance(doc.get("setup"), str) else None
+    if pin and not (values.image and _VLLM_IMAGE.search(values.image)):
+        values.release_pin = (pin.group(1), f"{source} setup")
+    if nodes > 1:
+        notes.append(f"num_nodes = {nodes}: the run script runs on each node; its vllm serve is read as the head "
+                     "node's (SKYPILOT_NODE_RANK 0)")
+    words = _script_words(doc["run"], values, (), ("run", source))
+    return words, f"{source}: {shlex.join(words)}", tuple(notes)

@@ -46,6 +46,7 @@ class Values:
     from_env: set = field(default_factory=set)  # the --env variables the file read
     image: Optional[str] = None  # a compose service's image: (serve_command.image_release reads its release)
     release_pin: Optional[tuple] = None  # a Dockerfile's `pip install vllm==X.Y.Z`: (the release, where)
+    task_gpu: Optional[tuple] = None  # the GPU a SkyPilot task asks for: (kvplan options, where), as a Re-check line's
     exec_form_at: Optional[str] = None  # a Dockerfile's exec-form CMD / ENTRYPOINT the command comes from: no shell
     # expands its words
     unread: list = field(default_factory=list)  # files a script sources that kvplan does not read (a venv's activate)

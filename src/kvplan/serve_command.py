@@ -287,7 +287,8 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
         read_as += ("--env " + ", ".join(inputs) + ": read as the file's variables, not planned as the server's "
                     "environment",)
     return ServeCommand(shown, model, planned, tuple(env), tuple(sorted(not_planned)), server, read_as, inputs,
-                        values.gpu_limit, values.gpu_pin, values.gpu_group, read_recheck_line(source, text_only))
+                        values.gpu_limit, values.gpu_pin, values.gpu_group,
+                        read_recheck_line(source, text_only) or (values.task_gpu and values.task_gpu + (True,)))
 
 
 # the vllm/vllm-openai image's release tags (v0.11.0, v0.10.1.1; docker.io/ or a mirror's registry before it): the
