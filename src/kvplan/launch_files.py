@@ -1992,3 +1992,123 @@ def _skypilot_command(source: str, doc: dict, values) -> tuple[list[str], str, t
                      "node's (SKYPILOT_NODE_RANK 0)")
     words = _script_words(doc["run"], values, (), ("run", source))
     return words, f"{source}: {shlex.join(words)}", tuple(notes)
+
+
+# ---- vllm serve --config FILE.yaml -------------------------------------------------------------------------------------
+# vLLM reads the YAML file's keys as flags (versions.py config_file_model / config_file_false / config_file_map say how,
+# per release) and puts them after the subcommand and a model given first, before the command's own flags, so the
+# command's win; the file is opened from the server's working directory.
+_CONFIG_MAX_NODES = 100_000
+
+
+def _config_nodes(value, budget: list) -> None:
+    """Count the YAML nodes of `value` against budget[0] (a YAML alias bomb expands past any file's size)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise InputError("--config", "holds more than 100,000 values (a YAML alias bomb?)", "write the flags plainly")
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _config_nodes(v, budget)
+    elif isinstance(value, list):
+        for v in value:
+            _config_nodes(v, budget)
+
+
+def config_file_args(rest: list[str], model: Optional[str], source: str, vllm_version: Optional[str],
+                     text_only: bool) -> tuple[list[str], Optional[str], tuple[str, ...]]:
+    """(the command's flags with --config FILE's in place, the model, notes) as vllm serve reads them at `vllm_version`
+    (kvplan's default release where None); rest unchanged where it has no --config."""
+    at = [k for k, tok in enumerate(rest) if tok == "--config" or tok.startswith("--config=")]
+    if not at:
+        return rest, model, ()
+    if len(at) > 1:
+        raise InputError("--config", "given twice; vLLM asserts 'More than one config file specified!'",
+                         "give one --config FILE")
+    k = at[0]
+    name, eq, value = rest[k].partition("=")
+    if not eq:
+        if k + 1 >= len(rest) or rest[k + 1].startswith("-"):
+            raise InputError("--config", "has no file; vLLM stops: 'No config file specified!'", "give --config FILE.yaml")
+        value = rest[k + 1]
+    others = rest[:k] + rest[k + (1 if eq else 2):]
+    from kvplan.versions import DEFAULT_RELEASE, rules_for
+
+    rules = rules_for(vllm_version)
+    release = vllm_version or DEFAULT_RELEASE
+    if value.rsplit(".", 1)[-1] not in ("yaml", "yml"):
+        raise InputError("--config", f"{value}: vLLM stops: 'Config file must be of a yaml/yml type.'",
+                         "give the flags in a .yaml file")
+    if text_only:
+        raise InputError("from_command", f"the command reads its flags from {value}, a file on the server's machine, "
+                         "which the page does not read", "paste the command with that file's flags written on it")
+    path = Path(value).expanduser()
+    folder = Path(source).expanduser().parent if "\n" not in source else None
+    candidates = [path] if path.is_absolute() else [path] + ([folder / path] if folder is not None else [])
+    found = next((c for c in candidates if c.is_file()), None)
+    if found is None:
+        raise InputError("--config", f"{value}: no such file here ({', '.join(str(c) for c in candidates)})",
+                         "run kvplan where the server runs, or give the file's path")
+    import yaml
+
+    try:
+        doc = yaml.safe_load(found.read_text(encoding="utf-8", errors="replace"))
+    except yaml.YAMLError as exc:
+        raise InputError("--config", f"{value} is not YAML vLLM reads ({str(exc).splitlines()[0]})",
+                         "fix the file") from None
+    if doc is None:
+        doc = {}
+    if not isinstance(doc, dict):
+        raise InputError("--config", f"{value} holds {_shown(doc)}, not a map of flags", "write KEY: VALUE lines")
+    _config_nodes(doc, [_CONFIG_MAX_NODES])
+    words: list[str] = []
+    notes: list[str] = [f"--config {value}: its keys read as vLLM {release} reads them, before the command's own flags "
+                        "(which win)"]
+    for key, item in doc.items():
+        key = str(key)
+        flag = "--" + key
+        if isinstance(item, bool):
+            if item:
+                words.append(flag)
+            elif rules.config_file_false == "no_flag":
+                words.append("--no-" + key)  # dropped by vLLM where it has no such flag: the plan refuses it as unknown
+            elif rules.config_file_false == "dropped":
+                notes.append(f"--config {value}: {key}: false is dropped by vLLM {release} (no flag)")
+            else:
+                raise InputError(f"--config {value}", f"{key}: false, which vLLM {release} "
+                                 + ("passes as 'False' to flags of its StoreBoolean kind and drops for the others"
+                                    if rules.config_file_false == "store_boolean" else "reads in a way kvplan has not read")
+                                 + "; which this is, kvplan has not read", f"leave {key} out, or give --no-{key} on the command")
+        elif isinstance(item, list):
+            if item:
+                words += [flag] + [str(v) for v in item]
+        elif isinstance(item, dict):
+            if rules.config_file_map != "json":
+                raise InputError(f"--config {value}", f"{key} is a map, which vLLM {release} "
+                                 + ("passes as Python's text of it, not JSON" if rules.config_file_map == "repr" else
+                                    "reads in a way kvplan has not read"),
+                                 f"write {key} as a JSON string: {key}: '{{\"...\": ...}}'")
+            import json
+
+            words += [flag, json.dumps(item)]
+        else:
+            words += [flag, "" if item is None else str(item)]
+    config_model = None
+    if "--model" in words:
+        at_model = words.index("--model")
+        config_model = words[at_model + 1] if at_model + 1 < len(words) else None
+    if model is None and config_model is not None:
+        if rules.config_file_model != "taken":
+            raise InputError("--config", f"{value} names the model, and vLLM {release} "
+                             + ("takes it only first on the command line ('No model_tag specified!')"
+                                if rules.config_file_model == "positional" else
+                                "was not read for a model in the config file"),
+                             "give the model first on the command line: vllm serve MODEL --config FILE")
+        words.pop(at_model)
+        words.pop(at_model)
+        model = config_model
+        notes.append(f"--config {value}: the model {model}")
+    elif model is not None and config_model is not None:
+        words.pop(at_model)
+        words.pop(at_model)
+        notes.append(f"--config {value}: its model {config_model} is not served; the command's {model} is")
+    return words + others, model, tuple(notes)

@@ -161,7 +161,7 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
     `given_env` (kvplan's --env KEY=VALUE list) gives the command's variables their values (kvplan.launch_vars).
     `text_only`: `source` is text, never a path, and no file is read (the page's from_command: read_source)."""
     from kvplan.api import FIT_PARAMS, NO_GPU_MEMORY_ARGS, task_as_runner
-    from kvplan.launch_files import docker_run_command, read_recheck_line, read_source
+    from kvplan.launch_files import config_file_args, docker_run_command, read_recheck_line, read_source
     from kvplan.launch_vars import Values, env_values
     from kvplan.logs import parse_command_args
     from kvplan.validate import ARGS_NOT_MODELLED, ARGS_WITHOUT_MEMORY_EFFECT
@@ -208,6 +208,8 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
     else:
         raise InputError("--from", f"the command runs {' '.join(rest[:2]) or 'nothing'!r}, not vllm serve",
                          "give `vllm serve MODEL ...` or `python -m vllm.entrypoints.openai.api_server --model MODEL ...`")
+    rest, model, config_notes = config_file_args(rest, model, source, vllm_version, text_only)  # --config FILE.yaml
+    read_as += config_notes
     # -dp and the other short spellings as their long flags; a negative number as a value ('--max-model-len -1') kept
     # with its flag (parse_command_args reads a token starting with '-' as the next flag)
     flags_in: list[str] = []

@@ -676,6 +676,20 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # supports_mtp_with_cp_non_trivial_interleave_size (v1/worker/cp_utils.py check_attention_cp_compatibility; the
     # dense FlashMLA / FlashAttention / FlashInfer impls do not; the sparse FlashMLA and TokenSpeed MLA ones do in 0.34).
     "cp_interleave_mtp_check": [((0, 0, 0), "config"), ((0, 13, 0), "impl")],
+    # `vllm serve --config FILE.yaml` (FlexibleArgumentParser._pull_args_from_config and its config-file loader:
+    # vllm/utils.py of the 0.6.4 wheel, vllm/utils/__init__.py of 0.11.0, vllm/utils/argparse_utils.py of 0.11.1-0.34.0):
+    # each KEY: VALUE becomes --KEY VALUE (a list --KEY V1 V2 ..., true --KEY), inserted after the subcommand and a model
+    # given first, before the command line's own flags, which so win. "config_file_model": a `model:` key names the model
+    # where the command gives none ("taken", 0.11.0+), or the model must come first on the command line ("positional",
+    # 0.6.4: "No model_tag specified!"); the releases between were not read (None: kvplan refuses to guess).
+    "config_file_model": [((0, 0, 0), "positional"), ((0, 6, 5), None), ((0, 11, 0), "taken")],
+    # a false value: "store_boolean" (up to 0.11.0: dropped, except that flags of vLLM's StoreBoolean kind are passed
+    # 'False'), "dropped" (0.11.1-0.26), "no_flag" (0.28.0+: --no-KEY where vllm serve has it, else dropped); 0.27 not read
+    "config_file_false": [((0, 0, 0), "store_boolean"), ((0, 11, 1), "dropped"), ((0, 27, 0), None),
+                          ((0, 28, 0), "no_flag")],
+    # a map value: passed as its str() ("repr", a Python dict's text, which vLLM's JSON flags do not parse) up to 0.14,
+    # as JSON text (json.dumps) from 0.20; 0.15-0.19 not read
+    "config_file_map": [((0, 0, 0), "repr"), ((0, 15, 0), None), ((0, 20, 0), "json")],
     # Tokens the sliding window may hold beyond the window: T up to 0.26, then in-flight tokens
     # = 2 x T with async scheduling at PP=1 (section 3.4).
     # (section 3.4: max_concurrent_batches is 2 with async scheduling on MRV1 at PP=1, pp on MRV1 at PP>1,
@@ -2805,6 +2819,9 @@ class VersionRules:
     cp_interleave_source: str
     cp_interleave_check_skipped_for: str
     cp_interleave_mtp_check: str
+    config_file_model: str | None
+    config_file_false: str | None
+    config_file_map: str | None
     window_inflight: str
     async_scheduling_default: str
     async_scheduling_pp: bool
