@@ -51,9 +51,7 @@ def budget_overrun(p) -> float:
 def plan_json(p, note: Optional[str], band: Optional[dict]) -> dict:
     """`kvplan fit --json` (the web API's /api/plan adds its charts): the plan, the answer to an inverse question
     (`note`), the validated band."""
-    d = p.to_dict()
-    # the memory bar's segments (per rank), headroom included: the bar printed them and --json had no headroom
-    d["budget_segments"] = [{"label": label, "bytes": b} for label, b in budget_segments(p)]
+    d = p.to_dict()  # the memory bar's segments among them (budget_segments)
     if note:
         d["inverse"] = note
     if band:

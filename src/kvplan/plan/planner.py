@@ -286,7 +286,16 @@ class Plan:
             # (the same key in fit --json, sweep --json rows and the web API's answers)
             "site_calibration": site_calibration_dict(self.site_offsets),
             "hf_overrides": self.config_overrides,
+            # the memory bar's segments per rank, headroom included (json_out.budget_segments): fit --json's, so a
+            # notebook's to_dict() holds what the bar printed
+            "budget_segments": [{"label": label, "bytes": b} for label, b in _budget_segments(self)],
         }
+
+
+def _budget_segments(plan) -> list:
+    from kvplan.json_out import budget_segments  # the bar's arithmetic, kept beside the JSON it was written for
+
+    return budget_segments(plan)
 
 
 def site_calibration_dict(offsets: dict | None) -> dict | None:
