@@ -37,6 +37,9 @@ def read_source(source: str, values=None, *, text_only: bool = False) -> tuple[l
     from kvplan.launch_vars import Values, dotenv, expand, run_script, shell_words
 
     values = values if values is not None else Values()
+    ray = _ray_serve_source(source, values, text_only)  # a Ray Serve LLM config (its own section below)
+    if ray is not None:
+        return ray
     helm = _helm_source(source, values, text_only)  # a values file of vLLM's Helm chart (its own section below)
     if helm is not None:
         return helm
@@ -2112,3 +2115,136 @@ def config_file_args(rest: list[str], model: Optional[str], source: str, vllm_ve
         words.pop(at_model)
         notes.append(f"--config {value}: its model {config_model} is not served; the command's {model} is")
     return words + others, model, tuple(notes)
+
+
+# ---- a Ray Serve LLM config --------------------------------------------------------------------------------------------
+# Ray Serve LLM (docs.ray.io serve/llm: LLMConfig; `serve run config.yaml` with `applications[].args.llm_configs[]`, the
+# import_path ray.serve.llm:build_openai_app) runs vLLM with an LLMConfig's engine_kwargs as its engine arguments (the
+# EngineArgs field names), its model_loading_config.model_source as the model, runtime_env.env_vars as the environment,
+# on the GPU accelerator_type names (Ray's labels, ray/util/accelerators/accelerators.py: the GPU's name as NVML gives
+# it, so A100 stands for the 40 GB and the 80 GB part and H100 for the 80 GB boards and the 94 GB NVL; A100-40G and
+# A100-80G are the sized labels). An llm_configs entry may be the path of a YAML file holding one LLMConfig. The
+# release is the one installed beside Ray, which the config does not state.
+RAY_ACCELERATORS = {"T4": "T4", "P100": "P100", "A10G": "A10G", "L4": "L4", "L40S": "L40S", "A100-40G": "A100 40GB",
+                    "A100-80G": "A100 80GB", "H100": "H100", "H200": "H200", "H20": "H20", "B200": "B200",
+                    "AMD-Instinct-MI300X-OAM": "MI300X"}
+
+
+def _ray_llm_configs(doc) -> Optional[list]:
+    """The LLMConfigs of a Ray Serve config (applications[].args.llm_configs[]) or the one LLMConfig a file holds; None
+    where `doc` is neither."""
+    if isinstance(doc, dict) and isinstance(doc.get("model_loading_config"), dict):
+        return [doc]
+    if not isinstance(doc, dict) or not isinstance(doc.get("applications"), list):
+        return None
+    out = []
+    for app in doc["applications"]:
+        args = app.get("args") if isinstance(app, dict) else None
+        configs = args.get("llm_configs") if isinstance(args, dict) else None
+        if isinstance(configs, list):
+            out += configs
+    return out or None
+
+
+def _ray_serve_source(source: str, values, text_only: bool) -> Optional[tuple]:
+    """read_source of a Ray Serve LLM config (`FILE`, `FILE#MODEL_ID` choosing an LLMConfig, or the file's text);
+    None where `source` is none."""
+    import yaml
+
+    name, folder = None, None
+    if "\n" in source:
+        text = source
+    elif text_only or not source.strip():
+        return None
+    else:
+        path = Path(source).expanduser()
+        try:
+            if not path.is_file() and "#" in source:
+                head, _, tail = source.rpartition("#")
+                if Path(head).expanduser().is_file():
+                    path, name, source = Path(head).expanduser(), tail, head
+            if not path.is_file() or path.suffix not in (".yml", ".yaml"):
+                return None
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except (OSError, ValueError):
+            return None
+        folder = path.parent
+    if "llm_configs" not in text and "model_loading_config" not in text:
+        return None
+    try:
+        configs = _ray_llm_configs(yaml.safe_load(text))
+    except yaml.YAMLError:
+        return None
+    if configs is None:
+        return None
+    where = source if folder is not None else "the Ray Serve config"
+    loaded = []
+    for k, config in enumerate(configs):
+        field = f"applications[].args.llm_configs[{k}]"
+        if isinstance(config, str):  # the path of a YAML file holding one LLMConfig
+            if folder is None:
+                raise InputError(field, f"is the file {config}, which the page does not read",
+                                 "paste the LLMConfig itself")
+            sub = folder / config
+            try:
+                config = yaml.safe_load(sub.read_text(encoding="utf-8", errors="replace"))
+            except (OSError, yaml.YAMLError) as exc:
+                raise InputError(field, f"{sub} is not read ({exc})", "give the LLMConfig's file beside the config") from None
+        if not isinstance(config, dict) or not isinstance(config.get("model_loading_config"), dict):
+            raise InputError(field, "is no LLMConfig (no model_loading_config map)", "give model_loading_config: "
+                             "{model_id: ..., model_source: ...}")
+        loaded.append((field, config))
+    if name is not None:
+        loaded = [(f, c) for f, c in loaded if c["model_loading_config"].get("model_id") == name]
+        if not loaded:
+            raise InputError("--from", f"{where} has no LLMConfig whose model_id is {name}", "give one of its model_ids")
+    if len(loaded) > 1:
+        ids = ", ".join(str(c["model_loading_config"].get("model_id")) for _, c in loaded)
+        raise InputError("--from", f"{where} serves {len(loaded)} models ({ids}); which one is planned would be a guess",
+                         f"choose one: --from {where}#MODEL_ID")
+    field, config = loaded[0]
+    loading = config["model_loading_config"]
+    model = loading.get("model_source") or loading.get("model_id")
+    if not isinstance(model, str) or not model.strip():
+        raise InputError(f"{field}.model_loading_config.model_source", f"is {_shown(model)}, not a Hub id or a path "
+                         "(a cloud-storage mirror's model kvplan cannot read)", "give MODEL to kvplan (the checkpoint's "
+                         "Hub id or config.json)")
+    kwargs = config.get("engine_kwargs") or {}
+    if not isinstance(kwargs, dict):
+        raise InputError(f"{field}.engine_kwargs", f"is {_shown(kwargs)}, not a map", "write engine_kwargs as a map")
+    words = ["vllm", "serve", model]
+    for key, value in kwargs.items():
+        flag = "--" + str(key).replace("_", "-")
+        if key == "model":
+            continue
+        if isinstance(value, bool):
+            words.append(flag if value else "--no-" + flag[2:])
+        elif isinstance(value, dict):
+            import json
+
+            words += [flag, json.dumps(value)]
+        elif isinstance(value, list):
+            words += [flag] + [str(v) for v in value] if value else []
+        else:
+            words += [flag, "" if value is None else str(value)]
+    runtime = config.get("runtime_env") or {}
+    env = runtime.get("env_vars") if isinstance(runtime, dict) else None
+    if isinstance(env, dict):
+        values.environment.update({str(k): str(v) for k, v in env.items()})
+    notes = [f"{where} ({field}): engine_kwargs read as vllm serve's flags, model_loading_config.model_source as the "
+             "model; the vLLM release is the one installed beside Ray (give --vllm-version)"]
+    accel = config.get("accelerator_type")
+    if isinstance(accel, str) and accel.strip():
+        ref = RAY_ACCELERATORS.get(accel.strip())
+        if ref is None:  # A100, V100 (two memory sizes), or a label of no catalog card: the plan is of --gpu
+            notes.append(f"{field}.accelerator_type = {accel}: a Ray label of more than one card, or of none in "
+                         "kvplan's catalog; the plan is of --gpu (give the card)")
+        else:
+            from kvplan.resolve import find_gpu
+
+            values.task_gpu = ({"gpu": find_gpu(ref).name}, f"{where} {field}.accelerator_type = {accel}")
+            if accel.strip() == "H100":
+                notes.append(f"{field}.accelerator_type = H100: Ray labels the H100 NVL (94 GB) H100 too; give --gpu "
+                             "'H100 NVL' for it")
+    return words, f"{where}: {shlex.join(words)}", tuple(notes)
+
