@@ -1112,6 +1112,22 @@ def _helm_values_doc(text: str) -> Optional[dict]:
     return doc if isinstance(spec, dict) and "modelSpec" in spec else None
 
 
+def _chosen_yaml_file(source: str) -> Optional[tuple]:
+    """(its path, its text, NAME, FILE) of the YAML file `source` names, alone or as FILE#NAME choosing an entry of it
+    (a values file's modelSpec, a Ray Serve config's LLMConfig); None where it names none."""
+    path, name = Path(source).expanduser(), None
+    try:
+        if not path.is_file() and "#" in source:
+            head, _, tail = source.rpartition("#")
+            if Path(head).expanduser().is_file():
+                path, name, source = Path(head).expanduser(), tail, head
+        if not path.is_file() or path.suffix not in (".yml", ".yaml"):
+            return None
+        return path, path.read_text(encoding="utf-8", errors="replace"), name, source
+    except (OSError, ValueError):
+        return None
+
+
 def _helm_source(source: str, values, text_only: bool) -> Optional[tuple]:
     """read_source of a chart values file (`FILE`, `FILE#NAME` choosing the modelSpec entry NAME, or the file's
     text); None where `source` is none."""
@@ -1122,17 +1138,10 @@ def _helm_source(source: str, values, text_only: bool) -> Optional[tuple]:
         return _helm_command("the values file", doc, values, None) if doc is not None else None
     if text_only:
         return None
-    path, name = Path(source).expanduser(), None
-    try:
-        if not path.is_file() and "#" in source:
-            head, _, tail = source.rpartition("#")
-            if Path(head).expanduser().is_file():
-                path, name, source = Path(head).expanduser(), tail, head
-        if not path.is_file() or path.suffix not in (".yml", ".yaml"):
-            return None
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except (OSError, ValueError):
+    chosen = _chosen_yaml_file(source)
+    if chosen is None:
         return None
+    _, text, name, source = chosen
     doc = _helm_values_doc(text)
     if doc is None:
         if name is not None:
@@ -2157,17 +2166,10 @@ def _ray_serve_source(source: str, values, text_only: bool) -> Optional[tuple]:
     elif text_only or not source.strip():
         return None
     else:
-        path = Path(source).expanduser()
-        try:
-            if not path.is_file() and "#" in source:
-                head, _, tail = source.rpartition("#")
-                if Path(head).expanduser().is_file():
-                    path, name, source = Path(head).expanduser(), tail, head
-            if not path.is_file() or path.suffix not in (".yml", ".yaml"):
-                return None
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except (OSError, ValueError):
+        chosen = _chosen_yaml_file(source)
+        if chosen is None:
             return None
+        path, text, name, source = chosen
         folder = path.parent
     if "llm_configs" not in text and "model_loading_config" not in text:
         return None
