@@ -67,3 +67,19 @@ def test_a_docker_run_line_in_a_script_is_its_vllm_serve_line(monkeypatch, capsy
 def test_a_docker_run_kvplan_cannot_read_exactly_is_refused_naming_why(monkeypatch, capsys, command, field, says):
     out = refused(monkeypatch, capsys, field, "fit", "--gpu", "L4", "--from", command)
     assert says in out, out
+
+
+@pytest.mark.parametrize("line", [
+    "bash -c 'vllm serve Qwen/Qwen3-8B --max-model-len 16384'",
+    "exec sh -ec \"cd /srv && vllm serve Qwen/Qwen3-8B --max-model-len 16384 2>&1 | tee log\"",
+    "bash -c 'exec vllm serve \"$@\"' vllm Qwen/Qwen3-8B --max-model-len 16384",
+])
+def test_a_shell_wrapper_line_plans_the_vllm_serve_its_script_runs(monkeypatch, capsys, tmp_path, line):
+    """`bash -c 'vllm serve ...'` (a script's line, or the command given) was refused: "the command runs 'bash -c', not
+    vllm serve"; a container's shell wrapper was already read this way."""
+    direct = _json(monkeypatch, capsys, "fit", *DIRECT)
+    script = tmp_path / "serve.sh"
+    script.write_text(f"#!/usr/bin/env bash\nset -e\n{line}\n")
+    for source in (line, str(script)):
+        plan = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--vllm-version", "0.11.0", "--from", source)
+        assert plan["kv_cache_tokens"] == direct["kv_cache_tokens"] and plan["args"] == direct["args"], source

@@ -642,6 +642,18 @@ def _runs_shell(words: list[str]) -> bool:
     return Path(words[0]).name in _SHELLS and len(words) > 2 and re.fullmatch(r"-[a-z]*c[a-z]*", words[1]) is not None
 
 
+def shell_wrapped_command(tokens: list[str], values) -> Optional[list[str]]:
+    """The words of the vllm serve command a `bash -c 'vllm serve ...'` line runs (after VAR=x prefixes, exec, nohup;
+    `sh -c SCRIPT NAME ARGS`: "$@" the ARGS), as a container's shell wrapper is read; None for another command."""
+    i = 0
+    while i < len(tokens) and (tokens[i] in ("exec", "nohup", "env") or re.match(r"^[A-Za-z_]\w*=", tokens[i])):
+        i += 1
+    words = tokens[i:]
+    if not words or not _runs_shell(words):
+        return None
+    return _script_words(words[2], values, words[4:], ("--from", "the shell's script"))
+
+
 def _script_words(script: str, values, positional: list[str] = (), positional_at: tuple[str, str] = ("", "")
                   ) -> list[str]:
     """The words of the one vllm serve command of a shell's script (`sh -c SCRIPT`: a Kubernetes container's command,

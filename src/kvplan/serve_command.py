@@ -161,7 +161,8 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
     `given_env` (kvplan's --env KEY=VALUE list) gives the command's variables their values (kvplan.launch_vars).
     `text_only`: `source` is text, never a path, and no file is read (the page's from_command: read_source)."""
     from kvplan.api import FIT_PARAMS, NO_GPU_MEMORY_ARGS, task_as_runner
-    from kvplan.launch_files import config_file_args, docker_run_command, read_recheck_line, read_source
+    from kvplan.launch_files import (config_file_args, docker_run_command, read_recheck_line, read_source,
+                                     shell_wrapped_command)
     from kvplan.launch_vars import Values, env_values
     from kvplan.logs import parse_command_args
     from kvplan.validate import ARGS_NOT_MODELLED, ARGS_WITHOUT_MEMORY_EFFECT
@@ -171,6 +172,9 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
     container = docker_run_command(tokens, values)  # `docker run ... IMAGE ARGS`: the command its container runs
     if container is not None:
         tokens, read_as = container[0], read_as + container[1]
+    wrapped = shell_wrapped_command(tokens, values)  # `bash -c 'vllm serve ...'`: the command its script runs
+    if wrapped is not None:
+        tokens, read_as = wrapped, read_as + (f"read as the {Path(tokens[0]).name} -c script runs its vllm serve",)
     read_as += values.notes()
     release = image_release(values.image)
     if release is None and values.release_pin is not None:  # a Dockerfile's `pip install vllm==X.Y.Z`
