@@ -617,20 +617,33 @@ def _manifest_command(source: str, objs: list, values, gpu_resource: str = _GPU_
                              "--model", "add --model MODEL to args")
         return serve, f"{where}: {shlex.join(args)}", (IMAGE_ENTRYPOINT_NOTE,) + read_as
     words = command + args
-    if _runs_shell(words):
+    at = _shell_script_at(words)
+    if at is not None:
         # a shell wrapper: its script runs with the container's environment (a secret's value from --env)
         values.sources = [(f"{path}.env", literal), ("--env", given if env_from else
                                                      {k: v for k, v in given.items() if k in unknown})]
-        words = _script_words(words[2], values, words[4:],  # `sh -c SCRIPT NAME ARGS...`: $0 is NAME, "$@" the ARGS
+        words = _script_words(words[at], values, words[at + 2:],  # `sh -c SCRIPT NAME ARGS...`: $0 is NAME, "$@" ARGS
                               (f"{path}.args" if c.get("args") else f"{path}.command", where))
         return words, f"{where}: {shlex.join(words)}", read_as
     command_line(shlex.join(words))
     return words, f"{where}: {shlex.join(words)}", read_as
 
 
-def _runs_shell(words: list[str]) -> bool:
-    """The words run a shell's script: `sh -c SCRIPT ...` (bash, dash, ...; -c with other options: -ec, -xc)."""
-    return Path(words[0]).name in _SHELLS and len(words) > 2 and re.fullmatch(r"-[a-z]*c[a-z]*", words[1]) is not None
+def _shell_script_at(words: list[str]) -> Optional[int]:
+    """The index of the script the words run, where they run a shell's script: `sh -c SCRIPT ...` (bash, dash, ...;
+    -c with other options: -ec, -xc, and options before or after it: `bash -o pipefail -c SCRIPT`, as a Dockerfile's
+    SHELL ["/bin/bash", "-o", "pipefail", "-c"] runs its shell form). bash(1): with -c, the script is the first
+    argument that is no option; -o / +o / -O / +O and --rcfile / --init-file take the next word as their value."""
+    if not words or Path(words[0]).name not in _SHELLS:
+        return None
+    i, reads_c = 1, False
+    while i < len(words) and words[i][:1] in "-+" and words[i] not in ("-", "--", "+"):
+        option = words[i]
+        if re.fullmatch(r"-[A-Za-z]*c[A-Za-z]*", option):
+            reads_c = True
+        i += 2 if option in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file") else 1
+    i += words[i:i + 1] == ["--"]
+    return i if reads_c and i < len(words) else None
 
 
 def _script_words(script: str, values, positional: list[str] = (), positional_at: tuple[str, str] = ("", "")
@@ -1405,8 +1418,9 @@ _PIP_VLLM = re.compile(r"\bpip3?\s+install\b[^;&|\n]*?(?<![\w.-])[\"']?vllm(?:\[
 
 
 def _dockerfile_instructions(text: str) -> list[tuple[int, str, str]]:
-    """(line, INSTRUCTION, its text) of each instruction of a Dockerfile, continuations joined."""
-    lines = text.splitlines()
+    """(line, INSTRUCTION, its text) of each instruction of a Dockerfile, continuations joined; a line of no
+    instruction gives its first word as INSTRUCTION (docker build stops on it: 'unknown instruction')."""
+    lines = text.removeprefix("\ufeff").splitlines()  # a UTF-8 byte order mark: BuildKit's parser drops it
     escape = "\\"
     for line in lines:  # parser directives: comments of the form `# name=value` before anything else
         m = re.match(r"^\s*#\s*([a-zA-Z]+)\s*=\s*(\S+)\s*$", line)
@@ -1429,9 +1443,7 @@ def _dockerfile_instructions(text: str) -> list[tuple[int, str, str]]:
                 parts.append(lines[i])
                 i += 1
         joined = " ".join(p.strip() for p in parts)
-        m = re.match(r"^\s*([A-Za-z]+)(?:\s+(.*))?$", joined, re.S)
-        if not m:
-            continue
+        m = re.match(r"^\s*(\S+)(?:\s+(.*))?$", joined, re.S)  # the instruction: its first word (`CMD["x"]` is one)
         body = (m.group(2) or "").strip()
         for doc in _HEREDOC.finditer(body):  # RUN <<EOF: its body lines, up to the terminator, are no instructions
             strip_tabs, word = doc.group(1), doc.group(2)
@@ -1467,7 +1479,7 @@ def _docker_form(body: str, shell: list) -> tuple[list, bool]:
 def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str, tuple[str, ...]]:
     """The command the container of a Dockerfile's last stage runs, as read_source gives it; its ENV as the server's
     environment, its base image (or a pip pin of vllm) as the release."""
-    from kvplan.launch_vars import Values, expand, shell_words
+    from kvplan.launch_vars import MAX_ARG_STRLEN, ExpansionTooLong, Values, expand, shell_words
 
     given = dict(values.sources[0][1]) if values.sources else {}  # kvplan's --env: --build-arg / docker run -e
     stages: dict = {}
@@ -1476,25 +1488,56 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
     global_args: dict = {}
     notes: list[str] = []
 
-    def substituted(raw: str, scope: dict, where: str) -> str:
+    def substituted(raw: str, scope: dict, where: str, unset: Optional[str] = None) -> str:
+        """`raw` with its variables replaced from `scope` (--env first); a name with no value kept as written, or
+        `unset` ("": a stage's ENV, ARG and RUN, as docker build replaces an unset variable with nothing)."""
         try:
-            return expand(raw, Values(sources=[("--env", given), (where, scope)]), compose=True)
+            read = Values(sources=[("--env", given), (where, scope)])
+            text = expand(raw, read, compose=True, limit=MAX_ARG_STRLEN)
+            if read.missing and unset is not None:
+                read = Values(sources=[("--env", given), (where, scope), ("", dict.fromkeys(read.missing, unset))])
+                text = expand(raw, read, compose=True, limit=MAX_ARG_STRLEN)
+            return text
         except InputError as exc:
             raise InputError(where, exc.message, exc.fix) from None
+        except ExpansionTooLong:
+            raise InputError(where, f"expands (its variables replaced) to more than {MAX_ARG_STRLEN:,} characters, "
+                             "longer than Linux lets one argument or environment variable be (MAX_ARG_STRLEN): the "
+                             "container cannot start with it", "write the value out, or reference each variable "
+                             "once") from None
+
+    def unset_empty(raw: str, scope: dict, where: str) -> Values:
+        """The values `raw`'s shell words are read with: --env, then `scope`, then nothing for a name neither has."""
+        read = Values(sources=[("--env", given), (where, scope)])
+        expand(raw, read, compose=True, limit=MAX_ARG_STRLEN)
+        return Values(sources=[("--env", given), (where, scope), ("", dict.fromkeys(read.missing, ""))])
 
     for line, name, body in _dockerfile_instructions(text):
-        where = f"{Path(source).name if source != 'the Dockerfile' else source} line {line} ({name})"
-        if name == "ARG":
-            key, eq, default = body.partition("=")
-            key = key.strip()
+        where = f"{Path(source).name if source != 'the Dockerfile' else source} line {line} ({name[:40]})"
+        if name not in _DOCKER_INSTRUCTIONS:
+            raise InputError(f"{Path(source).name if source != 'the Dockerfile' else source} line {line}",
+                             f"{name[:40]!r} is no Dockerfile instruction: docker build stops on it "
+                             "(unknown instruction)", "write FROM, RUN, CMD, ENTRYPOINT, ENV, ARG, ... followed by a "
+                             "blank, or make the line a comment (#)")
+        if name == "ARG":  # `ARG NAME[=DEFAULT] [NAME[=DEFAULT] ...]`, quotes as the shell reads them
+            try:
+                declared = shlex.split(body)
+            except ValueError as exc:
+                raise InputError(where, f"not read as words ({exc})", "check its quotes") from None
             scope = global_args if stage is None else stage["args"]
-            if stage is None or eq:
-                scope[key] = given.get(key, substituted(default.strip().strip('"\''), {**global_args, **scope}, where)
-                                       if eq else None)
-            else:  # `ARG NAME` in a stage: the global ARG's value, or a --build-arg's
-                scope[key] = given.get(key, global_args.get(key))
-            if scope[key] is None:
-                del scope[key]
+            for word in declared:
+                key, eq, default = word.partition("=")
+                if eq:
+                    value = given.get(key, substituted(default, dict(scope) if stage is None else
+                                                       {**scope, **stage["env"]}, where, unset=""))
+                elif stage is None:
+                    value = given.get(key)
+                else:  # `ARG NAME` in a stage: the global ARG's value, or a --build-arg's
+                    value = given.get(key, global_args.get(key))
+                if value is not None:
+                    scope[key] = value
+                else:
+                    scope.pop(key, None)
             continue
         if name == "FROM":
             words = substituted(body, global_args, where).split()
@@ -1517,17 +1560,20 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
             continue
         if stage is None:
             raise InputError(where, "comes before the first FROM", "start the Dockerfile with FROM IMAGE")
-        scope = {**global_args, **stage["args"], **stage["env"]}
+        scope = {**stage["args"], **stage["env"]}  # an ARG before FROM is not seen in a stage that does not declare it
         if name == "ENV":
             try:
                 first = shlex.split(body)[0] if body else ""
             except ValueError as exc:
                 raise InputError(where, f"not read as words ({exc})", "check its quotes") from None
-            if "=" not in first:  # the legacy form: ENV NAME the rest of the line
-                key, _, rest = body.partition(" ")
-                stage["env"][key] = substituted(rest.strip(), scope, where)
+            if "=" not in first:  # the legacy form: ENV NAME the rest of the line (after any blank: tabs too),
+                key, rest = (re.split(r"\s+", body, maxsplit=1) + [""])[:2]  # its quotes removed
+                substituted(rest, scope, where)  # its length checked: values that double at each line stop here
+                stage["env"][key] = (" ".join(shell_words(rest, unset_empty(rest, scope, where)))
+                                     if re.search(r"[\"'\\]", rest) else substituted(rest, scope, where, unset=""))
             else:
-                words = shell_words(body, Values(sources=[("--env", given), (where, scope)]))
+                substituted(body, scope, where)  # its length checked: values that double at each line stop here
+                words = shell_words(body, unset_empty(body, scope, where))
                 for w in words:
                     key, eq, value = w.partition("=")
                     if not eq:
@@ -1546,7 +1592,7 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
             stage["cmd"] = _docker_form(body, stage["shell"]) + (where,)
             stage["cmd_inherited"] = False
         elif name == "RUN":
-            pin = _PIP_VLLM.search(substituted(body, scope, where))
+            pin = _PIP_VLLM.search(substituted(body, scope, where, unset=""))
             if pin:
                 stage["pin"] = (pin.group(1), where)
     if stage is None:
@@ -1556,7 +1602,7 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
                      "--target")
     values.environment.update(stage["env"])
     values.image = stage["image"]
-    if stage["pin"] is not None and not _VLLM_IMAGE.search(stage["image"] or ""):
+    if stage["pin"] is not None:  # installed after the image's FROM: over the vLLM an image holds
         values.release_pin = stage["pin"]
     values.sources = [("--env", given), (f"{source} ENV", stage["env"])]  # `docker run -e` first, then the image's
     entry, cmd = stage["entrypoint"], stage["cmd"]
@@ -1581,9 +1627,10 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
     if not words:
         raise InputError("--from", f"{source} sets no ENTRYPOINT or CMD, and its base image {stage['image']} runs "
                          "no vllm serve kvplan knows", 'add ENTRYPOINT ["vllm", "serve"] and CMD ["MODEL", ...]')
-    if _runs_shell(words):  # a shell form (/bin/sh -c TEXT), or a shell in the exec form (`sh -c SCRIPT NAME ARGS`)
+    script = _shell_script_at(words)
+    if script is not None:  # a shell form (/bin/sh -c TEXT), or a shell in the exec form (`sh -c SCRIPT NAME ARGS`)
         at = " and ".join(x[2] for x in (entry, cmd) if x is not None)
-        words = _script_words(words[2], values, words[4:], (at, source))
+        words = _script_words(words[script], values, words[script + 2:], (at, source))
         return words, shown + shlex.join(words), tuple(notes)
     if not is_serve_line(shlex.join(words)) and re.search(r"\.(?:sh|bash|py)$|^/", words[0]):
         at = " and ".join(x[2] for x in (entry, cmd) if x is not None)
