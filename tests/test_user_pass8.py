@@ -91,3 +91,24 @@ def test_variables_that_double_at_each_line_are_refused_at_once(monkeypatch, cap
     out = refused_at_once(monkeypatch, capsys, f"Dockerfile line 18 ({kind})", "fit", "--gpu", "L4", "--from",
                           _write(tmp_path, text))
     assert "131,072 characters" in out and "MAX_ARG_STRLEN" in out
+
+
+def test_a_continuation_on_the_last_line_ends_the_instruction(monkeypatch, capsys, tmp_path):
+    # an editor's last line `... \` with no line after it: the instruction ends at the file's end; before, the
+    # escape character stayed a word ("'' in the command is no flag")
+    text = "FROM vllm/vllm-openai:v0.11.0\nENV LEN=16384\nENTRYPOINT vllm serve Qwen/Qwen3-8B --max-model-len $LEN \\"
+    plan = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", _write(tmp_path, text))
+    assert plan["kv_cache_tokens"] == _json(monkeypatch, capsys, "fit", *DIRECT)["kv_cache_tokens"]
+
+
+@pytest.mark.parametrize("text, field, says", [
+    # 'FROM requires either one or three arguments'; before, AS without a name planned, and `--platform linux/amd64`
+    # (a flag is --name=value) took linux/amd64 for the image
+    ("FROM vllm/vllm-openai:v0.11.0 AS\n" + FLAGS, "Dockerfile line 1 (FROM)", "not IMAGE or IMAGE AS NAME"),
+    ("FROM --platform linux/amd64 vllm/vllm-openai:v0.11.0\n" + FLAGS, "Dockerfile line 1 (FROM)",
+     "reads linux/amd64 vllm/vllm-openai:v0.11.0"),
+    # 'invalid escape token': before, the directive was passed over
+    ("# escape=x\nFROM vllm/vllm-openai:v0.11.0\n" + FLAGS, "Dockerfile line 1 (# escape=)", "neither"),
+])
+def test_a_from_or_directive_docker_build_stops_on_is_refused(monkeypatch, capsys, tmp_path, text, field, says):
+    assert says in refused(monkeypatch, capsys, field, "fit", "--gpu", "L4", "--from", _write(tmp_path, text))

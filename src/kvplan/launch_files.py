@@ -1422,11 +1422,15 @@ def _dockerfile_instructions(text: str) -> list[tuple[int, str, str]]:
     instruction gives its first word as INSTRUCTION (docker build stops on it: 'unknown instruction')."""
     lines = text.removeprefix("\ufeff").splitlines()  # a UTF-8 byte order mark: BuildKit's parser drops it
     escape = "\\"
-    for line in lines:  # parser directives: comments of the form `# name=value` before anything else
+    for number, line in enumerate(lines, 1):  # parser directives: comments `# name=value` before anything else
         m = re.match(r"^\s*#\s*([a-zA-Z]+)\s*=\s*(\S+)\s*$", line)
         if not m:
             break
-        if m.group(1).lower() == "escape" and m.group(2) in ("\\", "`"):
+        if m.group(1).lower() == "escape":
+            if m.group(2) not in ("\\", "`"):  # docker build: 'invalid escape token ... does not match ` or \\'
+                raise InputError(f"Dockerfile line {number} (# escape=)", f"the escape character "
+                                 f"{m.group(2)[:20]!r} is neither \\ nor `, which docker build stops on",
+                                 "write # escape=\\ or # escape=`, or remove the line")
             escape = m.group(2)
     out, i = [], 0
     while i < len(lines):
@@ -1435,7 +1439,7 @@ def _dockerfile_instructions(text: str) -> list[tuple[int, str, str]]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         parts = [line]
-        while parts[-1].rstrip().endswith(escape) and i < len(lines):
+        while parts[-1].rstrip().endswith(escape):  # at the file's end too: the instruction ends there
             parts[-1] = parts[-1].rstrip()[:-1]
             while i < len(lines) and (not lines[i].strip() or lines[i].lstrip().startswith("#")):
                 i += 1  # comment and empty lines inside a continuation: dropped, the instruction goes on
@@ -1456,7 +1460,10 @@ def _dockerfile_instructions(text: str) -> list[tuple[int, str, str]]:
 
 def looks_like_dockerfile(text: str) -> bool:
     """Whether `text` reads as a Dockerfile: a FROM, and every instruction one of the Dockerfile's."""
-    steps = _dockerfile_instructions(text)
+    try:
+        steps = _dockerfile_instructions(text)
+    except InputError:  # a parser directive docker build stops on: read as a Dockerfile, which refuses it
+        return re.search(r"^\s*FROM\s", text, re.M | re.I) is not None
     return (any(name == "FROM" for _, name, _ in steps)
             and all(name in _DOCKER_INSTRUCTIONS for _, name, _ in steps))
 
@@ -1542,8 +1549,11 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
         if name == "FROM":
             words = substituted(body, global_args, where).split()
             words = [w for w in words if not w.startswith("--")]  # --platform=...
-            if not words:
-                raise InputError(where, "names no image", "write FROM IMAGE[:TAG] [AS NAME]")
+            if len(words) not in (1, 3) or len(words) == 3 and words[1].lower() != "as":
+                # docker build: 'FROM requires either one or three arguments' (a flag is --name=value: --platform=...)
+                raise InputError(where, "names no image" if not words else f"reads {shlex.join(words)[:80]}, not IMAGE "
+                                 "or IMAGE AS NAME (docker build stops on it)", "write FROM [--platform=PLATFORM] "
+                                 "IMAGE[:TAG] [AS NAME]")
             left = re.search(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", words[0])
             if left:  # an ARG with no value: docker build stops on the image reference it leaves
                 raise InputError(where, f"the image is {words[0]}, and the build argument {left.group(1)} has no "
