@@ -112,3 +112,27 @@ def test_a_continuation_on_the_last_line_ends_the_instruction(monkeypatch, capsy
 ])
 def test_a_from_or_directive_docker_build_stops_on_is_refused(monkeypatch, capsys, tmp_path, text, field, says):
     assert says in refused(monkeypatch, capsys, field, "fit", "--gpu", "L4", "--from", _write(tmp_path, text))
+
+
+@pytest.mark.parametrize("options, says", [
+    ("--gpu NotAGPU", "--gpu: unknown GPU 'NotAGPU'"),
+    ("--gpu 'NVIDIA L4' --gpu-gib 1e308", "--gpu-gib: GPU memory must be a positive finite number"),
+    ("--gpu ''", "--gpu: empty GPU name"),
+    ("--gpu 'NVIDIA L4' --vllm-version latest", "--vllm-version: cannot read a vLLM version from 'latest'"),
+    ("--gpu 'NVIDIA L4' --gpu-gb 24 --gpu-gib 22", "both given"),
+])
+def test_a_recheck_line_value_kvplan_cannot_plan_is_refused_by_the_line(monkeypatch, capsys, tmp_path, options, says):
+    # no --gpu / --vllm-version given: before, the error named the option ('error: --gpu: unknown GPU ...') as though
+    # the user had given it, not the file's line that held it
+    path = tmp_path / "serve.sh"
+    path.write_text(f"#!/bin/bash\n# Re-check: kvplan fit --from serve.sh {options}\nvllm serve Qwen/Qwen3-8B "
+                    "--max-model-len 8192\n")
+    assert says in refused(monkeypatch, capsys, r"serve.sh line 2 (# Re-check:)", "fit", "--from", str(path))
+
+
+def test_a_recheck_lines_wsl2_with_a_value_is_refused(monkeypatch, capsys, tmp_path):
+    # --wsl2 takes no value; before, --wsl2=false planned the card under WSL2 (29,600 tokens where L4 plans 25,968)
+    path = tmp_path / "serve.sh"
+    path.write_text("# Re-check: kvplan fit --from serve.sh --gpu 'NVIDIA L4' --wsl2=false\nvllm serve Qwen/Qwen3-8B\n")
+    assert "--wsl2 takes no value" in refused(monkeypatch, capsys, "serve.sh line 1 (# Re-check:)", "fit", "--from",
+                                              str(path))

@@ -1696,6 +1696,8 @@ def read_recheck_line(source: str, text_only: bool) -> Optional[tuple]:
             raise InputError(where, f"{words[i]!r} is not an option this line gives (--gpu, --gpu-gib, --gpu-gb, "
                              "--wsl2, --vllm-version, each once)", fix)
         if field_name == "wsl2":
+            if eq:  # --wsl2 takes no value: --wsl2=false was read as --wsl2
+                raise InputError(where, f"{words[i]!r}: --wsl2 takes no value", fix)
             options["wsl2"] = True
             i += 1
             continue
@@ -1714,7 +1716,27 @@ def read_recheck_line(source: str, text_only: bool) -> Optional[tuple]:
             options[field_name] = number
         else:
             options[field_name] = value
+    _recheck_values_checked(options, where, fix)
     return (options, where) if options else None
+
+
+def _recheck_values_checked(options: dict, where: str, fix: str) -> None:
+    """The line's GPU and release read as kvplan reads the options it names (resolve_gpu, parse_version), a value
+    neither takes refused naming the line: the command planned with them names no --gpu, and an error naming --gpu
+    (or --gpu-gib, --vllm-version) pointed at an option the user did not give."""
+    from kvplan.errors import KvplanError
+    from kvplan.resolve import resolve_gpu
+    from kvplan.versions import parse_version
+
+    try:
+        if any(k in options for k in ("gpu", "gpu_gib", "gpu_gb")) and options.get("gpu") != "auto":
+            resolve_gpu(options.get("gpu"), gib=options.get("gpu_gib"), gb=options.get("gpu_gb"), detect=False,
+                        wsl2=bool(options.get("wsl2")))
+        if "vllm_version" in options:
+            parse_version(options["vllm_version"])
+    except KvplanError as exc:
+        raise InputError(where, f"{getattr(exc, 'field', '') or 'its value'}: {getattr(exc, 'message', exc)}",
+                         fix) from None
 
 
 def sized_for_applied(command: Optional[ServeCommand], flags, varied=(), *, plan_it: bool = True):
