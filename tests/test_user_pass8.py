@@ -136,3 +136,14 @@ def test_a_recheck_lines_wsl2_with_a_value_is_refused(monkeypatch, capsys, tmp_p
     path.write_text("# Re-check: kvplan fit --from serve.sh --gpu 'NVIDIA L4' --wsl2=false\nvllm serve Qwen/Qwen3-8B\n")
     assert "--wsl2 takes no value" in refused(monkeypatch, capsys, "serve.sh line 1 (# Re-check:)", "fit", "--from",
                                               str(path))
+
+
+def test_an_amd_product_label_that_is_no_kubernetes_label_value_pins_no_card(monkeypatch, capsys, tmp_path):
+    # 'AMD_Instinct_MI250X/MI250' (the catalog's alias 'AMD Instinct MI250X/MI250' written as the labeller writes a
+    # name): '/' is in no label value, the API server refuses the nodeSelector; before, planned on the MI250X
+    from test_from_k8s_gpu import SPEC, amd_manifest
+
+    label = "AMD_Instinct_MI250X/MI250"
+    field = f'{SPEC}.nodeSelector["amd.com/gpu.product-name"]'
+    refused(monkeypatch, capsys, field, "fit", "--from",
+            amd_manifest(tmp_path, f"      nodeSelector: {{amd.com/gpu.product-name: '{label}'}}\n"))
