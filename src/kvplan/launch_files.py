@@ -1404,8 +1404,12 @@ def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[
 # ENTRYPOINT runs `/bin/sh -c TEXT` and ignores CMD; a stage without either inherits its base's (another stage, or the
 # image: the vllm/vllm-openai image's ENTRYPOINT is `vllm serve`, IMAGE_ENTRYPOINT_NOTE), and an ENTRYPOINT set in a
 # stage resets a CMD inherited from the base. Variables ($VAR, ${VAR:-default}, ${VAR:+alt}) are replaced in FROM, ENV
-# and ARG (from the ARGs before and the ENVs so far; --env standing for `docker build --build-arg`), never in an
-# exec-form CMD / ENTRYPOINT (no shell runs it); a shell form's shell reads the ENV at run time. A malformed JSON list
+# and ARG (from the ARGs before and the ENVs so far; --env standing for `docker build --build-arg`; an ARG before the
+# first FROM is seen in a stage only where the stage declares it again, `ARG NAME`; an unset one is empty, and a value
+# past MAX_ARG_STRLEN refused), never in an exec-form CMD / ENTRYPOINT (no shell runs it); a shell form's shell reads
+# the ENV at run time. ARG declares one or more NAME[=DEFAULT]; the legacy `ENV NAME VALUE` takes the rest of the line,
+# its quotes removed. A line whose first word is no instruction (a typo, `CMD["x"]`) is refused, as docker build stops
+# on it; a UTF-8 byte order mark is dropped. A malformed JSON list
 # is a shell form. SHELL sets the shell-form prefix. `pip install vllm==X.Y.Z` in a RUN pins the release as an image tag
 # does. Line continuations end in the escape character (`\`, or the `# escape=` directive's), comment lines are dropped
 # (inside a continuation too), a here-document's body (RUN <<EOF ... EOF) is no instruction.
