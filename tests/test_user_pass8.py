@@ -147,3 +147,23 @@ def test_an_amd_product_label_that_is_no_kubernetes_label_value_pins_no_card(mon
     field = f'{SPEC}.nodeSelector["amd.com/gpu.product-name"]'
     refused(monkeypatch, capsys, field, "fit", "--from",
             amd_manifest(tmp_path, f"      nodeSelector: {{amd.com/gpu.product-name: '{label}'}}\n"))
+
+
+@pytest.mark.parametrize("entrypoint, cmd", [
+    # an init alone as ENTRYPOINT runs the shell-form CMD (/bin/sh -c TEXT) as its command: before, 'the command
+    # runs /bin/sh -c, not vllm serve'
+    ('["/usr/bin/tini", "--"]', "vllm serve Qwen/Qwen3-8B --max-model-len 16384"),
+    ('["tini", "--", "/bin/bash", "-c"]', '["vllm serve Qwen/Qwen3-8B --max-model-len 16384"]'),
+    ('["/usr/bin/env", "bash", "-c"]', '["exec vllm serve Qwen/Qwen3-8B --max-model-len 16384"]'),
+])
+def test_an_init_or_env_running_a_shell_plans_its_script(monkeypatch, capsys, tmp_path, entrypoint, cmd):
+    text = f"FROM vllm/vllm-openai:v0.11.0\nENTRYPOINT {entrypoint}\nCMD {cmd}\n"
+    plan = _json(monkeypatch, capsys, "fit", "--gpu", "L4", "--from", _write(tmp_path, text))
+    assert plan["kv_cache_tokens"] == _json(monkeypatch, capsys, "fit", *DIRECT)["kv_cache_tokens"]
+
+
+def test_a_shell_form_cmd_given_to_vllm_serve_is_refused_by_its_line(monkeypatch, capsys, tmp_path):
+    # docker runs `vllm serve /bin/sh -c 'Qwen/Qwen3-8B ...'`; before: '-c: not a vllm serve flag kvplan knows'
+    text = 'FROM vllm/vllm-openai:v0.11.0\nENTRYPOINT ["vllm", "serve"]\nCMD Qwen/Qwen3-8B --max-model-len 16384\n'
+    out = refused(monkeypatch, capsys, "Dockerfile line 3 (CMD)", "fit", "--gpu", "L4", "--from", _write(tmp_path, text))
+    assert "runs vllm serve with /bin/sh -c TEXT as its arguments" in out and "CMD as a JSON list" in out

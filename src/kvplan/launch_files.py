@@ -20,7 +20,7 @@ from typing import Optional
 
 from kvplan.errors import InputError
 from kvplan.serve_command import (ServeCommand, command_line, command_segments, is_serve_line, script_lines,
-                                  serve_segment, without_redirections)
+                                  serve_segment, without_redirections, wrapper_prefix)
 
 
 # a word that names a file (serve.sh, ./deploy/compose.yml, ~/x): what a page's from_command, text only, refuses by name
@@ -1637,11 +1637,20 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
         if cmd is not None:
             notes.append(f"{cmd[2]}: not run, as the shell-form ENTRYPOINT ignores CMD")
     else:
+        rest = entry[0][wrapper_prefix(entry[0])[0]:] if entry is not None else []
+        if rest and cmd is not None and not cmd[1] and (is_serve_line(shlex.join(rest)) or Path(rest[0]).name in _SHELLS):
+            # ENTRYPOINT ["vllm", "serve"] with CMD MODEL ...: vllm serve is given `/bin/sh -c TEXT` (an init alone,
+            # ENTRYPOINT ["tini", "--"], runs the shell-form CMD as its command: planned)
+            raise InputError(cmd[2], f"a shell-form CMD: the exec-form ENTRYPOINT ({entry[2]}) runs "
+                             f"{shlex.join(rest[:2])} with {shlex.join(cmd[0][:2])} TEXT as its arguments, not the "
+                             "command TEXT", 'write CMD as a JSON list: CMD ["MODEL", "--flag", "value"]')
         words = (entry[0] if entry is not None else []) + (cmd[0] if cmd is not None else [])
     if not words:
         raise InputError("--from", f"{source} sets no ENTRYPOINT or CMD, and its base image {stage['image']} runs "
                          "no vllm serve kvplan knows", 'add ENTRYPOINT ["vllm", "serve"] and CMD ["MODEL", ...]')
-    script = _shell_script_at(words)
+    start = wrapper_prefix(words)[0]  # an init (ENTRYPOINT ["tini", "--"]) running the shell: the shell's script
+    script = _shell_script_at(words[start:])
+    script = None if script is None else start + script
     if script is not None:  # a shell form (/bin/sh -c TEXT), or a shell in the exec form (`sh -c SCRIPT NAME ARGS`)
         at = " and ".join(x[2] for x in (entry, cmd) if x is not None)
         words = _script_words(words[script], values, words[script + 2:], (at, source))

@@ -159,6 +159,25 @@ def _past_wrapper(tokens: list[str], i: int) -> int:
     return i + positional
 
 
+def wrapper_prefix(tokens: list[str]) -> tuple[int, list[str], list[str]]:
+    """(the index of the command, the NAME=VALUE words before it, the wrapper programs run before it): the words
+    that run the command as their argument (env, /usr/bin/env, exec, nohup, sudo, `_WRAPPERS`: nice, tini, ...)."""
+    env: list[str] = []
+    i, wrappers = 0, []
+    while i < len(tokens):
+        program = Path(tokens[i]).name if "/" in tokens[i] and not _ENV_WORD.match(tokens[i]) else tokens[i]
+        if program in ("env", "exec", "nohup", "sudo", "-E") or _ENV_WORD.match(tokens[i]):  # /usr/bin/env too
+            if _ENV_WORD.match(tokens[i]):
+                env.append(tokens[i])
+            i += 1
+        elif program in _WRAPPERS and len(tokens) > i + 1:
+            start, i = i, _past_wrapper(tokens, i)
+            wrappers.append(" ".join(tokens[start:i]))
+        else:
+            break
+    return i, env, wrappers
+
+
 def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_env: Optional[list] = None, *,
                         text_only: bool = False) -> ServeCommand:
     """Read `source` (a command, or a file holding one) as ServeCommand; InputError for anything not planned exactly.
@@ -182,19 +201,7 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
                     "at --vllm-version, or kvplan's default release",)
     elif release is not None and vllm_version is None:
         vllm_version = release  # the --task reading below takes the image's release
-    env: list[str] = []
-    i, wrappers = 0, []
-    while i < len(tokens):
-        program = Path(tokens[i]).name if "/" in tokens[i] and not _ENV_WORD.match(tokens[i]) else tokens[i]
-        if program in ("env", "exec", "nohup", "sudo", "-E") or _ENV_WORD.match(tokens[i]):  # /usr/bin/env too
-            if _ENV_WORD.match(tokens[i]):
-                env.append(tokens[i])
-            i += 1
-        elif program in _WRAPPERS and len(tokens) > i + 1:
-            start, i = i, _past_wrapper(tokens, i)
-            wrappers.append(" ".join(tokens[start:i]))
-        else:
-            break
+    i, env, wrappers = wrapper_prefix(tokens)
     if wrappers:
         read_as += (f"read as the command {' '.join(wrappers)!r} runs: it runs vllm serve with its arguments as given "
                     "(CPU placement, priority, timing, an init forwarding signals; no GPU memory)",)
