@@ -167,3 +167,12 @@ def test_a_shell_form_cmd_given_to_vllm_serve_is_refused_by_its_line(monkeypatch
     text = 'FROM vllm/vllm-openai:v0.11.0\nENTRYPOINT ["vllm", "serve"]\nCMD Qwen/Qwen3-8B --max-model-len 16384\n'
     out = refused(monkeypatch, capsys, "Dockerfile line 3 (CMD)", "fit", "--gpu", "L4", "--from", _write(tmp_path, text))
     assert "runs vllm serve with /bin/sh -c TEXT as its arguments" in out and "CMD as a JSON list" in out
+
+
+def test_an_unterminated_here_document_is_refused_by_its_line(monkeypatch, capsys, tmp_path):
+    # BuildKit: 'unterminated heredoc' (moby/buildkit#5265); before, the rest of the file was skipped as its body and
+    # the CMD before it planned (8,192 where the last CMD, inside the here-document, says 16,384)
+    text = ("FROM vllm/vllm-openai:v0.11.0\nCMD [\"--model\", \"Qwen/Qwen3-8B\", \"--max-model-len\", \"8192\"]\n"
+            "RUN <<EOF\necho hi\n" + FLAGS)
+    out = refused(monkeypatch, capsys, "Dockerfile line 3 (RUN)", "fit", "--gpu", "L4", "--from", _write(tmp_path, text))
+    assert "unterminated heredoc" in out

@@ -1453,10 +1453,16 @@ def _dockerfile_instructions(text: str) -> list[tuple[int, str, str]]:
         joined = " ".join(p.strip() for p in parts)
         m = re.match(r"^\s*(\S+)(?:\s+(.*))?$", joined, re.S)  # the instruction: its first word (`CMD["x"]` is one)
         body = (m.group(2) or "").strip()
-        for doc in _HEREDOC.finditer(body):  # RUN <<EOF: its body lines, up to the terminator, are no instructions
+        # RUN / COPY / ADD <<EOF (the instructions BuildKit reads here-documents of): its body lines, up to the
+        # terminator, are no instructions; one with no terminator docker build stops on ('unterminated heredoc')
+        for doc in _HEREDOC.finditer(body) if m.group(1).upper() in ("RUN", "COPY", "ADD") else ():
             strip_tabs, word = doc.group(1), doc.group(2)
-            while i < len(lines) and (lines[i].lstrip("\t") if strip_tabs else lines[i]) != word:
+            while i < len(lines) and (lines[i].lstrip("\t") if strip_tabs else lines[i]).rstrip("\r") != word:
                 i += 1
+            if i >= len(lines):
+                raise InputError(f"Dockerfile line {start} ({m.group(1).upper()[:40]})", f"the here-document <<{word} "
+                                 f"has no line {word} ending it, which docker build stops on (unterminated heredoc)",
+                                 f"end it with a line holding {word} alone")
             i += 1
         out.append((start, m.group(1).upper(), body))
     return out
