@@ -20,7 +20,7 @@ from typing import Optional
 
 from kvplan.errors import InputError
 from kvplan.serve_command import (ServeCommand, command_line, command_segments, is_serve_line, script_lines,
-                                  serve_segment, without_redirections)
+                                  serve_segment, without_redirections, wrapper_prefix)
 
 
 # a word that names a file (serve.sh, ./deploy/compose.yml, ~/x): what a page's from_command, text only, refuses by name
@@ -626,20 +626,33 @@ def _manifest_command(source: str, objs: list, values, gpu_resource: str = _GPU_
                              "--model", "add --model MODEL to args")
         return serve, f"{where}: {shlex.join(args)}", (IMAGE_ENTRYPOINT_NOTE,) + read_as
     words = command + args
-    if _runs_shell(words):
+    at = _shell_script_at(words)
+    if at is not None:
         # a shell wrapper: its script runs with the container's environment (a secret's value from --env)
         values.sources = [(f"{path}.env", literal), ("--env", given if env_from else
                                                      {k: v for k, v in given.items() if k in unknown})]
-        words = _script_words(words[2], values, words[4:],  # `sh -c SCRIPT NAME ARGS...`: $0 is NAME, "$@" the ARGS
+        words = _script_words(words[at], values, words[at + 2:],  # `sh -c SCRIPT NAME ARGS...`: $0 is NAME, "$@" ARGS
                               (f"{path}.args" if c.get("args") else f"{path}.command", where))
         return words, f"{where}: {shlex.join(words)}", read_as
     command_line(shlex.join(words))
     return words, f"{where}: {shlex.join(words)}", read_as
 
 
-def _runs_shell(words: list[str]) -> bool:
-    """The words run a shell's script: `sh -c SCRIPT ...` (bash, dash, ...; -c with other options: -ec, -xc)."""
-    return Path(words[0]).name in _SHELLS and len(words) > 2 and re.fullmatch(r"-[a-z]*c[a-z]*", words[1]) is not None
+def _shell_script_at(words: list[str]) -> Optional[int]:
+    """The index of the script the words run, where they run a shell's script: `sh -c SCRIPT ...` (bash, dash, ...;
+    -c with other options: -ec, -xc, and options before or after it: `bash -o pipefail -c SCRIPT`, as a Dockerfile's
+    SHELL ["/bin/bash", "-o", "pipefail", "-c"] runs its shell form). bash(1): with -c, the script is the first
+    argument that is no option; -o / +o / -O / +O and --rcfile / --init-file take the next word as their value."""
+    if not words or Path(words[0]).name not in _SHELLS:
+        return None
+    i, reads_c = 1, False
+    while i < len(words) and words[i][:1] in "-+" and words[i] not in ("-", "--", "+"):
+        option = words[i]
+        if re.fullmatch(r"-[A-Za-z]*c[A-Za-z]*", option):
+            reads_c = True
+        i += 2 if option in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file") else 1
+    i += words[i:i + 1] == ["--"]
+    return i if reads_c and i < len(words) else None
 
 
 def shell_wrapped_command(tokens: list[str], values) -> Optional[list[str]]:
@@ -1426,8 +1439,12 @@ def _helm_command(source: str, doc: dict, values, name: Optional[str]) -> tuple[
 # ENTRYPOINT runs `/bin/sh -c TEXT` and ignores CMD; a stage without either inherits its base's (another stage, or the
 # image: the vllm/vllm-openai image's ENTRYPOINT is `vllm serve`, IMAGE_ENTRYPOINT_NOTE), and an ENTRYPOINT set in a
 # stage resets a CMD inherited from the base. Variables ($VAR, ${VAR:-default}, ${VAR:+alt}) are replaced in FROM, ENV
-# and ARG (from the ARGs before and the ENVs so far; --env standing for `docker build --build-arg`), never in an
-# exec-form CMD / ENTRYPOINT (no shell runs it); a shell form's shell reads the ENV at run time. A malformed JSON list
+# and ARG (from the ARGs before and the ENVs so far; --env standing for `docker build --build-arg`; an ARG before the
+# first FROM is seen in a stage only where the stage declares it again, `ARG NAME`; an unset one is empty, and a value
+# past MAX_ARG_STRLEN refused), never in an exec-form CMD / ENTRYPOINT (no shell runs it); a shell form's shell reads
+# the ENV at run time. ARG declares one or more NAME[=DEFAULT]; the legacy `ENV NAME VALUE` takes the rest of the line,
+# its quotes removed. A line whose first word is no instruction (a typo, `CMD["x"]`) is refused, as docker build stops
+# on it; a UTF-8 byte order mark is dropped. A malformed JSON list
 # is a shell form. SHELL sets the shell-form prefix. `pip install vllm==X.Y.Z` in a RUN pins the release as an image tag
 # does. Line continuations end in the escape character (`\`, or the `# escape=` directive's), comment lines are dropped
 # (inside a continuation too), a here-document's body (RUN <<EOF ... EOF) is no instruction.
@@ -1440,14 +1457,19 @@ _PIP_VLLM = re.compile(r"\bpip3?\s+install\b[^;&|\n]*?(?<![\w.-])[\"']?vllm(?:\[
 
 
 def _dockerfile_instructions(text: str) -> list[tuple[int, str, str]]:
-    """(line, INSTRUCTION, its text) of each instruction of a Dockerfile, continuations joined."""
-    lines = text.splitlines()
+    """(line, INSTRUCTION, its text) of each instruction of a Dockerfile, continuations joined; a line of no
+    instruction gives its first word as INSTRUCTION (docker build stops on it: 'unknown instruction')."""
+    lines = text.removeprefix("\ufeff").splitlines()  # a UTF-8 byte order mark: BuildKit's parser drops it
     escape = "\\"
-    for line in lines:  # parser directives: comments of the form `# name=value` before anything else
+    for number, line in enumerate(lines, 1):  # parser directives: comments `# name=value` before anything else
         m = re.match(r"^\s*#\s*([a-zA-Z]+)\s*=\s*(\S+)\s*$", line)
         if not m:
             break
-        if m.group(1).lower() == "escape" and m.group(2) in ("\\", "`"):
+        if m.group(1).lower() == "escape":
+            if m.group(2) not in ("\\", "`"):  # docker build: 'invalid escape token ... does not match ` or \\'
+                raise InputError(f"Dockerfile line {number} (# escape=)", f"the escape character "
+                                 f"{m.group(2)[:20]!r} is neither \\ nor `, which docker build stops on",
+                                 "write # escape=\\ or # escape=`, or remove the line")
             escape = m.group(2)
     out, i = [], 0
     while i < len(lines):
@@ -1456,7 +1478,7 @@ def _dockerfile_instructions(text: str) -> list[tuple[int, str, str]]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         parts = [line]
-        while parts[-1].rstrip().endswith(escape) and i < len(lines):
+        while parts[-1].rstrip().endswith(escape):  # at the file's end too: the instruction ends there
             parts[-1] = parts[-1].rstrip()[:-1]
             while i < len(lines) and (not lines[i].strip() or lines[i].lstrip().startswith("#")):
                 i += 1  # comment and empty lines inside a continuation: dropped, the instruction goes on
@@ -1464,14 +1486,18 @@ def _dockerfile_instructions(text: str) -> list[tuple[int, str, str]]:
                 parts.append(lines[i])
                 i += 1
         joined = " ".join(p.strip() for p in parts)
-        m = re.match(r"^\s*([A-Za-z]+)(?:\s+(.*))?$", joined, re.S)
-        if not m:
-            continue
+        m = re.match(r"^\s*(\S+)(?:\s+(.*))?$", joined, re.S)  # the instruction: its first word (`CMD["x"]` is one)
         body = (m.group(2) or "").strip()
-        for doc in _HEREDOC.finditer(body):  # RUN <<EOF: its body lines, up to the terminator, are no instructions
+        # RUN / COPY / ADD <<EOF (the instructions BuildKit reads here-documents of): its body lines, up to the
+        # terminator, are no instructions; one with no terminator docker build stops on ('unterminated heredoc')
+        for doc in _HEREDOC.finditer(body) if m.group(1).upper() in ("RUN", "COPY", "ADD") else ():
             strip_tabs, word = doc.group(1), doc.group(2)
-            while i < len(lines) and (lines[i].lstrip("\t") if strip_tabs else lines[i]) != word:
+            while i < len(lines) and (lines[i].lstrip("\t") if strip_tabs else lines[i]).rstrip("\r") != word:
                 i += 1
+            if i >= len(lines):
+                raise InputError(f"Dockerfile line {start} ({m.group(1).upper()[:40]})", f"the here-document <<{word} "
+                                 f"has no line {word} ending it, which docker build stops on (unterminated heredoc)",
+                                 f"end it with a line holding {word} alone")
             i += 1
         out.append((start, m.group(1).upper(), body))
     return out
@@ -1479,7 +1505,10 @@ def _dockerfile_instructions(text: str) -> list[tuple[int, str, str]]:
 
 def looks_like_dockerfile(text: str) -> bool:
     """Whether `text` reads as a Dockerfile: a FROM, and every instruction one of the Dockerfile's."""
-    steps = _dockerfile_instructions(text)
+    try:
+        steps = _dockerfile_instructions(text)
+    except InputError:  # a parser directive docker build stops on: read as a Dockerfile, which refuses it
+        return re.search(r"^\s*FROM\s", text, re.M | re.I) is not None
     return (any(name == "FROM" for _, name, _ in steps)
             and all(name in _DOCKER_INSTRUCTIONS for _, name, _ in steps))
 
@@ -1502,7 +1531,7 @@ def _docker_form(body: str, shell: list) -> tuple[list, bool]:
 def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str, tuple[str, ...]]:
     """The command the container of a Dockerfile's last stage runs, as read_source gives it; its ENV as the server's
     environment, its base image (or a pip pin of vllm) as the release."""
-    from kvplan.launch_vars import Values, expand, shell_words
+    from kvplan.launch_vars import MAX_ARG_STRLEN, ExpansionTooLong, Values, expand, shell_words
 
     given = dict(values.sources[0][1]) if values.sources else {}  # kvplan's --env: --build-arg / docker run -e
     stages: dict = {}
@@ -1511,31 +1540,65 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
     global_args: dict = {}
     notes: list[str] = []
 
-    def substituted(raw: str, scope: dict, where: str) -> str:
+    def substituted(raw: str, scope: dict, where: str, unset: Optional[str] = None) -> str:
+        """`raw` with its variables replaced from `scope` (--env first); a name with no value kept as written, or
+        `unset` ("": a stage's ENV, ARG and RUN, as docker build replaces an unset variable with nothing)."""
         try:
-            return expand(raw, Values(sources=[("--env", given), (where, scope)]), compose=True)
+            read = Values(sources=[("--env", given), (where, scope)])
+            text = expand(raw, read, compose=True, limit=MAX_ARG_STRLEN)
+            if read.missing and unset is not None:
+                read = Values(sources=[("--env", given), (where, scope), ("", dict.fromkeys(read.missing, unset))])
+                text = expand(raw, read, compose=True, limit=MAX_ARG_STRLEN)
+            return text
         except InputError as exc:
             raise InputError(where, exc.message, exc.fix) from None
+        except ExpansionTooLong:
+            raise InputError(where, f"expands (its variables replaced) to more than {MAX_ARG_STRLEN:,} characters, "
+                             "longer than Linux lets one argument or environment variable be (MAX_ARG_STRLEN): the "
+                             "container cannot start with it", "write the value out, or reference each variable "
+                             "once") from None
+
+    def unset_empty(raw: str, scope: dict, where: str) -> Values:
+        """The values `raw`'s shell words are read with: --env, then `scope`, then nothing for a name neither has."""
+        read = Values(sources=[("--env", given), (where, scope)])
+        expand(raw, read, compose=True, limit=MAX_ARG_STRLEN)
+        return Values(sources=[("--env", given), (where, scope), ("", dict.fromkeys(read.missing, ""))])
 
     for line, name, body in _dockerfile_instructions(text):
-        where = f"{Path(source).name if source != 'the Dockerfile' else source} line {line} ({name})"
-        if name == "ARG":
-            key, eq, default = body.partition("=")
-            key = key.strip()
+        where = f"{Path(source).name if source != 'the Dockerfile' else source} line {line} ({name[:40]})"
+        if name not in _DOCKER_INSTRUCTIONS:
+            raise InputError(f"{Path(source).name if source != 'the Dockerfile' else source} line {line}",
+                             f"{name[:40]!r} is no Dockerfile instruction: docker build stops on it "
+                             "(unknown instruction)", "write FROM, RUN, CMD, ENTRYPOINT, ENV, ARG, ... followed by a "
+                             "blank, or make the line a comment (#)")
+        if name == "ARG":  # `ARG NAME[=DEFAULT] [NAME[=DEFAULT] ...]`, quotes as the shell reads them
+            try:
+                declared = shlex.split(body)
+            except ValueError as exc:
+                raise InputError(where, f"not read as words ({exc})", "check its quotes") from None
             scope = global_args if stage is None else stage["args"]
-            if stage is None or eq:
-                scope[key] = given.get(key, substituted(default.strip().strip('"\''), {**global_args, **scope}, where)
-                                       if eq else None)
-            else:  # `ARG NAME` in a stage: the global ARG's value, or a --build-arg's
-                scope[key] = given.get(key, global_args.get(key))
-            if scope[key] is None:
-                del scope[key]
+            for word in declared:
+                key, eq, default = word.partition("=")
+                if eq:
+                    value = given.get(key, substituted(default, dict(scope) if stage is None else
+                                                       {**scope, **stage["env"]}, where, unset=""))
+                elif stage is None:
+                    value = given.get(key)
+                else:  # `ARG NAME` in a stage: the global ARG's value, or a --build-arg's
+                    value = given.get(key, global_args.get(key))
+                if value is not None:
+                    scope[key] = value
+                else:
+                    scope.pop(key, None)
             continue
         if name == "FROM":
             words = substituted(body, global_args, where).split()
             words = [w for w in words if not w.startswith("--")]  # --platform=...
-            if not words:
-                raise InputError(where, "names no image", "write FROM IMAGE[:TAG] [AS NAME]")
+            if len(words) not in (1, 3) or len(words) == 3 and words[1].lower() != "as":
+                # docker build: 'FROM requires either one or three arguments' (a flag is --name=value: --platform=...)
+                raise InputError(where, "names no image" if not words else f"reads {shlex.join(words)[:80]}, not IMAGE "
+                                 "or IMAGE AS NAME (docker build stops on it)", "write FROM [--platform=PLATFORM] "
+                                 "IMAGE[:TAG] [AS NAME]")
             left = re.search(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", words[0])
             if left:  # an ARG with no value: docker build stops on the image reference it leaves
                 raise InputError(where, f"the image is {words[0]}, and the build argument {left.group(1)} has no "
@@ -1552,17 +1615,20 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
             continue
         if stage is None:
             raise InputError(where, "comes before the first FROM", "start the Dockerfile with FROM IMAGE")
-        scope = {**global_args, **stage["args"], **stage["env"]}
+        scope = {**stage["args"], **stage["env"]}  # an ARG before FROM is not seen in a stage that does not declare it
         if name == "ENV":
             try:
                 first = shlex.split(body)[0] if body else ""
             except ValueError as exc:
                 raise InputError(where, f"not read as words ({exc})", "check its quotes") from None
-            if "=" not in first:  # the legacy form: ENV NAME the rest of the line
-                key, _, rest = body.partition(" ")
-                stage["env"][key] = substituted(rest.strip(), scope, where)
+            if "=" not in first:  # the legacy form: ENV NAME the rest of the line (after any blank: tabs too),
+                key, rest = (re.split(r"\s+", body, maxsplit=1) + [""])[:2]  # its quotes removed
+                substituted(rest, scope, where)  # its length checked: values that double at each line stop here
+                stage["env"][key] = (" ".join(shell_words(rest, unset_empty(rest, scope, where)))
+                                     if re.search(r"[\"'\\]", rest) else substituted(rest, scope, where, unset=""))
             else:
-                words = shell_words(body, Values(sources=[("--env", given), (where, scope)]))
+                substituted(body, scope, where)  # its length checked: values that double at each line stop here
+                words = shell_words(body, unset_empty(body, scope, where))
                 for w in words:
                     key, eq, value = w.partition("=")
                     if not eq:
@@ -1581,7 +1647,7 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
             stage["cmd"] = _docker_form(body, stage["shell"]) + (where,)
             stage["cmd_inherited"] = False
         elif name == "RUN":
-            pin = _PIP_VLLM.search(substituted(body, scope, where))
+            pin = _PIP_VLLM.search(substituted(body, scope, where, unset=""))
             if pin:
                 stage["pin"] = (pin.group(1), where)
     if stage is None:
@@ -1591,7 +1657,7 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
                      "--target")
     values.environment.update(stage["env"])
     values.image = stage["image"]
-    if stage["pin"] is not None and not _VLLM_IMAGE.search(stage["image"] or ""):
+    if stage["pin"] is not None:  # installed after the image's FROM: over the vLLM an image holds
         values.release_pin = stage["pin"]
     values.sources = [("--env", given), (f"{source} ENV", stage["env"])]  # `docker run -e` first, then the image's
     entry, cmd = stage["entrypoint"], stage["cmd"]
@@ -1612,13 +1678,23 @@ def _dockerfile_command(source: str, text: str, values) -> tuple[list[str], str,
         if cmd is not None:
             notes.append(f"{cmd[2]}: not run, as the shell-form ENTRYPOINT ignores CMD")
     else:
+        rest = entry[0][wrapper_prefix(entry[0])[0]:] if entry is not None else []
+        if rest and cmd is not None and not cmd[1] and (is_serve_line(shlex.join(rest)) or Path(rest[0]).name in _SHELLS):
+            # ENTRYPOINT ["vllm", "serve"] with CMD MODEL ...: vllm serve is given `/bin/sh -c TEXT` (an init alone,
+            # ENTRYPOINT ["tini", "--"], runs the shell-form CMD as its command: planned)
+            raise InputError(cmd[2], f"a shell-form CMD: the exec-form ENTRYPOINT ({entry[2]}) runs "
+                             f"{shlex.join(rest[:2])} with {shlex.join(cmd[0][:2])} TEXT as its arguments, not the "
+                             "command TEXT", 'write CMD as a JSON list: CMD ["MODEL", "--flag", "value"]')
         words = (entry[0] if entry is not None else []) + (cmd[0] if cmd is not None else [])
     if not words:
         raise InputError("--from", f"{source} sets no ENTRYPOINT or CMD, and its base image {stage['image']} runs "
                          "no vllm serve kvplan knows", 'add ENTRYPOINT ["vllm", "serve"] and CMD ["MODEL", ...]')
-    if _runs_shell(words):  # a shell form (/bin/sh -c TEXT), or a shell in the exec form (`sh -c SCRIPT NAME ARGS`)
+    start = wrapper_prefix(words)[0]  # an init (ENTRYPOINT ["tini", "--"]) running the shell: the shell's script
+    script = _shell_script_at(words[start:])
+    script = None if script is None else start + script
+    if script is not None:  # a shell form (/bin/sh -c TEXT), or a shell in the exec form (`sh -c SCRIPT NAME ARGS`)
         at = " and ".join(x[2] for x in (entry, cmd) if x is not None)
-        words = _script_words(words[2], values, words[4:], (at, source))
+        words = _script_words(words[script], values, words[script + 2:], (at, source))
         return words, shown + shlex.join(words), tuple(notes)
     if not is_serve_line(shlex.join(words)) and re.search(r"\.(?:sh|bash|py)$|^/", words[0]):
         at = " and ".join(x[2] for x in (entry, cmd) if x is not None)
@@ -1674,6 +1750,8 @@ def read_recheck_line(source: str, text_only: bool) -> Optional[tuple]:
             raise InputError(where, f"{words[i]!r} is not an option this line gives (--gpu, --gpu-gib, --gpu-gb, "
                              "--wsl2, --vllm-version, each once)", fix)
         if field_name == "wsl2":
+            if eq:  # --wsl2 takes no value: --wsl2=false was read as --wsl2
+                raise InputError(where, f"{words[i]!r}: --wsl2 takes no value", fix)
             options["wsl2"] = True
             i += 1
             continue
@@ -1692,7 +1770,27 @@ def read_recheck_line(source: str, text_only: bool) -> Optional[tuple]:
             options[field_name] = number
         else:
             options[field_name] = value
+    _recheck_values_checked(options, where, fix)
     return (options, where) if options else None
+
+
+def _recheck_values_checked(options: dict, where: str, fix: str) -> None:
+    """The line's GPU and release read as kvplan reads the options it names (resolve_gpu, parse_version), a value
+    neither takes refused naming the line: the command planned with them names no --gpu, and an error naming --gpu
+    (or --gpu-gib, --vllm-version) pointed at an option the user did not give."""
+    from kvplan.errors import KvplanError
+    from kvplan.resolve import resolve_gpu
+    from kvplan.versions import parse_version
+
+    try:
+        if any(k in options for k in ("gpu", "gpu_gib", "gpu_gb")) and options.get("gpu") != "auto":
+            resolve_gpu(options.get("gpu"), gib=options.get("gpu_gib"), gb=options.get("gpu_gb"), detect=False,
+                        wsl2=bool(options.get("wsl2")))
+        if "vllm_version" in options:
+            parse_version(options["vllm_version"])
+    except KvplanError as exc:
+        raise InputError(where, f"{getattr(exc, 'field', '') or 'its value'}: {getattr(exc, 'message', exc)}",
+                         fix) from None
 
 
 def sized_for_applied(command: Optional[ServeCommand], flags, varied=(), *, plan_it: bool = True):

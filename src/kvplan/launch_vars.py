@@ -142,43 +142,51 @@ def _closing_brace(text: str, start: int) -> int:
     return -1
 
 
-def expand(text: str, values: Values, *, compose: bool, arrays: Optional[dict] = None) -> str:
+def expand(text: str, values: Values, *, compose: bool, arrays: Optional[dict] = None,
+           limit: Optional[int] = None) -> str:
     """`text` with its variables replaced (a compose value, or a shell word's double-quoted or bare part): an unset
     variable with no default is kept as written and named in values.missing. `compose`: `$$` is a literal `$` (the
-    Compose spec); in a script `$$`, `$(...)` and backquotes are kept as written (a value kvplan cannot know)."""
+    Compose spec); in a script `$$`, `$(...)` and backquotes are kept as written (a value kvplan cannot know).
+    `limit`: ExpansionTooLong once the result passes that many characters (checked as it grows, as
+    expand_kubernetes does: a Dockerfile's ENV lines that each hold the previous value twice)."""
     out: list[str] = []
+    size = 0
     i = 0
     while i < len(text):
+        if limit is not None and size > limit:
+            raise ExpansionTooLong(f"more than {limit:,} characters")
         ch = text[i]
         if ch != "$":
             out.append(ch)
+            size += 1
             i += 1
             continue
         if text.startswith("$$", i):
             out.append("$" if compose else "$$")
             i += 2
-            continue
-        if text.startswith("${", i):
+        elif text.startswith("${", i):
             end = _closing_brace(text, i + 2)
             if end < 0:
                 raise InputError("--from", f"{text[i:]!r}: a ${{ with no closing }}", "close the variable's braces")
-            out.append(_parameter(text[i:end + 1], text[i + 2:end], values, compose, arrays))
+            out.append(_parameter(text[i:end + 1], text[i + 2:end], values, compose, arrays, limit))
             i = end + 1
-            continue
-        m = _NAME.match(text, i + 1)
-        if m:
-            out.append(_parameter(text[i:m.end()], m.group(0), values, compose, arrays))
+        elif m := _NAME.match(text, i + 1):
+            out.append(_parameter(text[i:m.end()], m.group(0), values, compose, arrays, limit))
             i = m.end()
-            continue
-        out.append(ch)  # '$@', '$1', '$(', a lone '$': kept as written
-        i += 1
+        else:
+            out.append(ch)  # '$@', '$1', '$(', a lone '$': kept as written
+            i += 1
+        size += len(out[-1])
+    if limit is not None and size > limit:
+        raise ExpansionTooLong(f"more than {limit:,} characters")
     return "".join(out)
 
 
 _OPERATOR = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[([@*0-9]+)\])?(?:(:?[-?+=])(.*))?$", re.S)
 
 
-def _parameter(expr: str, body: str, values: Values, compose: bool, arrays: Optional[dict]) -> str:
+def _parameter(expr: str, body: str, values: Values, compose: bool, arrays: Optional[dict],
+               limit: Optional[int] = None) -> str:
     """One `${NAME[op word]}` (or `$NAME`) as the Compose spec and the shell read it."""
     m = _OPERATOR.match(body)
     if not m:
@@ -202,7 +210,7 @@ def _parameter(expr: str, body: str, values: Values, compose: bool, arrays: Opti
             return expr
         values.note(expr, value, where)
         return value
-    word = expand(word, values, compose=compose, arrays=arrays)
+    word = expand(word, values, compose=compose, arrays=arrays, limit=limit)
     use_word = (empty if op.startswith(":") else unset)
     if op[-1] in "-=":
         if use_word:

@@ -588,11 +588,18 @@ def gpu_product_label(value: str) -> ProductLabel:
 # the card's product name (sysfs device/product_name, else libdrm's marketing name) with each space written '_' and
 # '(' and ')' dropped: an MI300X node's is AMD_Instinct_MI300X_OAM (docs/user-guide/installation.md there)
 _AMD_LABEL_DROPPED = str.maketrans({" ": "_", "(": None, ")": None})
+# a Kubernetes label value (k8s.io/apimachinery pkg/util/validation: qualifiedNameFmt, LabelValueMaxLength 63)
+_LABEL_VALUE = re.compile(r"(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?")
 
 
 def amd_product_label(value: str) -> ProductLabel:
     """The catalog's AMD cards an amd.com/gpu.product-name label value names exactly (ProductLabel: a name or alias
-    written as the node labeller writes it; no partial match)."""
+    written as the node labeller writes it; no partial match). A value that is no Kubernetes label value (63
+    characters at most, alphanumerics with '-', '_' or '.' between: the API server refuses a nodeSelector or
+    affinity holding another, so no node is selected by it) names none: 'AMD_Instinct_MI250X/MI250', the catalog's
+    alias written as the labeller would, was planned as the MI250X."""
+    if not _LABEL_VALUE.fullmatch(value.strip()):
+        return ProductLabel(value, ())
     key = value.strip().lower()
     cards = [g for g in gpu_catalog() if g.vendor == "AMD"
              and any(n.translate(_AMD_LABEL_DROPPED).lower() == key for n in (g.name, *g.aliases))]

@@ -132,13 +132,18 @@ _WRAPPERS = {
     "stdbuf": ({"-i", "--input", "-o", "--output", "-e", "--error"}, set(), 0),
     "timeout": ({"-s", "--signal", "-k", "--kill-after"}, {"--preserve-status", "--foreground", "-v", "--verbose"}, 1),
     "command": (set(), {"-p"}, 0),
+    # the init programs a Dockerfile's ENTRYPOINT runs the server under (krallin/tini's usage: -p SIGNAL, -e CODE;
+    # Yelp/dumb-init's: -r / --rewrite s:r, -c / --single-child); their -h, -l, --version run no command
+    "tini": ({"-p", "-e"}, {"-s", "-v", "-vv", "-vvv", "-w", "-g"}, 0),
+    "dumb-init": ({"-r", "--rewrite"}, {"-c", "--single-child", "-v", "--verbose"}, 0),
 }
 
 
 def _past_wrapper(tokens: list[str], i: int) -> int:
     """The index of the command a wrapper program (`_WRAPPERS`: `nice -n 10`, `taskset -c 0-7`, `numactl
     --cpunodebind=0`) at tokens[i] runs; an option it has that kvplan does not read refused, naming it."""
-    name, (valued, alone, positional) = tokens[i], _WRAPPERS[tokens[i]]
+    name = Path(tokens[i]).name
+    valued, alone, positional = _WRAPPERS[name]
     i += 1
     while i < len(tokens) and tokens[i].startswith("-") and tokens[i] != "--":
         tok = tokens[i]
@@ -152,6 +157,25 @@ def _past_wrapper(tokens: list[str], i: int) -> int:
                              "command)", f"give the vllm serve command without {name}: --from 'vllm serve MODEL ...'")
     i += tokens[i:i + 1] == ["--"]
     return i + positional
+
+
+def wrapper_prefix(tokens: list[str]) -> tuple[int, list[str], list[str]]:
+    """(the index of the command, the NAME=VALUE words before it, the wrapper programs run before it): the words
+    that run the command as their argument (env, /usr/bin/env, exec, nohup, sudo, `_WRAPPERS`: nice, tini, ...)."""
+    env: list[str] = []
+    i, wrappers = 0, []
+    while i < len(tokens):
+        program = Path(tokens[i]).name if "/" in tokens[i] and not _ENV_WORD.match(tokens[i]) else tokens[i]
+        if program in ("env", "exec", "nohup", "sudo", "-E") or _ENV_WORD.match(tokens[i]):  # /usr/bin/env too
+            if _ENV_WORD.match(tokens[i]):
+                env.append(tokens[i])
+            i += 1
+        elif program in _WRAPPERS and len(tokens) > i + 1:
+            start, i = i, _past_wrapper(tokens, i)
+            wrappers.append(" ".join(tokens[start:i]))
+        else:
+            break
+    return i, env, wrappers
 
 
 def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_env: Optional[list] = None, *,
@@ -177,28 +201,17 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
         tokens, read_as = wrapped, read_as + (f"read as the {Path(tokens[0]).name} -c script runs its vllm serve",)
     read_as += values.notes()
     release = image_release(values.image)
-    if release is None and values.release_pin is not None:  # a Dockerfile's `pip install vllm==X.Y.Z`
-        release = values.release_pin[0]
+    if values.release_pin is not None:  # a Dockerfile's `pip install vllm==X.Y.Z`: run after its FROM, over the
+        release = values.release_pin[0]  # image's own vLLM (FROM vllm/vllm-openai:v0.10.0 + RUN pip install vllm==...)
     if values.image and release is None:
         read_as += (f"the image {values.image} pins no vLLM release kvplan reads (vllm/vllm-openai:vX.Y.Z): planned "
                     "at --vllm-version, or kvplan's default release",)
     elif release is not None and vllm_version is None:
         vllm_version = release  # the --task reading below takes the image's release
-    env: list[str] = []
-    i, wrappers = 0, []
-    while i < len(tokens):
-        if tokens[i] in ("env", "exec", "nohup", "sudo", "-E") or _ENV_WORD.match(tokens[i]):
-            if _ENV_WORD.match(tokens[i]):
-                env.append(tokens[i])
-            i += 1
-        elif tokens[i] in _WRAPPERS and len(tokens) > i + 1:
-            start, i = i, _past_wrapper(tokens, i)
-            wrappers.append(" ".join(tokens[start:i]))
-        else:
-            break
+    i, env, wrappers = wrapper_prefix(tokens)
     if wrappers:
         read_as += (f"read as the command {' '.join(wrappers)!r} runs: it runs vllm serve with its arguments as given "
-                    "(CPU placement, priority, timing; no GPU memory)",)
+                    "(CPU placement, priority, timing, an init forwarding signals; no GPU memory)",)
     read_as += _environment(values.environment, env)
     rest = tokens[i:]
     model = None
