@@ -662,9 +662,10 @@ def shell_wrapped_command(tokens: list[str], values) -> Optional[list[str]]:
     while i < len(tokens) and (tokens[i] in ("exec", "nohup", "env") or re.match(r"^[A-Za-z_]\w*=", tokens[i])):
         i += 1
     words = tokens[i:]
-    if not words or not _runs_shell(words):
+    at = _shell_script_at(words)
+    if at is None:
         return None
-    return _script_words(words[2], values, words[4:], ("--from", "the shell's script"))
+    return _script_words(words[at], values, words[at + 2:], ("--from", "the shell's script"))
 
 
 def _script_words(script: str, values, positional: list[str] = (), positional_at: tuple[str, str] = ("", "")
@@ -1970,8 +1971,9 @@ def docker_run_command(tokens: list[str], values) -> Optional[tuple[list[str], t
     if not words:
         raise InputError("--from", f"{run} runs the {image} image's own command, which kvplan cannot see",
                          "give the container's command after the image (vllm serve MODEL ...)")
-    if _runs_shell(words):
-        return _script_words(words[2], values, words[4:], ("--from", run)), tuple(notes)
+    at = _shell_script_at(words)
+    if at is not None:
+        return _script_words(words[at], values, words[at + 2:], ("--from", run)), tuple(notes)
     command_line(shlex.join(words))
     return words, tuple(notes)
 
