@@ -176,3 +176,18 @@ def test_an_unterminated_here_document_is_refused_by_its_line(monkeypatch, capsy
             "RUN <<EOF\necho hi\n" + FLAGS)
     out = refused(monkeypatch, capsys, "Dockerfile line 3 (RUN)", "fit", "--gpu", "L4", "--from", _write(tmp_path, text))
     assert "unterminated heredoc" in out
+
+
+def test_a_shell_form_repeating_a_variable_is_refused_at_once(monkeypatch, capsys, tmp_path):
+    """A shell form (or a script line) repeating a 1,000-character variable 100,000 times ran past 120 s: the command
+    splitter joined its text once per character (quadratic), then shlex rebuilt the 100 MB word. The split is linear, a
+    word longer than Linux's MAX_ARG_STRLEN (131,072) is refused, and the words reach the flag reader unsplit again."""
+    value = "x" * 1000
+    docker = tmp_path / "Dockerfile"
+    docker.write_text(f"FROM vllm/vllm-openai:v0.11.0\nENV A={value}\n"
+                      f"ENTRYPOINT vllm serve Qwen/Qwen3-8B --api-key {'$A' * 100000}\n")
+    script = tmp_path / "serve.sh"
+    script.write_text(f"A={value}\nvllm serve Qwen/Qwen3-8B --api-key {'$A' * 20000}\n")
+    for path in (docker, script):
+        out = refused_at_once(monkeypatch, capsys, "--from", "fit", "--gpu", "L4", "--from", str(path))
+        assert "longer than Linux lets one argument be (MAX_ARG_STRLEN, 131,072)" in out, out

@@ -3516,12 +3516,15 @@ def parse_keyword_args(body: str) -> dict:
 _LIST_FLAGS = frozenset(flag[2:].replace("-", "_") for flag in MULTI_VALUE_FLAGS)
 
 
-def parse_command_args(cmd: str) -> dict:
-    """Flags of a `vllm serve ...` / `python -m vllm.entrypoints...` command line."""
-    try:
-        tokens = shlex.split(cmd)
-    except ValueError:
-        tokens = cmd.split()
+def parse_command_args(cmd) -> dict:
+    """Flags of a `vllm serve ...` / `python -m vllm.entrypoints...` command line (its text, or its words)."""
+    if isinstance(cmd, list):  # words already split (serve_command): shlex's token building is quadratic in a word's length
+        tokens = list(cmd)
+    else:
+        try:
+            tokens = shlex.split(cmd)
+        except ValueError:
+            tokens = cmd.split()
     result: dict[str, Any] = {}
     i = 0
     if len(tokens) >= 3 and tokens[0] == "vllm" and tokens[1] == "serve" and not tokens[2].startswith("-"):

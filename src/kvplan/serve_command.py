@@ -20,7 +20,6 @@ found here too, for every reader of launch_files.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Optional
@@ -199,6 +198,13 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
     wrapped = shell_wrapped_command(tokens, values)  # `bash -c 'vllm serve ...'`: the command its script runs
     if wrapped is not None:
         tokens, read_as = wrapped, read_as + (f"read as the {Path(tokens[0]).name} -c script runs its vllm serve",)
+    from kvplan.launch_vars import MAX_ARG_STRLEN
+
+    long = next((t for t in tokens if len(t) > MAX_ARG_STRLEN), None)
+    if long is not None:  # execve refuses it (E2BIG): the server cannot start with it
+        raise InputError("--from", f"a word of the command is {len(long):,} characters ({long[:40]!r}...), longer than "
+                         f"Linux lets one argument be (MAX_ARG_STRLEN, {MAX_ARG_STRLEN:,}): the command cannot run",
+                         "write that value out shorter (a variable repeated in it?)")
     read_as += values.notes()
     release = image_release(values.image)
     if values.release_pin is not None:  # a Dockerfile's `pip install vllm==X.Y.Z`: run after its FROM, over the
@@ -241,7 +247,7 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
             continue
         flags_in.append(tok)
     _refuse_stray_words(flags_in)
-    args = parse_command_args(shlex.join(["vllm", "serve"] + flags_in))
+    args = parse_command_args(["vllm", "serve"] + flags_in)
     if "model" in args:
         if model is not None and str(args["model"]) != model:
             raise InputError("--model", f"the command names two models, {model} and {args['model']}", "give one")
@@ -549,8 +555,8 @@ def command_segments(script: str) -> list[str]:
                 depth -= 1
             elif ch == "#" and (not cur or cur[-1][-1:] in " \t") and not depth:
                 break  # a comment
-            elif not depth and (ch == ")" or (not "".join(cur).strip() and (
-                    ch == "(" or (ch in "{}" and line[i + 1:i + 2] in ("", " ", "\t"))))):
+            elif not depth and (ch == ")" or ((ch == "(" or (ch in "{}" and line[i + 1:i + 2] in ("", " ", "\t")))
+                                              and not "".join(cur).strip())):  # (the join last: once a bracket)
                 # a subshell's ( ), a group's { }: the commands inside are run as they are outside
                 out.append("".join(cur))
                 cur = []
