@@ -222,7 +222,7 @@ def uncertainty_band(p: Plan) -> dict | None:
         return {"lo": 0.0, "hi": 0.0, "n": 0, "outside_validation": False,
                 "text": "no band: the pool is given (--kv-cache-memory-bytes), not profiled; tokens and concurrency follow "
                         "from it by the block arithmetic (validate --given-kv scores that part)"}
-    if p.args.num_gpu_blocks_override is not None and not (p.rules.is_v1 and p.rules.gpu_blocks_override == "ignored"):
+    if p.blocks_overridden:
         # the blocks are given (0.9.1 logs the override and keeps the profiled count: banded as without it)
         return {"lo": 0.0, "hi": 0.0, "n": 0, "outside_validation": False,
                 "text": "no band: the blocks are given (--num-gpu-blocks-override), not profiled; tokens and concurrency "

@@ -9,7 +9,7 @@ from typing import Optional
 def budget_segments(p) -> list[tuple[str, float]]:
     """The memory budget as (label, bytes) segments that add up to the GPU's total (per rank)."""
     kv = max(0.0, p.kv_cache_bytes)
-    override = p.args.num_gpu_blocks_override is not None and not (p.rules.is_v1 and p.rules.gpu_blocks_override == "ignored")
+    override = p.blocks_overridden
     if override:  # --num-gpu-blocks-override: the tensors are allocated at the override's size, whatever was profiled
         kv = float(p.num_gpu_blocks * p.bytes_per_block)
     # the extensible KV cache (vLLM >= 0.34) estimates no graphs before the allocation but measures their capture
@@ -34,7 +34,7 @@ def budget_segments(p) -> list[tuple[str, float]]:
 
 def headroom_formula(p) -> str:
     """How budget_segments' headroom is taken, in the terms' names (fit --explain's headroom row)."""
-    override = p.args.num_gpu_blocks_override is not None and not (p.rules.is_v1 and p.rules.gpu_blocks_override == "ignored")
+    override = p.blocks_overridden
     if p.args.kv_cache_memory_bytes is not None or p.kv_cache_capacity_bytes is not None or override:
         graphs = "cudagraph_capture" if p.kv_cache_capacity_bytes is not None else "cudagraph"
         pool = "num_gpu_blocks x bytes_per_block" if override else "kv_cache"

@@ -353,8 +353,7 @@ def plan_rows(p: Plan, source: Optional[str] = None) -> list[tuple[str, str, tup
                             f"{'budget' if p.mode == 'simple' else 'requested memory'} by {-p.kv_cache_bytes / scale:.2f} {unit}")
     else:
         add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{per_rank}{per_engine_text(p)}{first_start_text(p)}")
-    if (a.num_gpu_blocks_override is not None and p.kv_cache_bytes >= 0  # the blocks allocated, not the profiled pool
-            and not (p.rules.is_v1 and p.rules.gpu_blocks_override == "ignored")):  # (0.9.1 keeps the profiled count)
+    if p.blocks_overridden and p.kv_cache_bytes >= 0:  # the blocks allocated, not the profiled pool
         add_row("allocated", f"{p.num_gpu_blocks * p.bytes_per_block / scale:.2f} {unit}{per_rank}: the "
                              f"{p.num_gpu_blocks:,} blocks of --num-gpu-blocks-override (the KV cache above is the "
                              "profile's, as logged)")

@@ -203,6 +203,13 @@ class Plan:
         mnbt = self.args.max_num_batched_tokens
         return (window_extra_tokens(self.args, self.rules) // mnbt if mnbt else 0), mnbt
 
+    @property
+    def blocks_overridden(self) -> bool:
+        """Whether the KV tensors are allocated at --num-gpu-blocks-override's count, whatever was profiled (V1 0.9.1
+        logs the override and keeps the profiled count: versions.py gpu_blocks_override "ignored")."""
+        return (self.args.num_gpu_blocks_override is not None
+                and not (self.rules.is_v1 and self.rules.gpu_blocks_override == "ignored"))
+
     def window_kv_dict(self) -> dict | None:
         """window_kv_per_token and window_in_flight as --json gives them; None without window layers. Before, fit's
         'vLLM still reserves 16,528 tokens' pages of them per sequence: the window plus 2 x 8,192 tokens of the steps
