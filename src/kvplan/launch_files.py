@@ -658,10 +658,7 @@ def _shell_script_at(words: list[str]) -> Optional[int]:
 def shell_wrapped_command(tokens: list[str], values) -> Optional[list[str]]:
     """The words of the vllm serve command a `bash -c 'vllm serve ...'` line runs (after VAR=x prefixes, exec, nohup;
     `sh -c SCRIPT NAME ARGS`: "$@" the ARGS), as a container's shell wrapper is read; None for another command."""
-    i = 0
-    while i < len(tokens) and (tokens[i] in ("exec", "nohup", "env") or re.match(r"^[A-Za-z_]\w*=", tokens[i])):
-        i += 1
-    words = tokens[i:]
+    words = tokens[wrapper_prefix(tokens)[0]:]  # VAR=x, exec, nohup and the wrappers vllm serve itself may follow
     at = _shell_script_at(words)
     if at is None:
         return None
@@ -1862,13 +1859,11 @@ _DOCKER_SHORT_ALONE = frozenset("dtiPq")
 
 
 def docker_run_command(tokens: list[str], values) -> Optional[tuple[list[str], tuple[str, ...]]]:
-    """(the words the container runs, notes) where `tokens` run `docker run ...` / `podman run ...` (after VAR=x
-    prefixes, sudo, exec, nohup); None otherwise. The container's environment, image and --gpus go to `values`
+    """(the words the container runs, notes) where `tokens` run `docker run ...` / `podman run ...` (after the words
+    serve_command.wrapper_prefix skips); None otherwise. The container's environment, image and --gpus go to `values`
     (as a compose service's do); an option kvplan does not know is refused by name (whether it takes a value would be a
     guess), as is a container command that is no vllm serve."""
-    i = 0
-    while i < len(tokens) and (tokens[i] in ("sudo", "exec", "nohup", "env", "-E") or re.match(r"^[A-Za-z_]\w*=", tokens[i])):
-        i += 1
+    i = wrapper_prefix(tokens)[0]  # VAR=x, sudo, exec, nohup and the wrappers vllm serve itself may follow
     if i >= len(tokens) or Path(tokens[i]).name not in ("docker", "podman"):
         return None
     tool = Path(tokens[i]).name

@@ -186,7 +186,7 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
     from kvplan.api import FIT_PARAMS, NO_GPU_MEMORY_ARGS, task_as_runner
     from kvplan.launch_files import (config_file_args, docker_run_command, read_recheck_line, read_source,
                                      shell_wrapped_command)
-    from kvplan.launch_vars import Values, env_values
+    from kvplan.launch_vars import MAX_ARG_STRLEN, Values, env_values
     from kvplan.logs import parse_command_args
     from kvplan.validate import ARGS_NOT_MODELLED, ARGS_WITHOUT_MEMORY_EFFECT
 
@@ -198,8 +198,6 @@ def parse_serve_command(source: str, vllm_version: Optional[str] = None, given_e
     wrapped = shell_wrapped_command(tokens, values)  # `bash -c 'vllm serve ...'`: the command its script runs
     if wrapped is not None:
         tokens, read_as = wrapped, read_as + (f"read as the {Path(tokens[0]).name} -c script runs its vllm serve",)
-    from kvplan.launch_vars import MAX_ARG_STRLEN
-
     long = next((t for t in tokens if len(t) > MAX_ARG_STRLEN), None)
     if long is not None:  # execve refuses it (E2BIG): the server cannot start with it
         raise InputError("--from", f"a word of the command is {len(long):,} characters ({long[:40]!r}...), longer than "
