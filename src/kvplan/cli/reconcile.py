@@ -52,7 +52,7 @@ def reconcile(
     from dataclasses import replace
 
     from kvplan.logs import read_log
-    from kvplan.reconcile import check_model, given_flags, plan_from_log, reconcile as run_reconcile, store_site_calibration
+    from kvplan.reconcile import check_model, plan_from_log, reconcile as run_reconcile, store_site_calibration
     from kvplan.versions import untagged_unplaced
 
     metrics = _metrics_input(logfile)
@@ -62,11 +62,7 @@ def reconcile(
     if calibrate and not model:
         raise InputError("--calibrate", "a calibration needs the model to compare with", "pass MODEL after LOGFILE")
     if not model:
-        given = ["--" + name.replace("_", "-") for name in given_flags(flags)]
-        if given:  # without MODEL there is no plan for them to shape: they would be dropped unread
-            raise InputError(given[0], f"{', '.join(given)} shape{'s' if len(given) == 1 else ''} the plan the log is "
-                             "compared with, and without MODEL there is none", "pass MODEL after LOGFILE, or leave "
-                             f"{'it' if len(given) == 1 else 'them'} out to read the log alone")
+        _refuse_flags_without_model(flags, "the log")
     log = read_log(logfile)
     if from_command is not None:  # a log prints its own engine arguments and command line
         raise InputError("--from", f"{logfile} is a startup log, which states the command it ran",
@@ -151,6 +147,19 @@ def reconcile(
                       + f". {calibration_path()} now holds it for {gpu_name} and {model_id}", highlight=False)
 
 
+def _refuse_flags_without_model(flags, what: str) -> None:
+    """Plan flags given without MODEL (the log's or the metrics' own figures are read alone): refused, as they would be
+    dropped unread, there being no plan for them to shape."""
+    from kvplan.reconcile import given_flags
+
+    given = ["--" + name.replace("_", "-") for name in given_flags(flags)]
+    if given:
+        one = len(given) == 1
+        raise InputError(given[0], f"{', '.join(given)} shape{'s' if one else ''} the plan {what} "
+                         f"{'is' if what == 'the log' else 'are'} compared with, and without MODEL there is none",
+                         f"pass MODEL after LOGFILE, or leave {'it' if one else 'them'} out to read {what} alone")
+
+
 def _metrics_input(logfile: str):
     """The metrics snapshot LOGFILE names: a URL (fetched), else a file or standard input whose text begins as Prometheus
     text does (# HELP / # TYPE) or holds a vllm:cache_config_info series near its start; else None (a startup log:
@@ -198,10 +207,7 @@ def _reconcile_metrics(snapshot, logfile: str, model, flags, *, record, calibrat
         plan, notes = plan_from_metrics(snapshot, model, flags,
                                         command_flags=command_flags if command is not None else None)
     else:
-        given = ["--" + name.replace("_", "-") for name in given_flags(flags)]
-        if given:
-            raise InputError(given[0], f"{', '.join(given)} shape the plan the metrics are compared with, and without "
-                             "MODEL there is none", "pass MODEL after LOGFILE, or leave them out")
+        _refuse_flags_without_model(flags, "the metrics")
     result = reconcile_metrics(snapshot, plan, notes, length_given=bool(getattr(flags, "max_model_len", None)))
     if json_output:
         out = result.to_dict()
